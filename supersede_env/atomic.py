@@ -1,0 +1,48 @@
+"""Atomic file writes: a reader sees the old file or the complete new one, never a half.
+
+Everything that matters and is written whole (episode files, reports, downloads, configs) goes
+through here. Append-only logs (run records) do not: they are appended line by line instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on success fsync and rename it over ``path``.
+
+    On any exception the temporary file is removed and ``path`` is left untouched.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_writer supports modes 'w' and 'wb', not {mode!r}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        encoding = None if "b" in mode else "utf-8"
+        with os.fdopen(fd, mode, encoding=encoding) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    with atomic_writer(path, "w") as handle:
+        handle.write(text)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    with atomic_writer(path, "wb") as handle:
+        handle.write(data)

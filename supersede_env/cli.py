@@ -1,0 +1,66 @@
+"""The ``supersede`` command: one subcommand per job, each defined in the module that owns the job.
+
+Each command module exposes ``add_arguments(parser)`` and ``main(args) -> int`` and keeps heavy
+imports (torch, transformers, trl) inside ``main``, so ``supersede --help`` stays fast.
+A user error (bad option, bad path, malformed data) is printed as one line and exits with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "episodes": ("supersede_env.episodes_command", "write episodes (synthetic or LongMemEval) as JSONL"),
+    "grader-agreement": ("supersede_env.agreement", "agreement of the grader with judge labels"),
+    "eval": ("supersede_env.evaluation.command", "paired evaluation: full context vs bounded memo"),
+    "report": ("supersede_env.evaluation.report_command", "rebuild a report from a run's records"),
+    "train": ("supersede_env.training.command", "GRPO + LoRA training on the environment"),
+}
+
+
+class UserError(Exception):
+    """An error the user can fix; printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from supersede_env import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="supersede",
+        description="supersede-env: measure and train supersession in memory agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"supersede-env {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip().split("\n\n")[0])
+        module.add_arguments(cmd)
+        cmd.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._module.main(args) or 0)
+    except UserError as exc:
+        print(f"supersede {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        # malformed data (EpisodeError, LongMemEvalError, ConfigError) are ValueErrors with one-line messages
+        if type(exc).__module__.startswith("supersede_env"):
+            print(f"supersede {args.command}: error: {exc}", file=sys.stderr)
+            return 2
+        raise
+    except KeyboardInterrupt:
+        print(f"supersede {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

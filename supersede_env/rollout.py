@@ -1,0 +1,265 @@
+"""The rollout: one episode under one condition, as a pure state machine with one model call a step.
+
+    state = start(episode, condition)
+    while (request := next_request(state)) is not None:
+        state = advance(state, sampler(request))
+    transcript = state.transcript()
+
+Nothing here calls a model: the evaluation harness, the verifiers Env and the GRPO trainer each
+drive the same machine with their own sampler, so all three see identical prompts. Because the
+state is a function of the replies alone, a killed run resumes by replaying recorded replies.
+
+Memo modes take one step per session (the model sees only the current notes and that session) and
+then one answer step that sees only the notes; ``full`` takes a single answer step.
+Failure rules: an empty reply to a memo step keeps the previous notes (recorded as ``empty``);
+a failed call (the sampler gave up after its retries) ends the rollout with status ``failed``, so a
+failure is never graded as a wrong answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+from supersede_env import ledger, memo
+from supersede_env.conditions import Condition
+from supersede_env.episode import Episode
+
+StepKind = Literal["memo", "answer"]
+StepStatus = Literal["ok", "empty", "failed"]
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One model call: chat messages plus a token limit (temperature is the sampler's setting)."""
+
+    episode_id: str
+    condition: str
+    step: int
+    kind: StepKind
+    messages: memo.Messages
+    max_tokens: int
+
+    @property
+    def prompt_hash(self) -> str:
+        """Identity of the prompt: equal hashes mean the model saw exactly the same input."""
+        blob = json.dumps([list(self.messages), self.max_tokens], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def prompt_chars(self) -> int:
+        return sum(len(m["content"]) for m in self.messages)
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """What a sampler returns. ``text`` is None exactly when the call failed after its retries.
+
+    ``payload`` carries backend data that never goes into records (token ids, logprobs for training).
+    """
+
+    text: str | None
+    error: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_s: float | None = None
+    finish_reason: str | None = None
+    payload: Any = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def failed(cls, error: str, *, latency_s: float | None = None) -> ModelReply:
+        return cls(text=None, error=error, latency_s=latency_s)
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """Everything a step did, for records, diagnostics and training."""
+
+    step: int
+    kind: StepKind
+    status: StepStatus
+    prompt_hash: str
+    prompt_chars: int
+    reply: str | None  # raw reply text, reasoning included
+    output: str  # what was kept: the notes (memo) or the answer, reasoning stripped
+    notes_before: str
+    notes_after: str
+    chars_cut: int = 0
+    error: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_s: float | None = None
+    finish_reason: str | None = None
+    ledger_ops: int | None = None
+    ignored_lines: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A finished rollout. ``status`` is ``failed`` if any call failed; then ``answer`` is None."""
+
+    episode_id: str
+    condition: str
+    status: Literal["ok", "failed"]
+    steps: tuple[StepRecord, ...]
+    answer: str | None
+    graded_text: str | None  # what the grader reads (the contract's ANSWER field, or the answer)
+    well_formed: bool  # the answer followed its policy's format (always True for plain)
+
+    @property
+    def memo_steps(self) -> tuple[StepRecord, ...]:
+        return tuple(s for s in self.steps if s.kind == "memo")
+
+    @property
+    def final_notes(self) -> str:
+        memo_steps = self.memo_steps
+        return memo_steps[-1].notes_after if memo_steps else ""
+
+
+@dataclass(frozen=True)
+class RolloutState:
+    episode: Episode
+    condition: Condition
+    notes: str = ""
+    lines: tuple[ledger.LedgerLine, ...] = ()  # the code-kept ledger (ledger-ops only)
+    steps: tuple[StepRecord, ...] = ()
+    failed: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.failed or any(s.kind == "answer" for s in self.steps)
+
+    @property
+    def session_index(self) -> int:
+        """Index of the next session to show (memo modes)."""
+        return sum(1 for s in self.steps if s.kind == "memo")
+
+    def transcript(self) -> Transcript:
+        if not self.done:
+            raise RuntimeError(f"rollout of {self.episode.id} under {self.condition} is not finished")
+        answer_step = next((s for s in self.steps if s.kind == "answer"), None)
+        if self.failed or answer_step is None:
+            return Transcript(self.episode.id, self.condition.name, "failed", self.steps, None, None, False)
+        graded, well_formed = memo.answer_to_grade(self.condition, answer_step.output)
+        return Transcript(
+            self.episode.id, self.condition.name, "ok", self.steps, answer_step.output, graded, well_formed
+        )
+
+
+def start(episode: Episode, condition: Condition) -> RolloutState:
+    return RolloutState(episode=episode, condition=condition)
+
+
+def next_request(state: RolloutState) -> ModelRequest | None:
+    """The next call to make, or None when the rollout is finished."""
+    if state.done:
+        return None
+    index = state.session_index
+    step = len(state.steps)
+    if state.condition.is_memo and index < len(state.episode.sessions):
+        messages = memo.memo_step_messages(state.condition, state.notes, state.episode.sessions[index])
+        return ModelRequest(state.episode.id, state.condition.name, step, "memo", messages,
+                            state.condition.memo_max_tokens)
+    messages = memo.answer_messages(state.condition, state.episode, state.notes)
+    return ModelRequest(state.episode.id, state.condition.name, step, "answer", messages,
+                        state.condition.answer_max_tokens)
+
+
+def advance(state: RolloutState, reply: ModelReply) -> RolloutState:
+    """Apply the reply to the pending request; returns the new state."""
+    request = next_request(state)
+    if request is None:
+        raise RuntimeError(f"rollout of {state.episode.id} under {state.condition} is already finished")
+    common = dict(
+        step=request.step,
+        kind=request.kind,
+        prompt_hash=request.prompt_hash,
+        prompt_chars=request.prompt_chars,
+        reply=reply.text,
+        notes_before=state.notes,
+        error=reply.error,
+        tokens_in=reply.tokens_in,
+        tokens_out=reply.tokens_out,
+        latency_s=reply.latency_s,
+        finish_reason=reply.finish_reason,
+    )
+    if reply.text is None:
+        record = StepRecord(status="failed", output="", notes_after=state.notes, **common)
+        return replace(state, steps=state.steps + (record,), failed=True)
+    if request.kind == "answer":
+        output = memo.strip_reasoning(reply.text)
+        record = StepRecord(status="ok" if output else "empty", output=output, notes_after=state.notes, **common)
+        return replace(state, steps=state.steps + (record,))
+    return _advance_memo(state, reply.text, common)
+
+
+def _advance_memo(state: RolloutState, text: str, common: dict[str, Any]) -> RolloutState:
+    condition = state.condition
+    budget = condition.budget or 0
+    if condition.mode == "ledger-ops":
+        session = state.episode.sessions[state.session_index]
+        result = ledger.update(state.lines, memo.strip_reasoning(text), budget=budget,
+                               date=memo.short_date(session.date) if condition.dates else None)
+        notes = ledger.render(result.lines)
+        # An empty reply is a legitimate "no change" here: the code keeps the ledger either way.
+        record = StepRecord(status="ok", output=notes, notes_after=notes, chars_cut=result.chars_cut,
+                            ledger_ops=len(result.ops), ignored_lines=result.ignored_lines, **common)
+        return replace(state, notes=notes, lines=result.lines, steps=state.steps + (record,))
+    written = memo.clean_notes(text)
+    if not written:
+        record = StepRecord(status="empty", output="", notes_after=state.notes, **common)
+        return replace(state, steps=state.steps + (record,))
+    notes, cut = memo.apply_budget(written, budget)
+    record = StepRecord(status="ok", output=notes, notes_after=notes, chars_cut=cut, **common)
+    return replace(state, notes=notes, steps=state.steps + (record,))
+
+
+BatchSampler = Callable[[Sequence[ModelRequest]], Sequence[ModelReply]]
+
+
+def run_lockstep(states: Sequence[RolloutState], sample_batch: BatchSampler,
+                 on_step: Callable[[ModelRequest, ModelReply, RolloutState], None] | None = None,
+                 ) -> list[RolloutState]:
+    """Advance many rollouts together: every round sends all pending requests as one batch.
+
+    Used by in-process generation, where batching across episodes is what makes it fast.
+    ``on_step`` sees each request, its reply and the new state (e.g. to append a record).
+    """
+    current = list(states)
+    while True:
+        pending = [(i, req) for i, st in enumerate(current) if (req := next_request(st)) is not None]
+        if not pending:
+            return current
+        replies = sample_batch([req for _, req in pending])
+        if len(replies) != len(pending):
+            raise RuntimeError(f"sampler returned {len(replies)} replies for {len(pending)} requests")
+        for (i, request), reply in zip(pending, replies, strict=True):
+            current[i] = advance(current[i], reply)
+            if on_step is not None:
+                on_step(request, reply, current[i])
+
+
+def replay(episode: Episode, condition: Condition, replies: Sequence[tuple[str, ModelReply]]) -> RolloutState:
+    """Rebuild a state from recorded (prompt_hash, reply) pairs, checking each prompt is unchanged.
+
+    Raises ValueError when a recorded prompt differs from the one the code would send now (the
+    episode, condition or prompts changed since the run started), so a resume never mixes runs.
+    """
+    state = start(episode, condition)
+    for recorded_hash, reply in replies:
+        request = next_request(state)
+        if request is None:
+            raise ValueError(f"episode {episode.id} under {condition}: more recorded calls than steps")
+        if request.prompt_hash != recorded_hash:
+            raise ValueError(
+                f"episode {episode.id} under {condition}: step {request.step} prompt differs from the "
+                "recorded one (episodes, condition or prompts changed since this run started)"
+            )
+        state = advance(state, reply)
+    return state
