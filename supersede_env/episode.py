@@ -157,6 +157,12 @@ class Episode:
 
 
 # -- validation ------------------------------------------------------------------------------
+_EPISODE_KEYS = frozenset(
+    ("schema_version", "id", "source", "sessions", "question", "question_date", "answer", "stale_values",
+     "abstention", "slot", "states", "slot_questions", "meta")
+)
+
+
 def _fail(where: str, item: str, fieldname: str, problem: str) -> EpisodeError:
     return EpisodeError(f"{where}: item {item}: field {fieldname}: {problem}")
 
@@ -192,6 +198,9 @@ def _parse_episode(raw: Any, where: str) -> Episode:
     if not isinstance(raw, Mapping):
         raise EpisodeError(f"{where}: expected a JSON object, got {type(raw).__name__}")
     item = str(raw.get("id", "<no id>"))
+    unknown = sorted(set(raw) - _EPISODE_KEYS)
+    if unknown:
+        raise _fail(where, item, unknown[0], "unknown field (see supersede_env/schema/episode.schema.json)")
     version = raw.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise _fail(where, item, "schema_version", f"{version!r} is not supported (expected {SCHEMA_VERSION})")
@@ -349,3 +358,11 @@ def session_text(session: Session) -> str:
 
 def all_slot_values(states: Sequence[GoldState]) -> set[str]:
     return {v for st in states for v in st.values.values()}
+
+
+def json_schema() -> dict[str, Any]:
+    """The published JSON Schema (draft 2020-12) of one episode line."""
+    from importlib import resources
+
+    text = resources.files("supersede_env").joinpath("schema/episode.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)

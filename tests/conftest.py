@@ -1,0 +1,18 @@
+"""Shared test helpers: where the real shared data lives, and small episodes built inline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+def shared_file(*parts: str) -> Path:
+    """A file under ../shared/data, or skip the test when this checkout has none."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.is_file():
+        pytest.skip(f"shared data file {path} is not present")
+    return path
