@@ -14,6 +14,17 @@ from pathlib import Path
 from typing import IO
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp creates files readable by the owner only; results should get the usual permissions.
+# Read once at import: os.umask can only be read by setting it, which is not thread-safe.
+_FILE_MODE = 0o666 & ~_current_umask()
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success fsync and rename it over ``path``.
@@ -31,6 +42,7 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO]
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp_name, _FILE_MODE)
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
