@@ -1,0 +1,84 @@
+"""Group-relative advantages of episodes, broadcast to every model call of the episode.
+
+GRPO compares the G rollouts of the same episode (a *group*): each rollout's advantage is its
+reward minus the group's mean reward, divided by the group's standard deviation (``scale="group"``,
+TRL's default and the DeepSeekMath formula), by the whole batch's (``"batch"``), or not divided
+(``"none"``, Dr. GRPO). The standard deviation is the unbiased one and a small constant keeps a
+zero-variance group at advantage 0 instead of dividing by zero, as TRL does.
+
+A rollout whose reward is unknown (NaN: a failed model call ended it) is left out of its group's
+mean and deviation and gets advantage 0, so a failure never moves the policy and is never scored
+as a wrong answer.
+
+Every model call of a rollout then carries that rollout's advantage (:func:`broadcast`): the
+episode-level credit of multi-conversation GRPO (MemAgent).
+
+Worked example, G = 4, rewards ``[1, 0, 0, 0]``: mean 0.25, unbiased std 0.5, so the advantages
+are ``[1.5, -0.5, -0.5, -0.5]`` (divided by 0.5 + 1e-4); a 3-call rollout with advantage 1.5
+yields three samples of advantage 1.5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import torch
+
+Scale = Literal["group", "batch", "none"]
+STD_EPSILON = 1e-4  # TRL's constant
+
+
+def _nanstd(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """Unbiased standard deviation along ``dim`` ignoring NaN; NaN where fewer than two values are known."""
+    count = (~torch.isnan(x)).sum(dim=dim, keepdim=True)
+    mean = torch.nanmean(x, dim=dim, keepdim=True)
+    var = torch.nansum((x - mean) ** 2, dim=dim, keepdim=True) / (count - 1).clamp(min=1)
+    std = torch.where(count > 1, var.sqrt(), torch.full_like(var, float("nan")))
+    return std.squeeze(dim)
+
+
+def group_advantages(rewards: torch.Tensor, group_size: int, scale: Scale = "group") -> torch.Tensor:
+    """Advantages of ``rewards`` (one per rollout, groups of ``group_size`` consecutive rollouts).
+
+    Returns a tensor like ``rewards`` with 0 where the reward is NaN or the whole group is unknown.
+    """
+    if rewards.ndim != 1:
+        raise ValueError(f"rewards must be one value per rollout, got shape {tuple(rewards.shape)}")
+    if group_size < 2 or rewards.numel() % group_size:
+        raise ValueError(f"{rewards.numel()} rollouts do not form groups of {group_size}")
+    rewards = rewards.to(torch.float32)
+    grouped = rewards.view(-1, group_size)
+    mean = torch.nanmean(grouped, dim=1, keepdim=True)
+    centred = (grouped - mean).view(-1)
+    if scale == "group":
+        std = _nanstd(grouped, dim=1).repeat_interleave(group_size)
+        advantages = centred / (torch.nan_to_num(std, nan=0.0) + STD_EPSILON)
+    elif scale == "batch":
+        std = _nanstd(rewards.view(1, -1), dim=1)
+        advantages = centred / (torch.nan_to_num(std, nan=0.0) + STD_EPSILON)
+    elif scale == "none":
+        advantages = centred
+    else:
+        raise ValueError(f"unknown advantage scale {scale!r}; expected group, batch or none")
+    return torch.nan_to_num(advantages, nan=0.0)
+
+
+def zero_std_groups(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
+    """One boolean per group: True when all its known rewards are equal (no learning signal)."""
+    grouped = rewards.to(torch.float32).view(-1, group_size)
+    spread = torch.nan_to_num(_nanstd(grouped, dim=1), nan=0.0)
+    return torch.isclose(spread, torch.zeros_like(spread))
+
+
+def broadcast(advantages: torch.Tensor, rollout_of_sample: Sequence[int]) -> torch.Tensor:
+    """Per-sample advantages: sample ``i`` gets the advantage of rollout ``rollout_of_sample[i]``."""
+    index = torch.as_tensor(list(rollout_of_sample), dtype=torch.long)
+    if index.numel() and (index.min() < 0 or index.max() >= advantages.numel()):
+        raise ValueError(f"a sample names a rollout outside 0..{advantages.numel() - 1}")
+    return advantages[index]
+
+
+def all_zero(advantages: torch.Tensor, tolerance: float = 1e-8) -> bool:
+    """True when no rollout of the batch has a nonzero advantage (the paper's stop-rule event)."""
+    return bool((advantages.abs() <= tolerance).all())

@@ -1,0 +1,97 @@
+"""Side concerns of a training run as small ``TrainerCallback``s.
+
+- :class:`ZeroAdvantageStop`: the paper's stop rule, stop after N consecutive generation batches
+  whose advantages are all zero (every group's rollouts got the same reward, so nothing is left
+  to learn from). The paper's run stopped this way at step 175 with N = 10.
+- :class:`MetricsJsonl`: every logged dict (reward, verdict mix, memo length, truncations,
+  advantages, KL, tokens/s, step time, held-out accuracy) appended to ``metrics.jsonl``.
+- :class:`HeldoutEvalSchedule`: asks the trainer to run the held-out evaluation every N steps
+  (the trainer's ``evaluate`` does the work).
+
+Callbacks that keep state across a resume expose ``state_dict()`` / ``load_state_dict()``; the
+trainer stores them in each checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainerCallback
+
+from supersede_env.training.rollout_log import BatchSummary
+
+METRICS_FILE = "metrics.jsonl"
+
+
+class ZeroAdvantageStop(TrainerCallback):
+    """Stop training after ``patience`` consecutive batches whose advantages are all zero."""
+
+    def __init__(self, patience: int = 10) -> None:
+        if patience < 1:
+            raise ValueError(f"patience must be at least 1, got {patience}")
+        self.patience = patience
+        self.streak = 0
+        self.stopped_at: int | None = None
+
+    def observe(self, all_zero: bool) -> bool:
+        """Record one batch; True when the rule says stop."""
+        self.streak = self.streak + 1 if all_zero else 0
+        return self.streak >= self.patience
+
+    def on_rollout_batch(self, summary: BatchSummary) -> None:
+        if self.observe(summary.all_zero_advantages) and self.stopped_at is None:
+            self.stopped_at = summary.step
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        if self.streak >= self.patience:
+            control.should_training_stop = True
+            control.should_save = True  # keep the adapter the rule stopped at
+        return control
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"patience": self.patience, "streak": self.streak, "stopped_at": self.stopped_at}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.streak = int(state.get("streak", 0))
+        self.stopped_at = state.get("stopped_at")
+
+
+class MetricsJsonl(TrainerCallback):
+    """Append every log (train and evaluation) to ``<output_dir>/metrics.jsonl``, main process only."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.path = Path(directory) / METRICS_FILE
+
+    def on_log(
+        self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any
+    ) -> Any:
+        if not logs or not state.is_world_process_zero:
+            return control
+        row = {"step": state.global_step, **{k: _jsonable(v) for k, v in logs.items()}}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        return control
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN; a missing metric reads as null
+    if hasattr(value, "item"):
+        return _jsonable(value.item())
+    return value
+
+
+class HeldoutEvalSchedule(TrainerCallback):
+    """Set ``should_evaluate`` every ``every_steps`` optimizer steps (the run also evaluates at the end)."""
+
+    def __init__(self, every_steps: int) -> None:
+        self.every_steps = every_steps
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        if self.every_steps > 0 and state.global_step > 0 and state.global_step % self.every_steps == 0:
+            control.should_evaluate = True
+        return control

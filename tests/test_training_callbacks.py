@@ -1,0 +1,85 @@
+"""The paper's stop rule, the metrics log and the held-out schedule, as TrainerCallbacks."""
+
+import json
+
+import pytest
+
+pytest.importorskip("transformers")
+from transformers import TrainerControl, TrainerState
+
+from supersede_env.training.callbacks import HeldoutEvalSchedule, MetricsJsonl, ZeroAdvantageStop
+from supersede_env.training.rollout_log import BatchSummary
+
+
+def _batch(step, zero):
+    return BatchSummary(
+        step=step,
+        level="L1",
+        rollouts=8,
+        samples=40,
+        mean_reward=1.0 if zero else 0.5,
+        all_zero_advantages=zero,
+        zero_std_groups=4 if zero else 2,
+        groups=4,
+    )
+
+
+def _step_end(cb, state=None):
+    control = TrainerControl()
+    cb.on_step_end(None, state or TrainerState(), control)
+    return control
+
+
+def test_stops_after_n_consecutive_all_zero_batches():
+    rule = ZeroAdvantageStop(patience=3)
+    for step in (1, 2):
+        rule.on_rollout_batch(_batch(step, zero=True))
+        assert not _step_end(rule).should_training_stop
+    rule.on_rollout_batch(_batch(3, zero=True))
+    control = _step_end(rule)
+    assert control.should_training_stop and control.should_save
+    assert rule.stopped_at == 3
+
+
+def test_a_batch_with_signal_resets_the_count():
+    rule = ZeroAdvantageStop(patience=2)
+    rule.on_rollout_batch(_batch(1, zero=True))
+    rule.on_rollout_batch(_batch(2, zero=False))
+    rule.on_rollout_batch(_batch(3, zero=True))
+    assert not _step_end(rule).should_training_stop
+    rule.on_rollout_batch(_batch(4, zero=True))
+    assert _step_end(rule).should_training_stop and rule.stopped_at == 4
+
+
+def test_paper_patience_and_resume_state():
+    rule = ZeroAdvantageStop(patience=10)
+    for step in range(1, 10):
+        rule.on_rollout_batch(_batch(step, zero=True))
+    assert not _step_end(rule).should_training_stop
+    resumed = ZeroAdvantageStop(patience=10)
+    resumed.load_state_dict(json.loads(json.dumps(rule.state_dict())))
+    resumed.on_rollout_batch(_batch(10, zero=True))
+    assert _step_end(resumed).should_training_stop
+    with pytest.raises(ValueError):
+        ZeroAdvantageStop(patience=0)
+
+
+def test_metrics_jsonl_appends_one_line_per_log(tmp_path):
+    cb = MetricsJsonl(tmp_path)
+    state = TrainerState()
+    for step, loss in ((1, 0.5), (2, float("nan"))):
+        state.global_step = step
+        cb.on_log(None, state, TrainerControl(), logs={"loss": loss, "reward": 0.25})
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert rows == [{"step": 1, "loss": 0.5, "reward": 0.25}, {"step": 2, "loss": None, "reward": 0.25}]
+
+
+def test_heldout_schedule():
+    cb = HeldoutEvalSchedule(every_steps=50)
+    state = TrainerState()
+    asked = []
+    for step in range(1, 176):
+        state.global_step = step
+        if _step_end(cb, state).should_evaluate:
+            asked.append(step)
+    assert asked == [50, 100, 150]
