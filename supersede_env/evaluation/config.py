@@ -1,0 +1,274 @@
+"""The configuration of an evaluation run: one frozen dataclass, validated once, from YAML and flags.
+
+Precedence: built-in defaults < ``--config FILE.yaml`` < command-line flags. YAML keys are the
+field names below (``api_key_env`` or ``api-key-env``); an unknown key is an error naming the file
+and the key. Every check happens in :meth:`EvalConfig.__post_init__`, before any data is loaded or
+any model is called, and every error is one line.
+
+The fields split in two: *identity* fields define what a run measures (conditions, data, model,
+judge, temperature) and must not change when a run is resumed; *operational* fields (concurrency,
+timeouts, retries, progress display, API-key variable names) may.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from supersede_env.conditions import POLICIES, Condition, ConditionError, parse_condition
+
+DEFAULT_CONDITIONS: tuple[str, ...] = ("full", "memo:300", "ledger:300")
+SOURCES: tuple[str, ...] = ("synthetic", "longmemeval", "episodes")
+POLICY_CHOICES: tuple[str, ...] = ("as-written", "plain", "contract", "both")
+DIFFICULTIES: tuple[str, ...] = ("L1", "L2", "L3", "mixed")
+
+# The demo: the embedded smoke-test model, a small synthetic set, the paper's three conditions.
+# n and difficulty were sized by timing `supersede eval --demo` on two CPU cores (see README).
+DEMO_OVERRIDES: dict[str, Any] = {
+    "model": "embedded",
+    "source": "synthetic",
+    "n": 4,
+    "seed": 0,
+    "difficulty": "L1",
+    "sessions": "4",
+    "conditions": DEFAULT_CONDITIONS,
+    "policy": "as-written",
+    "judge": None,
+}
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message is one line naming the option (and the file)."""
+
+
+def _help(text: str) -> Any:
+    return {"help": text}
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What to evaluate, on which data, with which model, and how to run it."""
+
+    # -- what is measured (identity) --
+    conditions: tuple[str, ...] = field(default=DEFAULT_CONDITIONS, metadata=_help(
+        "conditions, each MODE[:BUDGET][+dates][+contract]: full, memo:300, memo:300+dates, ledger:300, "
+        "ledger-ops:300, memo:1000, memo:3000, ..."))
+    policy: str = field(default="as-written", metadata=_help(
+        "answer policy for conditions that do not name one: as-written (plain), plain, contract, or both "
+        "(each such condition under both policies)"))
+    source: str = field(default="synthetic", metadata=_help("data: synthetic, longmemeval or episodes"))
+    n: int = field(default=20, metadata=_help("synthetic episodes to generate"))
+    seed: int = field(default=0, metadata=_help("synthetic generator seed"))
+    difficulty: str = field(default="mixed", metadata=_help("synthetic difficulty: L1, L2, L3 or mixed"))
+    sessions: str = field(default="6-8", metadata=_help("synthetic sessions per episode: N or MIN-MAX (the paper: 6-8)"))
+    path: str | None = field(default=None, metadata=_help(
+        "longmemeval: a JSON file, or 'oracle' / 's' for the cached download; episodes: a JSONL file"))
+    question_types: tuple[str, ...] = field(default=("knowledge-update",), metadata=_help(
+        "LongMemEval question types to keep (or 'all')"))
+    limit: int | None = field(default=None, metadata=_help("keep only the first N episodes"))
+    model: str = field(default="embedded", metadata=_help(
+        "backend: embedded, hf:PATH (a local Hugging Face model directory) or openai:MODEL@URL"))
+    temperature: float = field(default=0.0, metadata=_help("sampling temperature (the paper: 0)"))
+    judge: str | None = field(default=None, metadata=_help(
+        "optional LLM judge with the official LongMemEval criteria: openai:MODEL@URL"))
+    # -- how it runs (operational) --
+    api_key_env: str = field(default="OPENAI_API_KEY", metadata=_help(
+        "environment variable holding the model endpoint's API key (never logged)"))
+    judge_api_key_env: str | None = field(default=None, metadata=_help(
+        "environment variable holding the judge's API key (default: --api-key-env)"))
+    concurrency: int = field(default=16, metadata=_help("endpoint calls in flight at once"))
+    timeout: float = field(default=120.0, metadata=_help("seconds per endpoint call attempt"))
+    retries: int = field(default=4, metadata=_help("retries per failed endpoint call, with exponential back-off"))
+    backoff: float = field(default=1.0, metadata=_help("first back-off wait in seconds (doubles per retry)"))
+    batch_size: int = field(default=16, metadata=_help("requests per batch for in-process generation"))
+    out: str | None = field(default=None, metadata=_help("run directory (default: runs/<time>-<model>)"))
+    resume: bool = field(default=False, metadata=_help("continue the run in --out (its recorded configuration)"))
+    retry_failed: bool = field(default=False, metadata=_help(
+        "with --resume: run again the pairs whose calls failed, and judge again failed judge calls"))
+    progress: bool = field(default=True, metadata=_help("show a progress bar"))
+    demo: bool = field(default=False, metadata=_help("the demo run: embedded model, small synthetic set"))
+
+    IDENTITY: ClassVar[tuple[str, ...]] = (
+        "conditions", "policy", "source", "n", "seed", "difficulty", "sessions", "path", "question_types", "limit",
+        "model", "temperature", "judge",
+    )
+
+    def __post_init__(self) -> None:
+        _check_int(self.n, "n", 1)
+        _check_int(self.seed, "seed", 0)
+        if self.limit is not None:
+            _check_int(self.limit, "limit", 1)
+        _check_int(self.concurrency, "concurrency", 1)
+        _check_int(self.retries, "retries", 0)
+        _check_int(self.batch_size, "batch_size", 1)
+        for name in ("timeout", "backoff", "temperature"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ConfigError(f"option {_flag(name)}: expected a number, got {value!r}")
+        if self.timeout <= 0:
+            raise ConfigError(f"option --timeout: must be > 0 seconds, got {self.timeout}")
+        if self.backoff < 0:
+            raise ConfigError(f"option --backoff: must be >= 0 seconds, got {self.backoff}")
+        if not 0 <= self.temperature <= 2:
+            raise ConfigError(f"option --temperature: must be between 0 and 2, got {self.temperature}")
+        if self.source not in SOURCES:
+            raise ConfigError(f"option --source: {self.source!r} is not one of {', '.join(SOURCES)}")
+        if self.difficulty not in DIFFICULTIES:
+            raise ConfigError(f"option --difficulty: {self.difficulty!r} is not one of {', '.join(DIFFICULTIES)}")
+        if not isinstance(self.sessions, str) or not re.fullmatch(r"\s*\d+\s*(-\s*\d+\s*)?", self.sessions):
+            raise ConfigError(f"option --sessions: expected N or MIN-MAX, got {self.sessions!r}")
+        if self.policy not in POLICY_CHOICES:
+            raise ConfigError(f"option --policy: {self.policy!r} is not one of {', '.join(POLICY_CHOICES)}")
+        if self.source in ("longmemeval", "episodes") and not self.path:
+            flag = "--path FILE|oracle|s" if self.source == "longmemeval" else "--episodes FILE.jsonl"
+            raise ConfigError(f"option --source {self.source}: needs {flag}")
+        if self.source == "synthetic" and self.path:
+            raise ConfigError("option --path: only used with --source longmemeval or episodes")
+        if self.source == "episodes" and not Path(self.path).expanduser().is_file():  # type: ignore[arg-type]
+            raise ConfigError(f"option --episodes: {self.path}: no such file")
+        if self.source == "longmemeval" and self.path not in ("oracle", "s") \
+                and not Path(self.path).expanduser().is_file():  # type: ignore[arg-type]
+            raise ConfigError(f"option --path: {self.path}: no such file (or give oracle / s for the cached download)")
+        for name in ("model", "judge"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ConfigError(f"option {_flag(name)}: expected a backend spec, got {value!r}")
+        for name in ("api_key_env", "judge_api_key_env"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.isidentifier()):
+                raise ConfigError(f"option {_flag(name)}: {value!r} is not an environment variable name")
+        if self.retry_failed and not self.resume:
+            raise ConfigError("option --retry-failed: only used with --resume")
+        if self.resume and not self.out:
+            raise ConfigError("option --resume: needs --out DIR (the run to continue)")
+        self.resolved_conditions()  # parses every condition string, one-line error on the first bad one
+
+    # -- derived ----------------------------------------------------------------------------------
+    def resolved_conditions(self) -> list[Condition]:
+        """The conditions to run, with the policy option applied; duplicates are an error."""
+        if isinstance(self.conditions, str) or not self.conditions:
+            raise ConfigError("option --conditions: expected a non-empty list of conditions")
+        result: list[Condition] = []
+        for text in self.conditions:
+            if not isinstance(text, str):
+                raise ConfigError(f"option --conditions: {text!r} is not a condition string")
+            try:
+                condition = parse_condition(text)
+            except ConditionError as exc:
+                raise ConfigError(f"option --conditions: {exc}") from None
+            explicit = any(f"+{p}" in text.lower() for p in POLICIES)
+            if explicit or self.policy == "as-written":
+                result.append(condition)
+            elif self.policy == "both":
+                result.extend(replace(condition, policy=p) for p in POLICIES)  # type: ignore[arg-type]
+            else:
+                result.append(replace(condition, policy=self.policy))  # type: ignore[arg-type]
+        names = [c.name for c in result]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ConfigError(f"option --conditions: condition given twice: {', '.join(duplicates)}")
+        return result
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that define what the run measures (checked on resume)."""
+        return {name: _plain(getattr(self, name)) for name in self.IDENTITY}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _plain(v) for k, v in asdict(self).items()}
+
+    @property
+    def judge_key_env(self) -> str:
+        return self.judge_api_key_env or self.api_key_env
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _check_int(value: Any, name: str, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"option {_flag(name)}: expected an integer >= {minimum}, got {value!r}")
+
+
+# -- building a config ----------------------------------------------------------------------------
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(EvalConfig))
+_TUPLE_FIELDS = {"conditions", "question_types"}
+
+
+def field_help(name: str) -> str:
+    return next(f.metadata.get("help", "") for f in fields(EvalConfig) if f.name == name)
+
+
+def field_default(name: str) -> Any:
+    f = next(f for f in fields(EvalConfig) if f.name == name)
+    return f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+
+
+def normalise_values(values: Mapping[str, Any], *, where: str) -> dict[str, Any]:
+    """Key spelling (``api-key-env``), list-or-comma-string for list fields, unknown keys refused."""
+    out: dict[str, Any] = {}
+    for raw_key, value in values.items():
+        key = str(raw_key).replace("-", "_")
+        if key not in FIELD_NAMES:
+            raise ConfigError(f"{where}: unknown key {raw_key!r} (known: {', '.join(FIELD_NAMES)})")
+        if key in _TUPLE_FIELDS and value is not None:
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            if not isinstance(value, list | tuple):
+                raise ConfigError(f"{where}: key {raw_key}: expected a list or a comma-separated string")
+            value = tuple(value)
+        if key == "sessions" and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)  # `sessions: 7` in YAML
+        out[key] = value
+    return out
+
+
+def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The YAML mapping of a config file, keys normalised; errors name the file."""
+    import yaml
+
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ConfigError(f"option --config: {p}: no such file")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: not valid YAML ({' '.join(str(exc).split())})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{p}: expected a mapping of option: value, got {type(data).__name__}")
+    # An eval config may sit inside a larger file under an `eval:` key.
+    if set(data) == {"eval"} and isinstance(data["eval"], Mapping):
+        data = data["eval"]
+    return normalise_values(data, where=str(p))
+
+
+def build_config(file_values: Mapping[str, Any] | None = None,
+                 flag_values: Mapping[str, Any] | None = None) -> EvalConfig:
+    """Defaults < file < flags; ``demo`` applies the demo's settings under explicit flags."""
+    merged: dict[str, Any] = {}
+    merged.update(file_values or {})
+    merged.update({k: v for k, v in (flag_values or {}).items() if v is not None})
+    if merged.get("demo"):
+        for key, value in DEMO_OVERRIDES.items():
+            if key not in (flag_values or {}) or (flag_values or {}).get(key) is None:
+                merged[key] = value
+    try:
+        return EvalConfig(**merged)
+    except TypeError as exc:  # a YAML value of the wrong shape reaching a dataclass field
+        raise ConfigError(f"configuration: {exc}") from None
+
+
+def config_from_dict(values: Mapping[str, Any], *, where: str) -> EvalConfig:
+    """Rebuild a recorded configuration (run header) into an EvalConfig."""
+    return build_config(normalise_values(values, where=where))

@@ -1,0 +1,242 @@
+"""Memo-state diagnostics (intrinsic evaluation, after FEB-30) from a run's records.
+
+Extrinsic evaluation grades the answer; it cannot tell a memo that lost the fact from an answer step
+that missed a fact the memo held. Wherever an episode carries gold ``states`` (synthetic episodes),
+the memo written after every session is opened and compared with the gold state at that moment:
+
+- **coverage**: the share of the gold current values (every slot mentioned so far) present in the
+  memo; **stale retention**: the share of superseded values (``Episode.stale_at``, minus any value
+  that is current again) still present (coverage is recall-only, so stale facts are counted apart,
+  as FEB-30's replication advises); memo length and characters cut by the budget;
+- per episode: the **intrinsic** score (mean coverage over the sessions, FEB-30's trajectory
+  average), the **extrinsic** score (1 if the string grader passed the answer, else 0), and the
+  session at which the asked fact was **lost**, if the final memo does not hold it: either the
+  session that introduced its final value (``not_written``: the memo never held it) or the first
+  session after the memo last held it (``dropped``);
+- per condition: mean |intrinsic - extrinsic|, Cohen's kappa at a 50% pass mark (intrinsic >= 0.5
+  vs a correct answer), and the counts of "memo wrong but answer right" (the final memo lacks the
+  asked value, the answer is right: a guess or an echo) and "memo right but answer wrong".
+
+Value matching reuses the grader's value normalisation (:mod:`supersede_env.normalize`): texts are
+tokenised into words (compared by stem) and parsed values (``four`` = ``4``, ``6 pm`` = ``18:00``,
+``$1,250`` = ``1250 dollars``), and a value is present when its tokens occur contiguously in the
+memo's tokens, ignoring punctuation and articles. So matching is word-bounded and meaning-level:
+``25`` is not in ``250`` and ``ten`` is not in ``tennis``.
+
+Only pairs that finished (verdict ``ok``) are diagnosed; ``full`` has no memo and is skipped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from supersede_env.episode import Episode
+from supersede_env.records import CallRecord, VerdictRecord
+from supersede_env.stats import cohens_kappa
+
+PASS_MARK = 0.5
+_IGNORED_WORDS = frozenset({"a", "an", "the"})
+
+Contains = Callable[[str, str], bool]
+
+
+# -- value matching ---------------------------------------------------------------------------------
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[tuple[str, object], ...]:
+    from supersede_env.normalize import PUNCT, WORD, prepare, tokenize
+
+    out = []
+    for token in tokenize(prepare(text)):
+        if token.kind == PUNCT or (token.kind == WORD and token.text in _IGNORED_WORDS):
+            continue
+        out.append((token.kind, token))
+    return tuple(out)
+
+
+def _same(value_token: object, memo_token: object) -> bool:
+    from supersede_env.normalize import VALUE_KINDS, WORD, values_equal
+
+    g, a = value_token, memo_token
+    if g.kind == WORD:  # type: ignore[attr-defined]
+        return a.kind == WORD and a.value == g.value  # type: ignore[attr-defined]
+    if g.kind in VALUE_KINDS:  # type: ignore[attr-defined]
+        return a.kind in VALUE_KINDS and values_equal(g, a)  # type: ignore[attr-defined, arg-type]
+    return a.kind == g.kind and a.value == g.value  # type: ignore[attr-defined]
+
+
+def memo_contains(memo: str, value: str) -> bool:
+    """Is ``value`` stated in ``memo``? Contiguous token match with meaning-level value equality."""
+    needle = [t for _, t in _tokens(value)]
+    if not needle or not memo:
+        return False
+    hay = [t for _, t in _tokens(memo)]
+    width = len(needle)
+    for start in range(len(hay) - width + 1):
+        if all(_same(needle[k], hay[start + k]) for k in range(width)):
+            return True
+    return False
+
+
+# -- per episode ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SessionState:
+    """The memo after one session, against the gold state after that session."""
+
+    session: int  # 1-based
+    values_total: int
+    values_held: int
+    stale_total: int
+    stale_held: int
+    memo_chars: int
+    chars_cut: int
+    coverage: float | None  # values_held / values_total (None before any slot is mentioned)
+    stale_retention: float | None  # stale_held / stale_total (None before any value is superseded)
+
+
+@dataclass(frozen=True)
+class EpisodeDiagnostics:
+    episode_id: str
+    condition: str
+    sessions: tuple[SessionState, ...]
+    intrinsic: float | None  # mean coverage over sessions with gold values
+    extrinsic: float | None  # 1.0 correct / 0.0 not, by the string grader
+    final_holds_answer: bool | None  # None on abstention items (nothing to hold)
+    final_holds_stale: bool | None
+    lost_at: int | None  # 1-based session where the asked fact was lost
+    lost_how: Literal["not_written", "dropped"] | None
+
+
+def episode_diagnostics(episode: Episode, calls: Sequence[CallRecord], verdict: VerdictRecord | None,
+                        *, contains: Contains = memo_contains) -> EpisodeDiagnostics | None:
+    """Diagnostics of one finished memo rollout; None without gold states or without a memo."""
+    if episode.states is None or verdict is None or verdict.status != "ok":
+        return None
+    memo_calls = [c for c in calls if c.step_kind == "memo"]
+    if not memo_calls:
+        return None
+    states: list[SessionState] = []
+    for index, call in enumerate(memo_calls[: len(episode.states)]):
+        gold = episode.states[index].values
+        held = sum(1 for value in gold.values() if contains(call.notes, value))
+        stale = [v for slot, values in episode.stale_at(index).items() for v in values if v != gold.get(slot)]
+        stale_held = sum(1 for value in stale if contains(call.notes, value))
+        states.append(SessionState(index + 1, len(gold), held, len(stale), stale_held, len(call.notes),
+                                   call.chars_cut, _share(held, len(gold)), _share(stale_held, len(stale))))
+    coverages = [s.coverage for s in states if s.coverage is not None]
+    intrinsic = sum(coverages) / len(coverages) if coverages else None
+    extrinsic = None if verdict.grader is None else float(verdict.grader.correct)
+    final_notes = memo_calls[len(states) - 1].notes
+
+    holds_answer = holds_stale = None
+    lost_at: int | None = None
+    lost_how: Literal["not_written", "dropped"] | None = None
+    slot = episode.slot
+    if not episode.abstention and slot is not None and any(st.values.get(slot) == episode.answer
+                                                           for st in episode.states):
+        holds_answer = contains(final_notes, episode.answer)
+        holds_stale = any(contains(final_notes, v) for v in episode.stale_values if v != episode.answer)
+        if not holds_answer:
+            lost_at, lost_how = _loss(episode, slot, [c.notes for c in memo_calls[: len(states)]], contains)
+    return EpisodeDiagnostics(episode.id, verdict.condition, tuple(states), intrinsic, extrinsic,
+                              holds_answer, holds_stale, lost_at, lost_how)
+
+
+def _loss(episode: Episode, slot: str, notes: Sequence[str], contains: Contains
+          ) -> tuple[int | None, Literal["not_written", "dropped"] | None]:
+    """Where the final value of the asked slot was lost (1-based session)."""
+    assert episode.states is not None
+    last = len(notes) - 1
+    # the session that introduced the final value (start of its last unbroken run in the gold states)
+    intro = last
+    while intro > 0 and episode.states[intro - 1].values.get(slot) == episode.answer:
+        intro -= 1
+    if episode.states[intro].values.get(slot) != episode.answer:
+        return None, None
+    held = [i for i in range(intro, last + 1) if contains(notes[i], episode.answer)]
+    if not held:
+        return intro + 1, "not_written"
+    return held[-1] + 2, "dropped"
+
+
+# -- per condition ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SessionAggregate:
+    session: int
+    n: int
+    coverage: float | None
+    stale_retention: float | None
+    stale_held: int
+    stale_total: int
+    memo_chars: float
+    chars_cut: float
+    truncated_share: float
+
+
+@dataclass(frozen=True)
+class ConditionDiagnostics:
+    condition: str
+    n_episodes: int
+    per_session: tuple[SessionAggregate, ...]
+    mean_intrinsic: float | None
+    mean_extrinsic: float | None
+    mean_abs_gap: float | None  # mean |intrinsic - extrinsic|
+    kappa: float | None  # intrinsic >= PASS_MARK vs answer correct
+    memo_wrong_answer_right: int
+    memo_right_answer_wrong: int
+    lost_not_written: int
+    lost_dropped: int
+    lost_at_sessions: Mapping[int, int]  # session -> episodes whose asked fact was lost there
+    final_holds_stale: int
+    episodes: tuple[EpisodeDiagnostics, ...]
+
+
+def condition_diagnostics(condition: str, items: Sequence[EpisodeDiagnostics]) -> ConditionDiagnostics:
+    per_session: list[SessionAggregate] = []
+    depth = max((len(d.sessions) for d in items), default=0)
+    for index in range(depth):
+        rows = [d.sessions[index] for d in items if len(d.sessions) > index]
+        cov = [r.coverage for r in rows if r.coverage is not None]
+        stale = [r.stale_retention for r in rows if r.stale_retention is not None]
+        per_session.append(SessionAggregate(
+            session=index + 1,
+            n=len(rows),
+            coverage=_mean(cov),
+            stale_retention=_mean(stale),
+            stale_held=sum(r.stale_held for r in rows),
+            stale_total=sum(r.stale_total for r in rows),
+            memo_chars=_mean([r.memo_chars for r in rows]) or 0.0,
+            chars_cut=_mean([r.chars_cut for r in rows]) or 0.0,
+            truncated_share=sum(1 for r in rows if r.chars_cut > 0) / len(rows),
+        ))
+    both = [d for d in items if d.intrinsic is not None and d.extrinsic is not None]
+    kappa = cohens_kappa([d.intrinsic >= PASS_MARK for d in both],  # type: ignore[operator]
+                         [d.extrinsic >= PASS_MARK for d in both]) if both else None  # type: ignore[operator]
+    asked = [d for d in items if d.final_holds_answer is not None and d.extrinsic is not None]
+    return ConditionDiagnostics(
+        condition=condition,
+        n_episodes=len(items),
+        per_session=tuple(per_session),
+        mean_intrinsic=_mean([d.intrinsic for d in items if d.intrinsic is not None]),
+        mean_extrinsic=_mean([d.extrinsic for d in items if d.extrinsic is not None]),
+        mean_abs_gap=_mean([abs(d.intrinsic - d.extrinsic) for d in both]),  # type: ignore[operator]
+        kappa=kappa,
+        memo_wrong_answer_right=sum(1 for d in asked if not d.final_holds_answer and d.extrinsic),
+        memo_right_answer_wrong=sum(1 for d in asked if d.final_holds_answer and not d.extrinsic),
+        lost_not_written=sum(1 for d in items if d.lost_how == "not_written"),
+        lost_dropped=sum(1 for d in items if d.lost_how == "dropped"),
+        lost_at_sessions=dict(sorted(Counter(d.lost_at for d in items if d.lost_at is not None).items())),
+        final_holds_stale=sum(1 for d in items if d.final_holds_stale),
+        episodes=tuple(items),
+    )
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None

@@ -1,0 +1,284 @@
+"""Rendering a :class:`~supersede_env.evaluation.summary.RunSummary`: report.json, report.md, plots.
+
+``report.json`` is the summary as it is (every number); ``report.md`` is tables of the same numbers
+for a reader; the plots are made by :mod:`supersede_env.evaluation.plots`. Nothing here computes a
+statistic: it only formats what :func:`~supersede_env.evaluation.summary.summarize` returned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from supersede_env.atomic import atomic_write_text
+from supersede_env.evaluation.summary import Accuracy, OutcomeCounts, RunSummary
+
+REPORT_MD = "report.md"
+REPORT_JSON = "report.json"
+PLOTS_DIR = "plots"
+_LABELS = ("current", "stale", "hedged", "abstained", "wrong")
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    markdown: Path
+    json: Path
+    plots: tuple[Path, ...]
+
+
+def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> ReportFiles:
+    """Write report.json, report.md and the PNG plots into ``run_dir`` (each atomically)."""
+    json_path = run_dir / REPORT_JSON
+    atomic_write_text(json_path, json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    made: tuple[Path, ...] = ()
+    if plots:
+        from supersede_env.evaluation.plots import write_plots
+
+        made = tuple(write_plots(summary, run_dir / PLOTS_DIR))
+    md_path = run_dir / REPORT_MD
+    atomic_write_text(md_path, render_markdown(summary, run_dir=run_dir, plots=[p.relative_to(run_dir) for p in made]))
+    return ReportFiles(md_path, json_path, made)
+
+
+# -- formatting helpers -----------------------------------------------------------------------------
+def pct(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{100 * rate:.1f}%"
+
+
+def fmt_acc(acc: Accuracy) -> str:
+    if acc.n == 0:
+        return "n/a"
+    return f"{acc.correct}/{acc.n} = {pct(acc.rate)} [{pct(acc.ci_low)}, {pct(acc.ci_high)}]"
+
+
+def fmt_p(p: float) -> str:
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def fmt_num(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def _grader_name(grader: str) -> str:
+    return "string grader" if grader == "grader" else "LLM judge"
+
+
+def _counts_cells(c: OutcomeCounts) -> list[str]:
+    return [str(c.n), str(c.correct), f"{c.abstained} ({pct(c.abstained_rate.rate)})",
+            f"{c.fabricated} ({pct(c.fabricated_rate.rate)})", str(c.stale), str(c.hedged)]
+
+
+# -- markdown -------------------------------------------------------------------------------------
+def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: Sequence[Path] = ()) -> str:
+    s = summary
+    run = s.run
+    model = run["model"]
+    out: list[str] = ["# supersede eval report", ""]
+    out.append(f"- run `{run['run_id']}`, started {run['created']}"
+               + (f", resumed {len(run['resumes'])} time(s)" if run["resumes"] else ""))
+    out.append(f"- model: `{model.get('model', model)}` ({model.get('backend', '?')} backend)"
+               + (f"; judge: `{run['judge'].get('model')}`" if run["judge"] else "; no LLM judge"))
+    out.append(f"- episodes: {s.n_episodes} ({s.n_answerable} answerable, {s.n_abstention} abstention); "
+               f"source: {run['config'].get('source')}; conditions: "
+               + ", ".join(f"`{c.name}`" for c in s.conditions))
+    if run.get("git_revision"):
+        out.append(f"- code: git `{run['git_revision']}`")
+    out.append("")
+
+    failed = sum(c.failed for c in s.conditions)
+    pending = sum(c.pending for c in s.conditions)
+    if failed:
+        out.append(f"> **{failed} pair(s) FAILED**: a model call still failed after its retries. Failed pairs "
+                   "are excluded from every accuracy and test below and never counted as wrong; see "
+                   "[Failures](#failures). "
+                   f"`supersede eval --resume --retry-failed --out {run_dir or 'DIR'}` runs them again.")
+        out.append("")
+    if pending:
+        out.append(f"> **{pending} pair(s) not run yet** (the run was stopped). Continue it with "
+                   f"`supersede eval --resume --out {run_dir or 'DIR'}`.")
+        out.append("")
+    if not failed and not pending:
+        out.append("All pairs completed; no model call failed.")
+        out.append("")
+
+    # accuracy
+    out.append("## Accuracy per condition")
+    out.append("")
+    out.append("Correct / graded, with Wilson 95% intervals. Overall counts abstention items as the paper's "
+               "78 questions do; answerable and abstention items are also shown apart.")
+    out.append("")
+    header = ["condition", "graded", "failed", "pending"]
+    for grader in s.graders:
+        header += [f"{_grader_name(grader)}: all", "answerable", "abstention"]
+    rows = []
+    for c in s.conditions:
+        row: list[object] = [f"`{c.name}`", c.graded, f"**{c.failed}**" if c.failed else 0, c.pending]
+        for grader in s.graders:
+            acc = c.accuracy[grader]
+            row += [fmt_acc(acc.overall), fmt_acc(acc.answerable), fmt_acc(acc.abstention)]
+        rows.append(row)
+    out += _table(header, rows)
+    if "judge" in s.graders:
+        missing = [(c.name, c.accuracy["judge"].unavailable) for c in s.conditions if c.accuracy["judge"].unavailable]
+        if missing:
+            out.append("Judge calls that failed (those items have no judge label): "
+                       + ", ".join(f"`{n}` {k}" for n, k in missing) + ".")
+            out.append("")
+
+    # verdict mix
+    out.append("## Verdict mix (string grader)")
+    out.append("")
+    out.append("Answerable items. *fabricated*: a confident value that is neither current nor superseded.")
+    out.append("")
+    out += _table(["condition", *_LABELS, "fabricated"],
+                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in _LABELS), c.fabricated_answerable]
+                   for c in s.conditions])
+    if s.n_abstention:
+        out.append("Abstention items (the right answer is to say the information is not there).")
+        out.append("")
+        out += _table(["condition", "abstained (right)", "gave a value (wrong)", "hedged", "stale"],
+                      [[f"`{c.name}`", c.mix_abstention.get("abstained", 0), c.mix_abstention.get("wrong", 0)
+                        + c.mix_abstention.get("current", 0), c.mix_abstention.get("hedged", 0),
+                        c.mix_abstention.get("stale", 0)] for c in s.conditions])
+
+    # paired statistics
+    if s.paired:
+        out.append("## Paired comparisons (McNemar)")
+        out.append("")
+        out.append("Questions graded under both conditions. b: right only under A; c: right only under B. "
+                   "Exact: two-sided binomial test on b and c. chi2 cc: continuity-corrected chi-square "
+                   "(what the paper reported).")
+        out.append("")
+        for grader in s.graders:
+            out.append(f"Graded by the {_grader_name(grader)}:")
+            out.append("")
+            out += _table(
+                ["A", "B", "n", "both right", "b (A only)", "c (B only)", "both wrong", "acc A", "acc B",
+                 "exact p", "chi2 cc p", "excluded"],
+                [[f"`{p.first}`", f"`{p.second}`", p.n, p.a, p.b, p.c, p.d, pct(p.first_accuracy),
+                  pct(p.second_accuracy), fmt_p(p.p_exact), fmt_p(p.p_chi2_cc), p.excluded]
+                 for p in s.paired if p.grader == grader])
+        out.append("*excluded*: episodes without a label under both conditions (failed, not run, or no judge "
+                   "verdict).")
+        out.append("")
+
+    # policies
+    if s.policies:
+        out.append("## Answer policy: plain vs evidence contract")
+        out.append("")
+        out.append("Failure-Transparent Agents: an honest \"not in my notes\" (abstained) is a different outcome "
+                   "from a fabrication. Same questions under both policies; McNemar exact p on the paired counts.")
+        out.append("")
+        rows = []
+        for p in s.policies:
+            rows.append([f"`{p.plain}`", "answerable", *_counts_cells(p.answerable_plain)])
+            rows.append([f"`{p.contract}`", "answerable", *_counts_cells(p.answerable_contract)])
+            if p.abstention_plain.n:
+                rows.append([f"`{p.plain}`", "abstention", *_counts_cells(p.abstention_plain)])
+                rows.append([f"`{p.contract}`", "abstention", *_counts_cells(p.abstention_contract)])
+        out += _table(["condition", "items", "n", "right", "abstained", "fabricated", "stale", "hedged"], rows)
+        out += _table(
+            ["plain", "contract", "fabricated: plain only", "contract only", "exact p", "abstained: plain only",
+             "contract only", "exact p", "contract well formed"],
+            [[f"`{p.plain}`", f"`{p.contract}`", p.fabrication_b, p.fabrication_c, fmt_p(p.fabrication_p_exact),
+              p.abstained_b, p.abstained_c, fmt_p(p.abstained_p_exact), f"{p.contract_well_formed}/{p.contract_n}"]
+             for p in s.policies])
+
+    # agreement
+    if s.agreement:
+        out.append("## Grader agreement (string grader vs LLM judge)")
+        out.append("")
+        out += _table(["scope", "n", "agree", "share", "kappa", "grader only passes", "judge only passes"],
+                      [[f"`{a.scope}`" if a.scope != "all" else "**all**", a.n, a.agree, pct(a.share),
+                        fmt_num(a.kappa), a.grader_only, a.judge_only] for a in s.agreement])
+
+    # memo
+    memo_rows = [c for c in s.conditions if c.memo is not None]
+    if memo_rows:
+        out.append("## Memo length")
+        out.append("")
+        out += _table(["condition", "memo steps", "mean chars", "cut by the budget", "mean chars cut", "empty replies"],
+                      [[f"`{c.name}`", c.memo.memo_steps, fmt_num(c.memo.mean_chars, 0),  # type: ignore[union-attr]
+                        pct(c.memo.truncated_share), fmt_num(c.memo.mean_chars_cut, 1),  # type: ignore[union-attr]
+                        c.memo.empty_steps] for c in memo_rows])  # type: ignore[union-attr]
+
+    # diagnostics
+    if s.diagnostics:
+        out.append("## Memo-state diagnostics (intrinsic, FEB-30 style)")
+        out.append("")
+        out.append("After each session the memo is compared with the gold state. Coverage: share of current "
+                   "values in the memo; stale retention: share of superseded values still in it. Intrinsic: "
+                   "mean coverage per episode; extrinsic: the answer (string grader). Value matching: "
+                   f"{s.diagnostics_value_matching}.")
+        out.append("")
+        out += _table(
+            ["condition", "episodes", "mean intrinsic", "mean extrinsic", "mean abs gap", "kappa @50%",
+             "memo wrong, answer right", "memo right, answer wrong", "lost: never written", "lost: dropped",
+             "final memo holds a stale value"],
+            [[f"`{d.condition}`", d.n_episodes, fmt_num(d.mean_intrinsic), fmt_num(d.mean_extrinsic),
+              fmt_num(d.mean_abs_gap), fmt_num(d.kappa), d.memo_wrong_answer_right, d.memo_right_answer_wrong,
+              d.lost_not_written, d.lost_dropped, d.final_holds_stale] for d in s.diagnostics])
+        for d in s.diagnostics:
+            if d.lost_at_sessions:
+                out.append(f"`{d.condition}`: asked fact lost at session "
+                           + ", ".join(f"{k} ({v})" for k, v in d.lost_at_sessions.items())
+                           + " (session (episodes)).")
+        out.append("")
+        depth = max(len(d.per_session) for d in s.diagnostics)
+        header = ["session"]
+        for d in s.diagnostics:
+            header += [f"`{d.condition}` coverage", "stale kept", "chars", "cut"]
+        rows = []
+        for i in range(depth):
+            row: list[object] = [i + 1]
+            for d in s.diagnostics:
+                if i < len(d.per_session):
+                    a = d.per_session[i]
+                    row += [pct(a.coverage), pct(a.stale_retention), fmt_num(a.memo_chars, 0), pct(a.truncated_share)]
+                else:
+                    row += ["", "", "", ""]
+            rows.append(row)
+        out.append("Per session (mean over episodes that reached it):")
+        out.append("")
+        out += _table(header, rows)
+
+    if plots:
+        out.append("## Plots")
+        out.append("")
+        out += [f"![{p.stem}]({p.as_posix()})" for p in plots]
+        out.append("")
+
+    # failures
+    out.append("## Failures")
+    out.append("")
+    if failed:
+        out += _table(["condition", "failed pairs", "reason", "count"],
+                      [[f"`{c.name}`", c.failed, reason, count]
+                       for c in s.conditions for reason, count in c.failure_reasons.items()])
+        for c in s.conditions:
+            if c.failed_ids:
+                out.append(f"- `{c.name}`: " + ", ".join(c.failed_ids))
+        out.append("")
+    else:
+        out.append("No pair failed.")
+        out.append("")
+
+    # run details
+    out.append("## Run")
+    out.append("")
+    out += _table(["condition", "calls", "failed calls", "tokens in", "tokens out", "mean latency (s)"],
+                  [[f"`{c.name}`", c.calls, c.calls_failed, c.tokens_in, c.tokens_out, fmt_num(c.mean_latency_s, 3)]
+                   for c in s.conditions])
+    out.append("Model: `" + json.dumps(model, sort_keys=True) + "`")
+    out.append("")
+    out.append("Packages: " + ", ".join(f"{k} {v}" for k, v in sorted(run["packages"].items())))
+    out.append("")
+    return "\n".join(out)

@@ -1,0 +1,317 @@
+"""Driving the rollouts of a run: every episode x condition pair to its verdict, recorded as it goes.
+
+Two drivers over the same pure state machine (:mod:`supersede_env.rollout`):
+
+- **lockstep** for in-process backends (``backend.supports_batch``): each round collects the pending
+  request of every unfinished pair, sorts them by prompt length (less padding) and sends them in
+  batches of ``batch_size`` to ``backend.complete_batch`` in a worker thread; batching across
+  episodes is what makes local generation fast.
+- **concurrent** for endpoints: each pair is its own task and advances as soon as its previous
+  call returns; a gate bounds the calls in flight and hands each free slot to the waiting pair with
+  the most steps left (longest chain first), so no long rollout is left to run alone at the end
+  while the other slots idle.
+
+Every call is appended to the run's records when its reply arrives, and a verdict when a pair ends
+(after the judge, when there is one; judge calls run concurrently with generation). Resuming
+(:func:`plan_pairs`) replays each pair's recorded calls through :func:`rollout.replay`, which
+checks every recorded prompt against the one the code would send now, and continues from there:
+nothing recorded is lost or asked again. A failed call ends its pair as ``failed``; with
+``retry_failed`` the failed call is dropped and the pair continues from that step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from supersede_env import rollout
+from supersede_env.conditions import Condition
+from supersede_env.episode import Episode
+from supersede_env.evaluation.grading import grade_transcript, judge_verdict
+from supersede_env.records import CallRecord, RecordWriter, RunLog, VerdictRecord
+from supersede_env.rollout import ModelReply, ModelRequest, RolloutState
+
+
+class ResumeError(ValueError):
+    """Recorded calls that do not fit the current code or data; one line."""
+
+
+@dataclass
+class PairTask:
+    """One episode under one condition, from wherever its records left it."""
+
+    episode: Episode
+    condition: Condition
+    state: RolloutState
+    recorded: VerdictRecord | None = None  # a graded pair that only needs its judge call again
+
+    @property
+    def steps_total(self) -> int:
+        return expected_steps(self.episode, self.condition)
+
+    @property
+    def steps_done(self) -> int:
+        return len(self.state.steps)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    tasks: tuple[PairTask, ...]  # pairs with work left (calls, grading or judging)
+    pairs_total: int
+    pairs_finished: int  # pairs whose verdict is already recorded and final
+    calls_replayed: int
+    calls_expected: int  # calls of a run in which nothing fails
+
+
+@dataclass(frozen=True)
+class RunStats:
+    calls_made: int
+    calls_failed: int
+    pairs_finished: int
+    wall_s: float
+
+
+def expected_steps(episode: Episode, condition: Condition) -> int:
+    return len(episode.sessions) + 1 if condition.is_memo else 1
+
+
+# -- planning (fresh or resumed) ----------------------------------------------------------------
+def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log: RunLog | None = None,
+               *, retry_failed: bool = False, judged: bool = False) -> RunPlan:
+    """The work left for every pair; with ``log``, resumed from its recorded calls and verdicts."""
+    tasks: list[PairTask] = []
+    finished = replayed = expected = 0
+    for condition in conditions:
+        for episode in episodes:
+            expected += expected_steps(episode, condition)
+            calls = log.calls_for(episode.id, condition.name) if log else ()
+            verdict = log.verdict_for(episode.id, condition.name) if log else None
+            replayed += len(calls)
+            if verdict is not None:
+                if verdict.status == "ok" and judged and (
+                    verdict.judge is None or (retry_failed and verdict.judge.label is None)
+                ):
+                    state = _replay(episode, condition, calls)
+                    tasks.append(PairTask(episode, condition, state, recorded=verdict))
+                    continue
+                if not (verdict.status == "failed" and retry_failed):
+                    finished += 1
+                    continue
+            if retry_failed and calls and calls[-1].status == "failed":
+                calls = calls[:-1]
+            tasks.append(PairTask(episode, condition, _replay(episode, condition, calls)))
+    return RunPlan(tuple(tasks), len(episodes) * len(conditions), finished, replayed, expected)
+
+
+def _replay(episode: Episode, condition: Condition, calls: Sequence[CallRecord]) -> RolloutState:
+    try:
+        return rollout.replay(episode, condition, [(c.prompt_hash, c.to_reply()) for c in calls])
+    except ValueError as exc:
+        raise ResumeError(f"cannot resume: {exc}") from None
+
+
+# -- recording ------------------------------------------------------------------------------------
+class Recorder:
+    """Appends call and verdict records; counts what happened (the writer does the durability)."""
+
+    def __init__(self, writer: RecordWriter) -> None:
+        self.writer = writer
+        self.calls_made = 0
+        self.calls_failed = 0
+        self.pairs_finished = 0
+
+    def call(self, task: PairTask) -> None:
+        step = task.state.steps[-1]
+        self.writer.append(CallRecord.from_step(task.episode.id, task.condition.name, step))
+        self.calls_made += 1
+        self.calls_failed += step.status == "failed"
+
+    def verdict(self, verdict: VerdictRecord) -> None:
+        self.writer.append(verdict)
+        self.pairs_finished += 1
+
+
+# -- progress -------------------------------------------------------------------------------------
+class Progress:
+    """A rich progress bar over model calls (no-op when disabled)."""
+
+    def __init__(self, enabled: bool, total: int, completed: int, description: str) -> None:
+        self._bar: Any = None
+        self._task: Any = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self._bar = RichProgress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("calls"), TimeElapsedColumn(), TimeRemainingColumn(),
+                TextColumn("{task.fields[failed]}"),
+                console=Console(stderr=True), transient=False,
+            )
+            self._task = self._bar.add_task(description, total=total, completed=completed, failed="")
+
+    def __enter__(self) -> Progress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def advance(self, steps: int = 1, *, failed: int = 0) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=steps, failed=f"[red]{failed} failed" if failed else "")
+
+
+# -- driving --------------------------------------------------------------------------------------
+async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge: Any = None,
+                    concurrency: int = 16, batch_size: int = 16, progress: bool = False,
+                    description: str = "eval") -> RunStats:
+    """Run every planned pair to its verdict; lockstep batches for in-process backends."""
+    recorder = Recorder(writer)
+    started = time.perf_counter()
+    done_calls = plan.calls_expected - sum(t.steps_total - t.steps_done for t in plan.tasks)
+    judge_gate = asyncio.Semaphore(concurrency)
+    with Progress(progress, plan.calls_expected, done_calls, description) as bar:
+        if getattr(backend, "supports_batch", False):
+            await _run_lockstep(plan.tasks, backend, recorder, bar, judge, judge_gate, batch_size)
+        else:
+            await _run_concurrent(plan.tasks, backend, recorder, bar, judge, judge_gate, concurrency)
+    return RunStats(recorder.calls_made, recorder.calls_failed, recorder.pairs_finished,
+                    time.perf_counter() - started)
+
+
+async def _finish(task: PairTask, recorder: Recorder, judge: Any, judge_gate: asyncio.Semaphore) -> None:
+    """Grade (and judge) a finished pair and record its verdict."""
+    verdict = task.recorded or grade_transcript(task.episode, task.state.transcript())
+    if judge is not None and verdict.status == "ok":
+        async with judge_gate:
+            verdict = replace(verdict, judge=await judge_verdict(judge, task.episode, verdict))
+    recorder.verdict(verdict)
+
+
+def _after_call(task: PairTask, recorder: Recorder, bar: Progress) -> None:
+    recorder.call(task)
+    # a failed call ends the pair early: its remaining steps will never run
+    skipped = task.steps_total - task.steps_done if task.state.failed else 0
+    bar.advance(1 + skipped, failed=recorder.calls_failed)
+
+
+async def _safe_complete(backend: Any, request: ModelRequest) -> ModelReply:
+    """Backends return failed replies rather than raise; an exception anyway is recorded, not fatal."""
+    started = time.perf_counter()
+    try:
+        return await backend.complete(request)
+    except Exception as exc:  # noqa: BLE001  (recorded as a failed call, never dropped)
+        message = " ".join(f"backend raised {type(exc).__name__}: {exc}".split())
+        return ModelReply.failed(message[:500], latency_s=time.perf_counter() - started)
+
+
+class PriorityGate:
+    """A semaphore whose free slot goes to the waiter with the highest priority (FIFO among equals).
+
+    With many rollouts of different lengths sharing a fixed number of slots, serving the pairs with
+    the most steps left first keeps every slot busy until the end (longest-processing-time-first
+    scheduling); a FIFO semaphore leaves the last long rollouts running alone.
+    """
+
+    def __init__(self, slots: int) -> None:
+        self._free = slots
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    async def acquire(self, priority: int) -> None:
+        if self._free > 0 and not self._waiters:
+            self._free -= 1
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, (-priority, next(self._order), future))
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self.release()  # the slot was handed over just as we were cancelled: pass it on
+            raise
+
+    def release(self) -> None:
+        while self._waiters:
+            _, _, future = heapq.heappop(self._waiters)
+            if not future.done():
+                future.set_result(None)
+                return
+        self._free += 1
+
+
+async def _run_concurrent(tasks: Sequence[PairTask], backend: Any, recorder: Recorder, bar: Progress,
+                          judge: Any, judge_gate: asyncio.Semaphore, concurrency: int) -> None:
+    gate = PriorityGate(concurrency)
+
+    async def drive(task: PairTask) -> None:
+        while (request := rollout.next_request(task.state)) is not None:
+            await gate.acquire(task.steps_total - task.steps_done)
+            try:
+                reply = await _safe_complete(backend, request)
+            finally:
+                gate.release()
+            task.state = rollout.advance(task.state, reply)
+            _after_call(task, recorder, bar)
+        await _finish(task, recorder, judge, judge_gate)
+
+    async with asyncio.TaskGroup() as group:
+        for task in tasks:
+            group.create_task(drive(task))
+
+
+async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recorder, bar: Progress,
+                        judge: Any, judge_gate: asyncio.Semaphore, batch_size: int) -> None:
+    async with asyncio.TaskGroup() as judging:
+        for task in tasks:
+            if task.state.done:
+                judging.create_task(_finish(task, recorder, judge, judge_gate))
+        while True:
+            pending = [(t, r) for t in tasks if (r := rollout.next_request(t.state)) is not None]
+            if not pending:
+                break
+            for chunk in _batches(pending, batch_size):
+                replies = await asyncio.to_thread(_complete_batch, backend, [r for _, r in chunk])
+                for (task, _), reply in zip(chunk, replies, strict=True):
+                    task.state = rollout.advance(task.state, reply)
+                    _after_call(task, recorder, bar)
+                    if task.state.done:
+                        judging.create_task(_finish(task, recorder, judge, judge_gate))
+
+
+def _batches(pending: list[tuple[PairTask, ModelRequest]], batch_size: int
+             ) -> list[list[tuple[PairTask, ModelRequest]]]:
+    """One round's requests as batches: one token limit per batch (a batch decodes to its largest
+    limit), similar prompt lengths together (less padding), sizes balanced (no batch of 2 after 16)."""
+    groups: dict[int, list[tuple[PairTask, ModelRequest]]] = {}
+    for item in pending:
+        groups.setdefault(item[1].max_tokens, []).append(item)
+    batches = []
+    for _, members in sorted(groups.items()):
+        members.sort(key=lambda item: item[1].prompt_chars)
+        count = -(-len(members) // batch_size)
+        size = -(-len(members) // count)
+        batches += [members[i:i + size] for i in range(0, len(members), size)]
+    return batches
+
+
+def _complete_batch(backend: Any, requests: list[ModelRequest]) -> list[ModelReply]:
+    started = time.perf_counter()
+    try:
+        replies = list(backend.complete_batch(requests))
+    except Exception as exc:  # noqa: BLE001  (every request of the batch is recorded as failed)
+        message = " ".join(f"backend raised {type(exc).__name__}: {exc}".split())[:500]
+        return [ModelReply.failed(message, latency_s=time.perf_counter() - started) for _ in requests]
+    if len(replies) != len(requests):
+        message = f"backend returned {len(replies)} replies for {len(requests)} requests"
+        return [ModelReply.failed(message) for _ in requests]
+    return replies

@@ -1,0 +1,407 @@
+"""Every number of a report, computed from a run's records and its episodes (and nothing else).
+
+Definitions used throughout:
+
+- a pair (episode x condition) is *graded* when its verdict is ``ok``; *failed* when a model call
+  failed after its retries (never counted as wrong: failed pairs leave every denominator and are
+  reported apart); *pending* when no verdict was recorded yet (a killed run, before ``--resume``);
+- *correct* by the string grader: ``r_cur > 0`` (the current value; on an abstention item, an
+  abstention); by the judge: its yes/no label. Judge failures leave the judge's denominators;
+- accuracy has a Wilson 95% interval; overall accuracy counts abstention items like the paper's 78
+  questions do, and is also split into answerable and abstention items;
+- *fabricated*: the grader's label is ``wrong`` and the graded text is not empty: a confident value
+  that is neither the current one nor a superseded one (nor a hedge or an abstention);
+- paired comparisons use the questions graded under both conditions: the 2x2 table, b (right only
+  under the first), c (right only under the second), the exact McNemar p and the continuity-corrected
+  chi-square p;
+- policy comparisons pair each ``+contract`` condition with the same condition under ``plain``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from typing import Any
+
+from supersede_env.conditions import parse_condition
+from supersede_env.episode import Episode
+from supersede_env.evaluation.diagnostics import ConditionDiagnostics, condition_diagnostics, episode_diagnostics
+from supersede_env.records import GRADER_LABELS, RunLog, VerdictRecord
+from supersede_env.stats import cohens_kappa, compare_paired, paired_table, mcnemar_exact, wilson_interval
+
+REPORT_SCHEMA_VERSION = 1
+GRADERS: tuple[str, ...] = ("grader", "judge")
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    correct: int
+    n: int
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+    @classmethod
+    def of(cls, outcomes: Sequence[bool]) -> Accuracy:
+        n, k = len(outcomes), sum(1 for o in outcomes if o)
+        ci = wilson_interval(k, n)
+        return cls(k, n, k / n if n else None, ci.low if ci else None, ci.high if ci else None)
+
+
+@dataclass(frozen=True)
+class GraderAccuracy:
+    overall: Accuracy
+    answerable: Accuracy
+    abstention: Accuracy
+    unavailable: int = 0  # graded pairs this grader gave no label for (judge failures)
+
+
+@dataclass(frozen=True)
+class MemoStats:
+    memo_steps: int
+    mean_chars: float | None
+    truncated_share: float | None  # memo steps whose notes were cut by the budget
+    mean_chars_cut: float | None
+    empty_steps: int
+
+
+@dataclass(frozen=True)
+class ConditionSummary:
+    name: str
+    pairs: int
+    graded: int
+    failed: int
+    pending: int
+    failed_ids: tuple[str, ...]
+    accuracy: Mapping[str, GraderAccuracy]  # "grader" always, "judge" when a judge was used
+    mix_answerable: Mapping[str, int]  # grader label counts on answerable items
+    mix_abstention: Mapping[str, int]  # grader label counts on abstention items
+    fabricated: int  # all graded items (on abstention items any concrete value is a fabrication)
+    fabricated_answerable: int
+    well_formed: int
+    contract: bool
+    memo: MemoStats | None
+    calls: int
+    calls_failed: int
+    tokens_in: int
+    tokens_out: int
+    mean_latency_s: float | None
+    failure_reasons: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    first: str
+    second: str
+    grader: str
+    n: int
+    a: int
+    b: int
+    c: int
+    d: int
+    first_accuracy: float | None
+    second_accuracy: float | None
+    p_exact: float
+    chi2_cc: float
+    p_chi2_cc: float
+    excluded: int  # episodes not graded under both (failed, pending, or no judge label)
+
+
+@dataclass(frozen=True)
+class OutcomeCounts:
+    n: int
+    correct: int
+    abstained: int
+    fabricated: int
+    stale: int
+    hedged: int
+    abstained_rate: Accuracy
+    fabricated_rate: Accuracy
+
+
+@dataclass(frozen=True)
+class PolicyComparison:
+    """Plain vs evidence contract on the same condition (Failure-Transparent Agents)."""
+
+    plain: str
+    contract: str
+    answerable_plain: OutcomeCounts
+    answerable_contract: OutcomeCounts
+    abstention_plain: OutcomeCounts
+    abstention_contract: OutcomeCounts
+    fabrication_b: int  # answerable items fabricated under plain only
+    fabrication_c: int  # ... under the contract only
+    fabrication_p_exact: float
+    abstained_b: int
+    abstained_c: int
+    abstained_p_exact: float
+    contract_well_formed: int
+    contract_n: int
+
+
+@dataclass(frozen=True)
+class Agreement:
+    scope: str  # a condition name, or "all"
+    n: int
+    agree: int
+    share: float | None
+    kappa: float | None
+    grader_only: int  # the string grader passed, the judge did not
+    judge_only: int
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    schema_version: int
+    run: Mapping[str, Any]
+    graders: tuple[str, ...]
+    n_episodes: int
+    n_answerable: int
+    n_abstention: int
+    conditions: tuple[ConditionSummary, ...]
+    paired: tuple[PairedResult, ...]
+    policies: tuple[PolicyComparison, ...]
+    agreement: tuple[Agreement, ...]
+    diagnostics: tuple[ConditionDiagnostics, ...]
+    diagnostics_value_matching: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+    def condition(self, name: str) -> ConditionSummary:
+        return next(c for c in self.conditions if c.name == name)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and value != value:  # NaN never reaches JSON
+        return None
+    return value
+
+
+# -- building -----------------------------------------------------------------------------------------
+def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
+    """All the numbers of a run, from its records and episodes."""
+    header = log.header
+    names = list(header.conditions)
+    by_id = {e.id: e for e in episodes}
+    judged = header.judge is not None
+    graders = GRADERS if judged else GRADERS[:1]
+    verdicts: dict[str, dict[str, VerdictRecord]] = {name: {} for name in names}
+    for (episode_id, condition), verdict in log.verdicts.items():
+        if condition in verdicts and episode_id in by_id:
+            verdicts[condition][episode_id] = verdict
+
+    conditions = tuple(_condition_summary(name, episodes, verdicts[name], log, graders) for name in names)
+    paired = tuple(
+        _paired(first, second, grader, episodes, verdicts)
+        for first, second in combinations(names, 2) for grader in graders
+    )
+    diagnostics = []
+    for name in names:
+        if not parse_condition(name).is_memo:
+            continue
+        items = [d for e in episodes
+                 if (d := episode_diagnostics(e, log.calls_for(e.id, name), verdicts[name].get(e.id))) is not None]
+        if items:
+            diagnostics.append(condition_diagnostics(name, items))
+    return RunSummary(
+        schema_version=REPORT_SCHEMA_VERSION,
+        run={
+            "run_id": header.run_id, "created": header.created, "model": dict(header.model),
+            "judge": dict(header.judge) if header.judge else None, "config": dict(header.config),
+            "packages": dict(header.packages), "git_revision": header.git_revision, "python": header.python,
+            "platform": header.platform, "episodes_sha256": header.episodes_sha256,
+            "resumes": [{"resumed": r.resumed, "changes": dict(r.changes), "retry_failed": r.retry_failed,
+                         "truncated_tail": r.truncated_tail} for r in log.resumes],
+            "call_records": log.n_call_records,
+        },
+        graders=graders,
+        n_episodes=len(episodes),
+        n_answerable=sum(1 for e in episodes if not e.abstention),
+        n_abstention=sum(1 for e in episodes if e.abstention),
+        conditions=conditions,
+        paired=paired,
+        policies=tuple(_policies(names, episodes, verdicts)),
+        agreement=tuple(_agreement(names, verdicts)) if judged else (),
+        diagnostics=tuple(diagnostics),
+        diagnostics_value_matching=(
+            "the grader's value normalisation (supersede_env.normalize): contiguous token match, words by "
+            "stem, values by meaning (four = 4, 6 pm = 18:00), punctuation and articles ignored"
+        ),
+    )
+
+
+def outcome(verdict: VerdictRecord | None, grader: str) -> bool | None:
+    """Correct / not / no label (failed, pending, or the judge gave none)."""
+    if verdict is None or verdict.status != "ok":
+        return None
+    if grader == "grader":
+        return verdict.grader.correct if verdict.grader is not None else None
+    return verdict.judge.label if verdict.judge is not None else None
+
+
+def fabricated(verdict: VerdictRecord) -> bool:
+    return (verdict.status == "ok" and verdict.grader is not None and verdict.grader.label == "wrong"
+            and bool((verdict.graded_text or "").strip()))
+
+
+def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping[str, VerdictRecord],
+                       log: RunLog, graders: Sequence[str]) -> ConditionSummary:
+    graded = [e for e in episodes if e.id in verdicts and verdicts[e.id].status == "ok"]
+    failed = [e for e in episodes if e.id in verdicts and verdicts[e.id].status == "failed"]
+    accuracy: dict[str, GraderAccuracy] = {}
+    for grader in graders:
+        labelled = [(e, outcome(verdicts[e.id], grader)) for e in graded]
+        known = [(e, o) for e, o in labelled if o is not None]
+        accuracy[grader] = GraderAccuracy(
+            overall=Accuracy.of([o for _, o in known]),
+            answerable=Accuracy.of([o for e, o in known if not e.abstention]),
+            abstention=Accuracy.of([o for e, o in known if e.abstention]),
+            unavailable=len(labelled) - len(known),
+        )
+    mix_ans: Counter[str] = Counter({label: 0 for label in GRADER_LABELS})
+    mix_abs: Counter[str] = Counter({label: 0 for label in GRADER_LABELS})
+    for e in graded:
+        label = verdicts[e.id].grader.label  # type: ignore[union-attr]
+        (mix_abs if e.abstention else mix_ans)[label] += 1
+
+    calls = [c for e in episodes for c in log.calls_for(e.id, name)]
+    memo_calls = [c for c in calls if c.step_kind == "memo" and c.status != "failed"]
+    memo = None
+    if parse_condition(name).is_memo:
+        memo = MemoStats(
+            memo_steps=len(memo_calls),
+            mean_chars=_mean([len(c.notes) for c in memo_calls]),
+            truncated_share=_mean([1.0 if c.chars_cut > 0 else 0.0 for c in memo_calls]),
+            mean_chars_cut=_mean([c.chars_cut for c in memo_calls]),
+            empty_steps=sum(1 for c in memo_calls if c.status == "empty"),
+        )
+    latencies = [c.latency_s for c in calls if c.latency_s is not None]
+    reasons = Counter(_reason(verdicts[e.id].error) for e in failed)
+    return ConditionSummary(
+        name=name,
+        pairs=len(episodes),
+        graded=len(graded),
+        failed=len(failed),
+        pending=len(episodes) - len(graded) - len(failed),
+        failed_ids=tuple(e.id for e in failed),
+        accuracy=accuracy,
+        mix_answerable=dict(mix_ans),
+        mix_abstention=dict(mix_abs),
+        fabricated=sum(1 for e in graded if fabricated(verdicts[e.id])),
+        fabricated_answerable=sum(1 for e in graded if not e.abstention and fabricated(verdicts[e.id])),
+        well_formed=sum(1 for e in graded if verdicts[e.id].well_formed),
+        contract=parse_condition(name).policy == "contract",
+        memo=memo,
+        calls=len(calls),
+        calls_failed=sum(1 for c in calls if c.status == "failed"),
+        tokens_in=sum(c.tokens_in or 0 for c in calls),
+        tokens_out=sum(c.tokens_out or 0 for c in calls),
+        mean_latency_s=_mean(latencies),
+        failure_reasons=dict(reasons),
+    )
+
+
+def _reason(error: str | None) -> str:
+    """A failure message without the step prefix and attempt counts, to group alike failures."""
+    text = (error or "unknown").split(": ", 1)[-1]
+    return text.split(" (")[0][:120]
+
+
+def _paired(first: str, second: str, grader: str, episodes: Sequence[Episode],
+            verdicts: Mapping[str, Mapping[str, VerdictRecord]]) -> PairedResult:
+    a_out = {e.id: o for e in episodes if (o := outcome(verdicts[first].get(e.id), grader)) is not None}
+    b_out = {e.id: o for e in episodes if (o := outcome(verdicts[second].get(e.id), grader)) is not None}
+    result = compare_paired(first, a_out, second, b_out)
+    t = result.table
+    return PairedResult(
+        first=first, second=second, grader=grader, n=t.n, a=t.a, b=t.b, c=t.c, d=t.d,
+        first_accuracy=t.first_correct / t.n if t.n else None,
+        second_accuracy=t.second_correct / t.n if t.n else None,
+        p_exact=result.p_exact, chi2_cc=result.chi2_cc, p_chi2_cc=result.p_chi2_cc,
+        excluded=len(episodes) - t.n,
+    )
+
+
+def _counts(items: Sequence[VerdictRecord]) -> OutcomeCounts:
+    labels = [v.grader.label for v in items if v.grader is not None]
+    abstained = [lab == "abstained" for lab in labels]
+    fab = [fabricated(v) for v in items]
+    return OutcomeCounts(
+        n=len(items),
+        correct=sum(1 for v in items if v.grader is not None and v.grader.correct),
+        abstained=sum(abstained),
+        fabricated=sum(fab),
+        stale=labels.count("stale"),
+        hedged=labels.count("hedged"),
+        abstained_rate=Accuracy.of(abstained),
+        fabricated_rate=Accuracy.of(fab),
+    )
+
+
+def _policies(names: Sequence[str], episodes: Sequence[Episode],
+              verdicts: Mapping[str, Mapping[str, VerdictRecord]]) -> list[PolicyComparison]:
+    from dataclasses import replace
+
+    out = []
+    for name in names:
+        condition = parse_condition(name)
+        if condition.policy != "contract":
+            continue
+        plain = replace(condition, policy="plain").name
+        if plain not in verdicts:
+            continue
+        # only items graded under both policies, so the two columns are the same questions
+        shared = [e for e in episodes
+                  if all(v is not None and v.status == "ok" for v in (verdicts[plain].get(e.id), verdicts[name].get(e.id)))]
+        ans = [e for e in shared if not e.abstention]
+        abst = [e for e in shared if e.abstention]
+        fab = paired_table([fabricated(verdicts[plain][e.id]) for e in ans],
+                           [fabricated(verdicts[name][e.id]) for e in ans])
+        abs_t = paired_table([verdicts[plain][e.id].grader.label == "abstained" for e in ans],  # type: ignore[union-attr]
+                             [verdicts[name][e.id].grader.label == "abstained" for e in ans])  # type: ignore[union-attr]
+        out.append(PolicyComparison(
+            plain=plain, contract=name,
+            answerable_plain=_counts([verdicts[plain][e.id] for e in ans]),
+            answerable_contract=_counts([verdicts[name][e.id] for e in ans]),
+            abstention_plain=_counts([verdicts[plain][e.id] for e in abst]),
+            abstention_contract=_counts([verdicts[name][e.id] for e in abst]),
+            fabrication_b=fab.b, fabrication_c=fab.c, fabrication_p_exact=mcnemar_exact(fab.b, fab.c),
+            abstained_b=abs_t.b, abstained_c=abs_t.c, abstained_p_exact=mcnemar_exact(abs_t.b, abs_t.c),
+            contract_well_formed=sum(1 for e in shared if verdicts[name][e.id].well_formed),
+            contract_n=len(shared),
+        ))
+    return out
+
+
+def _agreement(names: Sequence[str], verdicts: Mapping[str, Mapping[str, VerdictRecord]]) -> list[Agreement]:
+    rows: list[Agreement] = []
+    everything: list[tuple[bool, bool]] = []
+    for name in names:
+        both = [(g, j) for v in verdicts[name].values()
+                if (g := outcome(v, "grader")) is not None and (j := outcome(v, "judge")) is not None]
+        everything.extend(both)
+        rows.append(_agree(name, both))
+    rows.append(_agree("all", everything))
+    return rows
+
+
+def _agree(scope: str, both: Sequence[tuple[bool, bool]]) -> Agreement:
+    n = len(both)
+    agree = sum(1 for g, j in both if g == j)
+    return Agreement(
+        scope=scope, n=n, agree=agree, share=agree / n if n else None,
+        kappa=cohens_kappa([g for g, _ in both], [j for _, j in both]) if n else None,
+        grader_only=sum(1 for g, j in both if g and not j),
+        judge_only=sum(1 for g, j in both if j and not g),
+    )
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None

@@ -1,0 +1,519 @@
+"""Run records: the versioned, append-only JSONL log of an evaluation run.
+
+Analysis starts from these records (nothing reported is computed anywhere else), so they are written
+*as things happen*, one JSON object per line, before any statistics:
+
+- ``run``: once, first: the run's configuration, model and judge identity, package versions, git
+  revision, and a fingerprint of the episodes the run was started on;
+- ``resume``: each time a killed or finished run is continued (what changed operationally);
+- ``call``: one per model call: episode id, condition, step, kind, prompt hash, the raw reply, what
+  was kept (notes or answer), tokens, latency, status (``ok`` / ``empty`` / ``failed``) and error;
+- ``verdict``: one per episode x condition once its rollout ends: status ``ok`` or ``failed`` (a
+  failed call ends the rollout; such a pair is never graded, so never scored as wrong), the answer,
+  what the grader read, whether the answer was well formed, the string grader's verdict and the
+  judge's verdict if a judge was used.
+
+Durability: :class:`RecordWriter` writes, flushes and fsyncs every line as it is appended
+(``sync="line"``), or hands lines to a background thread that writes and fsyncs them in groups
+within a few milliseconds (``sync="group"``, for many concurrent endpoint calls). Lines are
+written whole and in order, so the file is always a prefix of what was appended.
+
+Reading tolerates exactly one kind of damage, the one a kill leaves: a partial last line. It is
+reported by :func:`read_records` and cut off by :func:`repair_tail` before appending resumes. Any
+other malformed line is an error naming the file, the line and the field.
+
+Superseding: records are never rewritten. When a failed pair is retried, the new ``call`` record for
+the failed step replaces the failed one in :meth:`RunLog.calls_for`, and the last ``verdict`` of a
+pair is the one that counts; the earlier lines stay in the file for audit.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
+from typing import IO, Any, ClassVar, Literal
+
+from supersede_env.rollout import ModelReply, StepRecord
+
+SCHEMA_VERSION = 1
+RECORDS_FILE = "records.jsonl"
+GROUP_COMMIT_S = 0.002  # how long the group-commit thread gathers lines before one write + fsync
+
+CallStatus = Literal["ok", "empty", "failed"]
+PairStatus = Literal["ok", "failed"]
+CALL_STATUSES: tuple[str, ...] = ("ok", "empty", "failed")
+PAIR_STATUSES: tuple[str, ...] = ("ok", "failed")
+GRADER_LABELS: tuple[str, ...] = ("current", "stale", "hedged", "abstained", "wrong")
+
+
+class RecordError(ValueError):
+    """A malformed or inconsistent record; the message is one line naming the file, line and field."""
+
+
+# -- record types -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunHeader:
+    """The first record of a run: everything needed to know what was run and to resume it."""
+
+    kind: ClassVar[str] = "run"
+    run_id: str
+    created: str  # ISO 8601, UTC
+    config: Mapping[str, Any]
+    conditions: tuple[str, ...]
+    episodes_sha256: str
+    n_episodes: int
+    model: Mapping[str, Any]
+    judge: Mapping[str, Any] | None = None
+    packages: Mapping[str, str] = field(default_factory=dict)
+    git_revision: str | None = None
+    python: str | None = None
+    platform: str | None = None
+
+
+@dataclass(frozen=True)
+class ResumeRecord:
+    """Appended each time a run is continued; ``changes`` lists operational settings that differ."""
+
+    kind: ClassVar[str] = "resume"
+    resumed: str  # ISO 8601, UTC
+    changes: Mapping[str, Any] = field(default_factory=dict)
+    retry_failed: bool = False
+    truncated_tail: bool = False  # a partial last line (from a kill) was cut before appending
+    model: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call of one rollout step."""
+
+    kind: ClassVar[str] = "call"
+    episode_id: str
+    condition: str
+    step: int
+    step_kind: Literal["memo", "answer"]
+    status: CallStatus
+    prompt_hash: str
+    prompt_chars: int
+    reply: str | None  # the raw reply (None when the call failed)
+    output: str  # what was kept: notes (memo step) or the answer, reasoning stripped
+    notes: str  # the notes after this step
+    chars_cut: int = 0
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_s: float | None = None
+    finish_reason: str | None = None
+    error: str | None = None
+    ledger_ops: int | None = None
+    ignored_lines: int | None = None
+
+    @classmethod
+    def from_step(cls, episode_id: str, condition: str, step: StepRecord) -> CallRecord:
+        return cls(
+            episode_id=episode_id,
+            condition=condition,
+            step=step.step,
+            step_kind=step.kind,
+            status=step.status,
+            prompt_hash=step.prompt_hash,
+            prompt_chars=step.prompt_chars,
+            reply=step.reply,
+            output=step.output,
+            notes=step.notes_after,
+            chars_cut=step.chars_cut,
+            tokens_in=step.tokens_in,
+            tokens_out=step.tokens_out,
+            latency_s=step.latency_s,
+            finish_reason=step.finish_reason,
+            error=step.error,
+            ledger_ops=step.ledger_ops,
+            ignored_lines=step.ignored_lines,
+        )
+
+    def to_reply(self) -> ModelReply:
+        """The reply as the sampler returned it, for :func:`supersede_env.rollout.replay`."""
+        return ModelReply(
+            text=self.reply,
+            error=self.error,
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            latency_s=self.latency_s,
+            finish_reason=self.finish_reason,
+        )
+
+
+@dataclass(frozen=True)
+class GraderResult:
+    """The hardened string grader's verdict (``supersede_env.grader.Verdict``) as recorded."""
+
+    label: str
+    r_cur: float
+    r_stale: float
+    reason: str
+
+    @property
+    def correct(self) -> bool:
+        # r_cur is 1 for the current value, and for an abstention on an abstention item
+        return self.r_cur > 0
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """The LLM judge's verdict; ``label`` is None when the judge call failed (``error`` says why)."""
+
+    label: bool | None
+    raw: str | None = None
+    model: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    """The outcome of one episode under one condition.
+
+    ``status == "failed"`` means a model call failed after its retries: there is no answer, no
+    grade, and the pair is reported as failed, never as wrong.
+    """
+
+    kind: ClassVar[str] = "verdict"
+    episode_id: str
+    condition: str
+    status: PairStatus
+    gold: str
+    abstention: bool
+    answer: str | None = None
+    graded_text: str | None = None
+    well_formed: bool | None = None
+    grader: GraderResult | None = None
+    judge: JudgeResult | None = None
+    calls: int = 0
+    error: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.episode_id, self.condition)
+
+
+Record = RunHeader | ResumeRecord | CallRecord | VerdictRecord
+_KINDS: dict[str, type] = {cls.kind: cls for cls in (RunHeader, ResumeRecord, CallRecord, VerdictRecord)}
+_NESTED: dict[str, type] = {"grader": GraderResult, "judge": JudgeResult}
+_TUPLES = {"conditions"}
+
+
+# -- (de)serialisation ------------------------------------------------------------------------------
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def to_dict(record: Record) -> dict[str, Any]:
+    """A JSON-ready dict with ``kind`` and ``schema_version`` first."""
+    out: dict[str, Any] = {"kind": record.kind, "schema_version": SCHEMA_VERSION}
+    for name in _field_names(type(record)):
+        value = getattr(record, name)
+        if isinstance(value, GraderResult | JudgeResult):
+            value = {g: getattr(value, g) for g in _field_names(type(value))}
+        elif isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        out[name] = value
+    return out
+
+
+def from_dict(raw: Any, *, where: str = "<record>") -> Record:
+    """Validate and build a record; errors name ``where`` (file:line) and the field."""
+    if not isinstance(raw, Mapping):
+        raise RecordError(f"{where}: expected a JSON object, got {type(raw).__name__}")
+    kind = raw.get("kind")
+    if kind not in _KINDS:
+        raise RecordError(f"{where}: field kind: {kind!r} is not one of {', '.join(_KINDS)}")
+    version = raw.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise RecordError(f"{where}: field schema_version: {version!r} is not supported (expected {SCHEMA_VERSION})")
+    return _build(_KINDS[kind], raw, where)
+
+
+def _build(cls: type, raw: Mapping[str, Any], where: str) -> Any:
+    kwargs: dict[str, Any] = {}
+    name = getattr(cls, "kind", cls.__name__)
+    for f in fields(cls):
+        if f.name not in raw:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise RecordError(f"{where}: {name} record: field {f.name}: missing")
+            continue
+        value = raw[f.name]
+        if cls is VerdictRecord and f.name in _NESTED and value is not None:
+            if not isinstance(value, Mapping):
+                raise RecordError(f"{where}: {name} record: field {f.name}: expected an object or null")
+            value = _build(_NESTED[f.name], value, f"{where}: field {f.name}")
+        elif f.name in _TUPLES and isinstance(value, list):
+            value = tuple(value)
+        kwargs[f.name] = value
+    record = cls(**kwargs)
+    _check(record, where)
+    return record
+
+
+def _check(record: Any, where: str) -> None:
+    """Field checks that matter for resuming and statistics (types of the identifying fields)."""
+    if isinstance(record, CallRecord):
+        if not isinstance(record.episode_id, str) or not isinstance(record.condition, str):
+            raise RecordError(f"{where}: call record: fields episode_id and condition must be strings")
+        if not isinstance(record.step, int) or isinstance(record.step, bool) or record.step < 0:
+            raise RecordError(f"{where}: call record: field step: expected a non-negative integer")
+        if record.status not in CALL_STATUSES:
+            raise RecordError(f"{where}: call record: field status: {record.status!r} is not one of "
+                              f"{', '.join(CALL_STATUSES)}")
+        if record.step_kind not in ("memo", "answer"):
+            raise RecordError(f"{where}: call record: field step_kind: {record.step_kind!r} is not memo or answer")
+    elif isinstance(record, VerdictRecord):
+        if record.status not in PAIR_STATUSES:
+            raise RecordError(f"{where}: verdict record: field status: {record.status!r} is not ok or failed")
+        if record.status == "ok" and record.grader is None:
+            raise RecordError(f"{where}: verdict record: field grader: missing on a pair with status ok")
+        if record.grader is not None and record.grader.label not in GRADER_LABELS:
+            raise RecordError(f"{where}: verdict record: field grader.label: {record.grader.label!r} is not one of "
+                              f"{', '.join(GRADER_LABELS)}")
+
+
+def dumps(record: Record) -> str:
+    """One JSONL line (with its newline)."""
+    return json.dumps(to_dict(record), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+# -- reading ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReadResult:
+    records: tuple[Record, ...]
+    valid_bytes: int  # length of the file up to the end of the last complete record
+    truncated_tail: bool  # a partial last line was found (and ignored)
+
+
+def read_records(path: str | os.PathLike[str]) -> ReadResult:
+    """Read every record; a partial *last* line (what a kill leaves) is ignored and reported."""
+    p = Path(path)
+    if not p.is_file():
+        raise RecordError(f"{p}: no such records file")
+    data = p.read_bytes()
+    records: list[Record] = []
+    offset = 0
+    lineno = 0
+    truncated = False
+    while offset < len(data):
+        end = data.find(b"\n", offset)
+        lineno += 1
+        line = data[offset:] if end == -1 else data[offset:end]
+        where = f"{p}:{lineno}"
+        if not line.strip():
+            if end == -1:
+                break
+            offset = end + 1
+            continue
+        try:
+            raw = json.loads(line.decode("utf-8"))
+            complete = end != -1
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            if end == -1 or not data[end + 1:].strip():  # the last line: cut by a kill mid-write
+                truncated = True
+                break
+            raise RecordError(f"{where}: not valid JSON ({exc})") from None
+        if not complete:
+            # a whole object but no newline: the write was cut just before its end; redo that call
+            truncated = True
+            break
+        records.append(from_dict(raw, where=where))
+        offset = end + 1
+    return ReadResult(tuple(records), offset, truncated)
+
+
+def repair_tail(path: str | os.PathLike[str]) -> bool:
+    """Cut a partial last line off the file so that appending can resume. Returns whether it cut."""
+    result = read_records(path)
+    if not result.truncated_tail:
+        return False
+    with open(path, "r+b") as handle:
+        handle.truncate(result.valid_bytes)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return True
+
+
+def iter_jsonl(records: Iterable[Record]) -> Iterator[str]:
+    for record in records:
+        yield dumps(record)
+
+
+# -- the run as a whole -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunLog:
+    """A run's records, with the effective view used for resuming and reporting."""
+
+    header: RunHeader
+    resumes: tuple[ResumeRecord, ...]
+    calls: Mapping[tuple[str, str], tuple[CallRecord, ...]]  # effective calls per pair, in step order
+    verdicts: Mapping[tuple[str, str], VerdictRecord]  # last verdict per pair
+    n_call_records: int
+    truncated_tail: bool = False
+
+    def calls_for(self, episode_id: str, condition: str) -> tuple[CallRecord, ...]:
+        return self.calls.get((episode_id, condition), ())
+
+    def verdict_for(self, episode_id: str, condition: str) -> VerdictRecord | None:
+        return self.verdicts.get((episode_id, condition))
+
+
+def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
+    """Check the records' order and build the effective view.
+
+    Rules: the first record is the ``run`` header and the only one; the calls of a pair come in step
+    order with no gap; a step is recorded again only to replace a ``failed`` call (a retry); anything
+    else is a duplicate and an error, because it means two writers or a broken resume.
+    """
+    records = result.records
+    if not records or not isinstance(records[0], RunHeader):
+        raise RecordError(f"{where}: the first record must be the run header")
+    header = records[0]
+    resumes: list[ResumeRecord] = []
+    calls: dict[tuple[str, str], list[CallRecord]] = {}
+    verdicts: dict[tuple[str, str], VerdictRecord] = {}
+    n_calls = 0
+    for index, record in enumerate(records[1:], 2):
+        if isinstance(record, RunHeader):
+            raise RecordError(f"{where}: record {index}: a second run header (two runs in one file)")
+        if isinstance(record, ResumeRecord):
+            resumes.append(record)
+        elif isinstance(record, CallRecord):
+            n_calls += 1
+            key = (record.episode_id, record.condition)
+            steps = calls.setdefault(key, [])
+            if record.step == len(steps):
+                steps.append(record)
+            elif record.step < len(steps) and steps[record.step].status == "failed":
+                del steps[record.step:]  # a retry of the failed step replaces it
+                steps.append(record)
+                verdicts.pop(key, None)
+            else:
+                raise RecordError(
+                    f"{where}: record {index}: episode {record.episode_id} under {record.condition}: "
+                    f"call for step {record.step} after {len(steps)} recorded steps (duplicate or gap)"
+                )
+        elif isinstance(record, VerdictRecord):
+            verdicts[record.key] = record
+    return RunLog(
+        header=header,
+        resumes=tuple(resumes),
+        calls={k: tuple(v) for k, v in calls.items()},
+        verdicts=verdicts,
+        n_call_records=n_calls,
+        truncated_tail=result.truncated_tail,
+    )
+
+
+def load_run(path: str | os.PathLike[str]) -> RunLog:
+    """Read a records file (or a run directory holding ``records.jsonl``) into a :class:`RunLog`."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / RECORDS_FILE
+    return build_run_log(read_records(p), where=str(p))
+
+
+# -- writing ----------------------------------------------------------------------------------------
+class RecordWriter:
+    """Append-only writer: each record is one JSON line; lines are fsynced.
+
+    ``sync="line"``: each append writes, flushes and fsyncs its line before returning (simple; right
+    for slow local generation, where a call takes seconds).
+
+    ``sync="group"``: each append encodes its line and queues it; a background thread writes
+    whatever has queued in one write, flushes and fsyncs it (group commit), within a few
+    milliseconds. Order is kept, so the file is always a prefix of the appends; a killed process
+    loses at most the lines of that last instant, which resume treats like calls still in flight
+    (they are asked again, never duplicated). This keeps a 0.5 ms fsync, or even a write syscall,
+    off an event loop that runs dozens of calls at once.
+
+    Use as a context manager; ``close()`` writes and fsyncs what is left.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, sync: Literal["line", "group"] = "line") -> None:
+        if sync not in ("line", "group"):
+            raise ValueError(f"sync must be 'line' or 'group', not {sync!r}")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle: IO[str] = self.path.open("a", encoding="utf-8")
+        self._sync = sync
+        self._lock = threading.Lock()
+        self._queued: list[str] = []
+        self._wake = threading.Event()
+        self._closing = False
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        self.count = 0
+        if sync == "group":
+            self._thread = threading.Thread(target=self._commit_loop, name="records-writer", daemon=True)
+            self._thread.start()
+
+    def append(self, record: Record) -> None:
+        line = dumps(record)
+        if self._sync == "line":
+            if self._handle.closed:
+                raise RuntimeError(f"{self.path}: writer is closed")
+            self._handle.write(line)
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self.count += 1
+            return
+        if self._error is not None:
+            raise RuntimeError(f"{self.path}: writing records failed: {self._error}") from self._error
+        with self._lock:
+            if self._closing:
+                raise RuntimeError(f"{self.path}: writer is closed")
+            self._queued.append(line)
+            self.count += 1
+        self._wake.set()
+
+    def _commit_loop(self) -> None:
+        while True:
+            self._wake.wait()
+            if not self._closing:
+                time.sleep(GROUP_COMMIT_S)  # let a group gather: one write and one fsync for all of it
+            self._wake.clear()
+            with self._lock:
+                lines, self._queued = self._queued, []
+                closing = self._closing
+            if lines:
+                try:
+                    self._handle.write("".join(lines))
+                    self._handle.flush()
+                    os.fsync(self._handle.fileno())
+                except BaseException as exc:  # surfaced by the next append() and by close()
+                    self._error = exc
+                    return
+            if closing:
+                return
+
+    def close(self) -> None:
+        if self._handle.closed:
+            return
+        if self._thread is not None:
+            with self._lock:
+                self._closing = True
+            self._wake.set()
+            self._thread.join()
+        else:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        self._handle.close()
+        if self._error is not None:
+            raise RuntimeError(f"{self.path}: writing records failed: {self._error}") from self._error
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
