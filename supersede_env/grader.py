@@ -254,7 +254,13 @@ def _content(tokens: list[Token]) -> list[Token]:
 
 def _is_capitalised(original: str, t: Token) -> bool:
     surface = original[t.start:t.end]
-    return surface[:1].isupper() or any(ch.isdigit() for ch in surface)
+    return any(ch.isupper() or ch.isdigit() for ch in surface)
+
+
+def _has_inner_capital(original: str, t: Token) -> bool:
+    """"iPhone", "eBay", "McDonald": a brand, not a merely sentence-initial capital."""
+    return any(ch.isupper() for ch in original[t.start + 1:t.end]) or original[t.start:t.start + 1].islower() and any(
+        ch.isupper() for ch in original[t.start:t.end])
 
 
 def _pattern(text: str) -> _Pattern | None:
@@ -268,7 +274,7 @@ def _pattern(text: str) -> _Pattern | None:
         # values are required; a name around them too ("Dark Souls 3", "Chapter 4 of Book 1");
         # descriptors, units and a merely sentence-initial capital ("Level 100") are not
         names = [t for t in content if t.kind == WORD and _is_capitalised(original, t)]
-        if len(names) == 1 and names[0].start == content[0].start:
+        if len(names) == 1 and names[0].start == content[0].start and not _has_inner_capital(original, names[0]):
             names = []
         required = tuple(t for t in content if t.kind in VALUE_KINDS or (t.kind == WORD and (t.value == "~" or t in names)))
         while required and required[0].kind == WORD and required[0].value == "~":

@@ -216,7 +216,8 @@ def stem(word: str) -> str:
 _MASTER = re.compile(
     r"""
     (?=[^ \t\r\f\v])(?:
-    (?P<word>[a-z]+(?:'[a-z]+)*)
+    (?P<code>[a-z]{1,4}-?\d+[a-z]?(?![\w.,:]\d|\w))
+  | (?P<word>[a-z]+(?:'[a-z]+)*)
   | (?=\d)(?:
       (?P<time>(?<![\d:.])(?P<th>\d{1,2})(?::(?P<tm>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?)
     | (?P<clock>(?<![\d:.])(?P<ch>\d{1,2}):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?![\d:]))
@@ -266,6 +267,11 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
                     need_words = need_structure = True
                 else:
                     need_structure = True
+            continue
+        if group == "code":
+            # a model code ("A15", "RAV4", "CX-5") names a thing; its digits are not a quantity
+            code = m.group().replace("-", "")
+            append(_new(Token, (WORD, code, start, end, code, None, None)))
             continue
         if group == "p":
             ch = m.group()

@@ -508,3 +508,14 @@ def test_evidence_keeps_the_answer_as_written() -> None:
     v = grade("Step 1: notes.\n\nTherefore, You Live In Portland.", "Portland")
     assert v.label == "current"
     assert "Portland" in v.reason and v.extracted.startswith("Therefore, You Live In Portland")
+
+
+@pytest.mark.parametrize(
+    ("current", "superseded"),
+    [("iPhone 15", "Galaxy A15"), ("Audi A4", "Toyota RAV4"), ("Mazda CX-5", "Audi Q5")],
+)
+def test_model_codes_are_names_not_numbers(current, superseded) -> None:
+    # the digits of "A15" are part of a name: a superseded model never pays as the current one
+    assert grade(superseded, current, stale=[superseded]).label == "stale"
+    assert grade(f"You drive the {current} now.", current, stale=[superseded]).label == "current"
+    assert grade(current, superseded, stale=[current]).label == "stale"
