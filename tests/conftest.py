@@ -16,3 +16,8 @@ def shared_file(*parts: str) -> Path:
     if not path.is_file():
         pytest.skip(f"shared data file {path} is not present")
     return path
+
+
+# Fixtures shared by many test modules: a fake OpenAI-compatible server and a tiny local chat model.
+from tests.fakeserver import fake_server  # noqa: E402, F401
+from tests.tiny_model import tiny_model_dir  # noqa: E402, F401

@@ -1,0 +1,99 @@
+"""The backend contract: what every model backend offers the evaluation runner and the trainer.
+
+A backend turns :class:`~supersede_env.rollout.ModelRequest` (chat messages + a token limit) into
+:class:`~supersede_env.rollout.ModelReply`. Two ways in:
+
+- ``await backend.complete(request)``: one call; the runner drives many of them concurrently
+  (its semaphore sets the concurrency). Natural for endpoint backends.
+- ``backend.complete_batch(requests)``: many calls at once, replies in request order; this is the
+  :data:`~supersede_env.rollout.BatchSampler` that :func:`~supersede_env.rollout.run_lockstep`
+  takes. Natural for in-process backends (``supports_batch`` is True), where one batched
+  ``generate`` is what makes them fast. It is synchronous: call it from plain code or a worker
+  thread, never from inside a running event loop.
+
+The failure rule, shared by all backends: a call that still fails after its retries returns
+``ModelReply.failed(message)``. Backends never raise for model or server failures, never return an
+empty string in place of a failure, and never put an API key in a message, ``identity()`` or
+``repr``. (Programming errors, such as calling a closed backend, still raise.)
+
+``identity()`` is a JSON-ready dict recorded with every run: ``backend`` (kind), ``model``, and,
+where known, ``path``, ``revision`` (a content fingerprint), ``dtype``, ``device`` and the
+generation settings.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from supersede_env.rollout import ModelReply, ModelRequest
+
+# Longest error text kept in a reply: enough to diagnose, short enough for a JSONL record.
+MAX_ERROR_CHARS = 500
+
+
+class BackendError(ValueError):
+    """A backend spec or option that cannot work (bad path, bad URL, bad value); one-line message.
+
+    Raised before any model is loaded or any call is made; never used for a failed model call.
+    """
+
+
+class Backend(ABC):
+    """Base class of model backends; subclasses implement ``identity``, ``complete`` and
+    ``complete_batch`` (each may be written in terms of the other) and, if they hold resources,
+    ``aclose``."""
+
+    #: True when ``complete_batch`` runs the requests together (in-process generation).
+    supports_batch: bool = False
+
+    @abstractmethod
+    def identity(self) -> dict[str, Any]:
+        """Backend kind, model name and settings, for run records; never a secret."""
+
+    @abstractmethod
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        """One model call; a failure after retries is ``ModelReply.failed``, never an exception."""
+
+    @abstractmethod
+    def complete_batch(self, requests: Sequence[ModelRequest]) -> list[ModelReply]:
+        """Replies for ``requests``, in the same order, one per request."""
+
+    async def aclose(self) -> None:  # noqa: B027  (optional hook: a backend may hold nothing)
+        """Release connections or memory; the default holds nothing."""
+
+    async def __aenter__(self) -> Backend:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def failed_reply(error: object, *, started: float | None = None, secrets: Sequence[str] = ()) -> ModelReply:
+    """A failed reply with a one-line, length-capped message; every string in ``secrets`` is masked.
+
+    ``started`` is a :func:`time.perf_counter` value; the latency is measured from it.
+    """
+    message = error if isinstance(error, str) else describe_exception(error)
+    message = redact(" ".join(message.split()), secrets)
+    if len(message) > MAX_ERROR_CHARS:
+        message = message[: MAX_ERROR_CHARS - 3] + "..."
+    latency = None if started is None else time.perf_counter() - started
+    return ModelReply.failed(message or "unknown error", latency_s=latency)
+
+
+def describe_exception(exc: object) -> str:
+    """``TypeName: message`` (the type alone when the message is empty, as for timeouts)."""
+    text = str(exc).strip()
+    name = type(exc).__name__
+    return f"{name}: {text}" if text else name
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every non-trivial secret replaced by ``***``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text

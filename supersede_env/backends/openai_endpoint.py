@@ -1,0 +1,319 @@
+"""Any OpenAI-compatible ``/chat/completions`` endpoint: vLLM, llama.cpp server, Ollama, hosted APIs.
+
+    backend = OpenAIEndpointBackend("http://127.0.0.1:8000/v1", "Qwen/Qwen3-8B")
+    reply = await backend.complete(request)          # one call; the caller bounds concurrency
+    replies = backend.complete_batch(requests)       # sync helper: all calls concurrently
+
+Written on ``httpx`` rather than the ``openai`` SDK so that the retry policy is ours and visible:
+
+- a call is retried on timeouts, connection errors, HTTP 408, 429 and 5xx, and on a 200 reply whose
+  body is not a chat completion (a garbled proxy answer); never on another 4xx, which a retry
+  cannot fix. Waits grow exponentially (``backoff_s * 2**attempt``, capped at ``max_backoff_s``)
+  with jitter (a random point in the upper half of the wait), and honour ``Retry-After``.
+- ``timeout_s`` bounds each attempt as a whole (connect, send, a hanging server, a trickling one).
+- after ``max_retries`` retries the reply is ``ModelReply.failed(reason)``; no exception escapes.
+- ``latency_s`` is the caller's wait: from the first attempt to the final reply, back-off included.
+  ``payload`` is ``{"attempts": n}``.
+
+The API key is read from the environment variable named by ``api_key_env`` (``"EMPTY"`` when it is
+unset: local servers need none) and is sent only in the ``Authorization`` header; it is masked in
+every error message and never appears in ``identity()``, ``repr`` or logs.
+
+A reply whose ``content`` is null but which carries reasoning (vLLM's ``reasoning_content``) is
+returned as ``<think>REASONING</think>``, so the rollout strips it and records an empty output; a
+null content without reasoning is an empty reply only when the server gave a ``finish_reason``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from supersede_env.backends.base import Backend, BackendError, describe_exception, failed_reply, redact
+from supersede_env.rollout import ModelReply, ModelRequest
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER_KEY = "EMPTY"
+RETRY_STATUS = frozenset({408, 429})
+# How much of an error body goes into the failure message.
+BODY_SNIPPET_CHARS = 200
+
+
+class _Retryable(Exception):
+    """An attempt failed in a way a later attempt may not; carries the wait the server asked for."""
+
+    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class _Final(Exception):
+    """An attempt failed in a way no retry can fix (a 4xx other than 408/429)."""
+
+
+class OpenAIEndpointBackend(Backend):
+    """Chat completions from an OpenAI-compatible server, with timeouts and retries with back-off.
+
+    ``extra_body`` is merged into every request body (e.g. ``{"top_k": 1}`` or vLLM's
+    ``{"chat_template_kwargs": {"enable_thinking": False}}``). ``max_connections`` caps the HTTP
+    connection pool (at least 64); the caller's concurrency should stay at or below it.
+    """
+
+    supports_batch = False
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        temperature: float = 0.0,
+        timeout_s: float = 120.0,
+        max_retries: int = 4,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        max_connections: int = 256,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.base_url = check_base_url(base_url)
+        if not model or not model.strip():
+            raise BackendError("endpoint backend: the model name is empty")
+        if not (timeout_s > 0):
+            raise BackendError(f"endpoint backend: timeout_s must be > 0, got {timeout_s}")
+        if max_retries < 0 or backoff_s < 0 or max_backoff_s < 0:
+            raise BackendError("endpoint backend: max_retries, backoff_s and max_backoff_s must be >= 0")
+        if max_connections < 64:
+            raise BackendError(
+                f"endpoint backend: max_connections must be at least 64, got {max_connections}"
+            )
+        if not (0.0 <= temperature <= 2.0):
+            raise BackendError(f"endpoint backend: temperature must be between 0 and 2, got {temperature}")
+        try:
+            self.extra_body: dict[str, Any] = json.loads(json.dumps(dict(extra_body or {})))
+        except (TypeError, ValueError) as exc:
+            raise BackendError(f"endpoint backend: extra_body is not JSON-serialisable ({exc})") from None
+        self.model = model.strip()
+        self.api_key_env = api_key_env
+        self.temperature = float(temperature)
+        self.timeout_s = float(timeout_s)
+        self.max_retries = int(max_retries)
+        self.backoff_s = float(backoff_s)
+        self.max_backoff_s = float(max_backoff_s)
+        self.max_connections = int(max_connections)
+        self._url = self.base_url + "/chat/completions"
+        self._api_key = os.environ.get(api_key_env) or PLACEHOLDER_KEY
+        self._secrets = (self._api_key,) if self._api_key != PLACEHOLDER_KEY else ()
+        # An httpx client's connections belong to the event loop that opened them: one client a loop.
+        self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
+        self._random = random.Random()
+
+    def __repr__(self) -> str:
+        return f"OpenAIEndpointBackend(model={self.model!r}, base_url={self.base_url!r})"
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "backend": "openai",
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "api_key_set": self._api_key != PLACEHOLDER_KEY,
+            "temperature": self.temperature,
+            "timeout_s": self.timeout_s,
+            "max_retries": self.max_retries,
+            "backoff_s": self.backoff_s,
+            "extra_body": self.extra_body,
+        }
+
+    # -- calls ----------------------------------------------------------------------------------
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        started = time.perf_counter()
+        body = {
+            "model": self.model,
+            "messages": [dict(m) for m in request.messages],
+            "max_tokens": request.max_tokens,
+            "temperature": self.temperature,
+            **self.extra_body,
+        }
+        client = self._client()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                reply = await self._attempt(client, body)
+            except _Final as exc:
+                return failed_reply(f"{exc} (attempt {attempt})", started=started, secrets=self._secrets)
+            except _Retryable as exc:
+                error = str(exc)
+                retry_after = exc.retry_after_s
+            except (httpx.TimeoutException, TimeoutError):
+                error, retry_after = f"no reply within {self.timeout_s:g}s", None
+            except httpx.HTTPError as exc:  # connection refused or reset, protocol or decoding errors
+                error, retry_after = f"request error: {describe_exception(exc)}", None
+            else:
+                return _with_timing(reply, started, attempt)
+            if attempt > self.max_retries:
+                return failed_reply(
+                    f"{error} (gave up after {attempt} attempts)", started=started, secrets=self._secrets
+                )
+            wait = self._backoff(attempt, retry_after)
+            log.info(
+                "%s: attempt %d failed (%s); retrying in %.2fs",
+                self.model,
+                attempt,
+                redact(error, self._secrets),
+                wait,
+            )
+            await asyncio.sleep(wait)
+
+    def complete_batch(self, requests: Sequence[ModelRequest]) -> list[ModelReply]:
+        """All ``requests`` concurrently (up to ``max_connections`` at a time) in a private event loop;
+        for plain synchronous callers."""
+
+        async def run_all() -> list[ModelReply]:
+            # Beyond the pool size, calls would queue for a connection inside their own timeout.
+            gate = asyncio.Semaphore(self.max_connections)
+
+            async def one(request: ModelRequest) -> ModelReply:
+                async with gate:
+                    return await self.complete(request)
+
+            try:
+                return list(await asyncio.gather(*(one(r) for r in requests)))
+            finally:
+                await self.aclose()
+
+        return asyncio.run(run_all())
+
+    async def aclose(self) -> None:
+        """Close this loop's connections (and forget clients of loops that are gone)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.pop(loop, None)
+        if client is not None:
+            await client.aclose()
+        for other in [lp for lp in self._clients if lp.is_closed()]:
+            del self._clients[other]
+
+    # -- internals ------------------------------------------------------------------------------
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = httpx.AsyncClient(
+                # Waiting for a free pooled connection is the caller's concurrency, not a server fault.
+                timeout=httpx.Timeout(self.timeout_s, pool=None),
+                limits=httpx.Limits(
+                    max_connections=self.max_connections, max_keepalive_connections=self.max_connections
+                ),
+                headers={"Authorization": f"Bearer {self._api_key}"},
+            )
+            self._clients[loop] = client
+        return client
+
+    async def _attempt(self, client: httpx.AsyncClient, body: dict[str, Any]) -> ModelReply:
+        async with asyncio.timeout(self.timeout_s):
+            response = await client.post(self._url, json=body)
+        status = response.status_code
+        if status != 200:
+            snippet = " ".join(response.text[:BODY_SNIPPET_CHARS].split())
+            message = (
+                f"HTTP {status} from {self._url}: {snippet}" if snippet else f"HTTP {status} from {self._url}"
+            )
+            if status in RETRY_STATUS or status >= 500:
+                raise _Retryable(message, _retry_after_s(response.headers.get("retry-after")))
+            raise _Final(message)
+        return _parse_completion(response)
+
+    def _backoff(self, attempt: int, retry_after_s: float | None) -> float:
+        ceiling = min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1))
+        wait = ceiling / 2 + self._random.uniform(0, ceiling / 2)
+        if retry_after_s is not None:
+            wait = max(wait, min(retry_after_s, self.max_backoff_s))
+        return wait
+
+
+def check_base_url(base_url: str) -> str:
+    """The base URL without a trailing slash or ``/chat/completions``; credentials in it are refused."""
+    text = (base_url or "").strip().rstrip("/")
+    if text.endswith("/chat/completions"):
+        text = text[: -len("/chat/completions")]
+    try:
+        url = httpx.URL(text)
+    except (httpx.InvalidURL, TypeError) as exc:
+        raise BackendError(f"endpoint backend: bad base URL {base_url!r} ({exc})") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise BackendError(f"endpoint backend: base URL {base_url!r} must look like http://HOST:PORT/v1")
+    if url.userinfo:
+        # A URL is recorded and printed; a secret in it would leak. Keys come from the environment.
+        raise BackendError(
+            "endpoint backend: the base URL must not hold credentials; "
+            "put the key in the environment variable named by api_key_env"
+        )
+    return text
+
+
+def _retry_after_s(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:  # the HTTP-date form
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _parse_completion(response: httpx.Response) -> ModelReply:
+    """A chat completion as a reply; anything else is a garbled reply (retryable)."""
+    try:
+        data = response.json()
+        choice = data["choices"][0]
+        message = choice["message"]
+        content = message.get("content")
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        finish_reason = choice.get("finish_reason")
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise _Retryable(
+            f"reply is not a chat completion: {' '.join(response.text[:BODY_SNIPPET_CHARS].split())!r}"
+        ) from None
+    if content is not None and not isinstance(content, str):
+        raise _Retryable(f"reply content is a {type(content).__name__}, not text")
+    if content is None and not reasoning and finish_reason is None:
+        raise _Retryable("reply has no content and no finish_reason")
+    text = content or ""
+    if isinstance(reasoning, str) and reasoning:
+        text = f"<think>{reasoning}</think>{text}"
+    usage = data.get("usage") if isinstance(data, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+    return ModelReply(
+        text=text,
+        tokens_in=_int_or_none(usage.get("prompt_tokens")),
+        tokens_out=_int_or_none(usage.get("completion_tokens")),
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+    )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _with_timing(reply: ModelReply, started: float, attempts: int) -> ModelReply:
+    return ModelReply(
+        text=reply.text,
+        tokens_in=reply.tokens_in,
+        tokens_out=reply.tokens_out,
+        latency_s=time.perf_counter() - started,
+        finish_reason=reply.finish_reason,
+        payload={"attempts": attempts},
+    )
