@@ -12,8 +12,6 @@ run phase's wall time is compared with the ideal: calls x latency / concurrency.
 
 ``--transport simulated`` replaces the HTTP backend with one that waits ``latency`` in-process, which
 separates the harness's own overhead (rollouts, records, grading, scheduling) from the HTTP client's.
-``--transport aiohttp`` sends the same requests through a minimal aiohttp client (a measurement probe
-written here, not a product backend: no retries), to compare HTTP clients under the same harness.
 
 Target (issue 4): within 1.25x of the ideal at 50 ms and concurrency 32. Exit status 1 if missed.
 """
@@ -52,9 +50,8 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.05, help="server latency in seconds (default 0.05)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--target", type=float, default=1.25, help="largest acceptable wall/ideal ratio")
-    parser.add_argument("--transport", choices=("http", "aiohttp", "simulated"), default="http",
-                        help="http: the product's endpoint backend against the fake server; aiohttp: a minimal "
-                             "aiohttp probe against it; simulated: no HTTP")
+    parser.add_argument("--transport", choices=("http", "simulated"), default="http",
+                        help="http: the product's endpoint backend against the fake server; simulated: no HTTP")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()
 
@@ -95,8 +92,6 @@ async def run(url: str, args: argparse.Namespace) -> dict:
         plan = plan_pairs(opened.episodes, opened.conditions)
         if args.transport == "simulated":
             backend = SimulatedEndpoint(args.latency)
-        elif args.transport == "aiohttp":
-            backend = AiohttpProbe(url, args.concurrency)
         else:
             backend = resolve_backend(config.model, timeout_s=30.0, max_retries=0,
                                       max_connections=max(64, args.concurrency))
@@ -138,44 +133,6 @@ class SimulatedEndpoint:
 
     async def aclose(self) -> None:
         pass
-
-
-class AiohttpProbe:
-    """The same chat-completion requests through aiohttp (no retries): a probe, not a backend."""
-
-    supports_batch = False
-
-    def __init__(self, base_url: str, concurrency: int) -> None:
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.concurrency = concurrency
-        self._session = None
-
-    def identity(self) -> dict:
-        return {"backend": "aiohttp-probe", "model": "bench"}
-
-    async def complete(self, request):  # noqa: ANN001, ANN201
-        import aiohttp
-
-        from supersede_env.rollout import ModelReply
-
-        if self._session is None:
-            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=self.concurrency))
-        started = time.perf_counter()
-        body = {"model": "bench", "messages": [dict(m) for m in request.messages],
-                "max_tokens": request.max_tokens, "temperature": 0.0}
-        try:
-            async with self._session.post(self.url, json=body) as response:
-                data = await response.json()
-            choice = data["choices"][0]
-            return ModelReply(choice["message"]["content"], tokens_in=data["usage"]["prompt_tokens"],
-                              tokens_out=data["usage"]["completion_tokens"], finish_reason=choice["finish_reason"],
-                              latency_s=time.perf_counter() - started)
-        except Exception as exc:  # noqa: BLE001
-            return ModelReply.failed(f"{type(exc).__name__}: {exc}", latency_s=time.perf_counter() - started)
-
-    async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
 
 
 if __name__ == "__main__":
