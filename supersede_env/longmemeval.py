@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from supersede_env.cache import cache_path
 from supersede_env.atomic import atomic_write_text
 from supersede_env.episode import ROLES, Episode, Session, Turn
 
@@ -46,7 +47,6 @@ VARIANT_FILES: dict[str, str] = {
 }
 DEFAULT_BASE_URL = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main"
 URL_ENV = "SUPERSEDE_LONGMEMEVAL_URL"
-CACHE_ENV = "SUPERSEDE_CACHE"
 
 _REQUIRED_FIELDS = (
     "question_id", "question_type", "question", "answer", "question_date",
@@ -309,12 +309,7 @@ def _build_episode(item: Mapping[str, Any], dates: list[datetime]) -> Episode:
 # -- download and cache ----------------------------------------------------------------------
 def default_cache_dir() -> Path:
     """``$SUPERSEDE_CACHE/longmemeval``, else ``<$XDG_CACHE_HOME or ~/.cache>/supersede-env/longmemeval``."""
-    root = os.environ.get(CACHE_ENV)
-    if root:
-        return Path(root).expanduser() / "longmemeval"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "supersede-env" / "longmemeval"
+    return cache_path("longmemeval")
 
 
 def fetch_longmemeval(

@@ -12,7 +12,6 @@ from supersede_env.evaluation.runner import expected_steps, plan_pairs, run_pair
 from supersede_env.records import RecordWriter, load_run, to_dict
 from supersede_env.rollout import ModelReply
 from tests.eval_support import city_episode, run_cli, scripted_reply, write_city_episodes
-from tests.tiny_model import tiny_model_dir  # noqa: F401  (fixture)
 
 
 class ScriptedBackend:

