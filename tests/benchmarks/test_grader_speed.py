@@ -6,7 +6,10 @@ short answers are the dev answers under 200 characters plus the concluding sente
 answer when it is under 200 characters (the dev file's models reason at length, so it holds only two
 short answers; a policy under a 64-token answer budget writes answers like its conclusions); long
 answers are the dev answers over 1,000 characters, graded whole. Every grade gets the gold, the
-question and the abstention flag, as in the agreement tool.
+question and the abstention flag, as in the agreement tool. A third set is what a policy trained
+here writes under a 64-token answer budget: on every item of the frozen synthetic split, the gold, a
+sentence stating it, the last superseded value, a hedge between the two and an abstention, graded
+with the item's superseded values (the reward's setting during training).
 
 Opt-in, never part of the default run (marked ``slow``)::
 
@@ -59,6 +62,23 @@ def long_cases(dev_rows: list[dict]) -> list[Case]:
     return [_case(r, r["hypothesis"]) for r in dev_rows if len(r["hypothesis"]) > 1000]
 
 
+@pytest.fixture(scope="module")
+def policy_cases() -> list[tuple[str, str, bool, str, tuple[str, ...]]]:
+    from supersede_env.episode import read_episodes
+    from tests.conftest import REPO_ROOT
+
+    cases = []
+    for e in read_episodes(REPO_ROOT / "data" / "synthetic_eval.jsonl"):
+        if e.abstention:
+            cases.append(("It is not in my notes.", e.answer, True, e.question, ()))
+            continue
+        last = e.stale_values[-1]
+        for answer in (e.answer, f"You said it is {e.answer} now.", last, f"Either {e.answer} or {last}.",
+                       "I don't have that in my notes."):
+            cases.append((answer, e.answer, False, e.question, e.stale_values))
+    return cases
+
+
 def _grade_all(cases: list[Case]) -> int:
     for answer, gold, abstention, question in cases:
         grade(answer, gold, abstention=abstention, question=question)
@@ -88,3 +108,16 @@ def test_long_answers_median_time_per_grade(benchmark, long_cases: list[Case]) -
     median_ms = benchmark.stats.stats.median * 1000
     benchmark.extra_info.update(answers=len(long_cases), median_ms=round(median_ms, 3))
     print(f"\nlong answers (> 1,000 chars): {len(long_cases)}, median {median_ms:.2f} ms per grade")
+
+
+def test_policy_style_answers_throughput(benchmark, policy_cases) -> None:
+    def grade_all() -> int:
+        for answer, gold, abstention, question, stale in policy_cases:
+            grade(answer, gold, stale=stale, abstention=abstention, question=question)
+        return len(policy_cases)
+
+    grade_all()
+    n = benchmark.pedantic(grade_all, rounds=5, iterations=1)
+    grades_per_s = n / benchmark.stats.stats.median
+    benchmark.extra_info.update(answers=n, grades_per_s=round(grades_per_s))
+    print(f"\npolicy-style answers: {n} per round, {grades_per_s:,.0f} grades/s (median round)")
