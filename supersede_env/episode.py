@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -347,17 +347,9 @@ def write_episodes(path: str | os.PathLike[str], episodes: Iterable[Episode]) ->
     return count
 
 
-def episode_from_json(line: str, *, where: str = "<episode>") -> Episode:
-    return Episode.from_dict(json.loads(line), where=where)
-
-
 def session_text(session: Session) -> str:
     """Plain ``role: content`` rendering of one session's turns."""
     return "\n".join(f"{t.role}: {t.content}" for t in session.turns)
-
-
-def all_slot_values(states: Sequence[GoldState]) -> set[str]:
-    return {v for st in states for v in st.values.values()}
 
 
 def json_schema() -> dict[str, Any]:

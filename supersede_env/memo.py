@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 
 from supersede_env.conditions import Condition
-from supersede_env.episode import Episode, Session
+from supersede_env.episode import Episode, Session, session_text
 
 Messages = tuple[dict[str, str], ...]
 
@@ -63,10 +63,6 @@ def short_date(date: str | None) -> str | None:
     return match.group(0) if match else date
 
 
-def render_turns(session: Session) -> str:
-    return "\n".join(f"{turn.role}: {turn.content}" for turn in session.turns)
-
-
 def render_full_history(episode: Episode) -> str:
     """LongMemEval's full-history layout: ``### Session N:``, ``Session Date:``, ``Session Content:``."""
     blocks = []
@@ -74,7 +70,7 @@ def render_full_history(episode: Episode) -> str:
         header = f"### Session {number}:"
         if session.date:
             header += f"\nSession Date: {session.date}"
-        blocks.append(f"{header}\nSession Content:\n{render_turns(session)}")
+        blocks.append(f"{header}\nSession Content:\n{session_text(session)}")
     return "\n\n".join(blocks)
 
 
@@ -93,7 +89,7 @@ def memo_step_messages(condition: Condition, notes: str, session: Session) -> Me
     date_clause = f" (on {session.date})" if condition.dates and session.date else ""
     content = prompt_template(template).format(
         notes=notes or _EMPTY_NOTES,
-        session=render_turns(session),
+        session=session_text(session),
         date_clause=date_clause,
         date_form=" (date)" if condition.dates else "",
         budget=condition.budget,
