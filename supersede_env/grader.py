@@ -25,10 +25,12 @@ decrease ...?": the option the gold takes).
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from bisect import bisect_left
 from functools import lru_cache
 
@@ -120,6 +122,12 @@ _WEAK_MARKER = re.compile(
     r"the\s+(?:analysis|reasoning|chat\s+history|available\s+information)))\b"
 )
 _STEP_HEADING = re.compile(r"(?:^|\n)[^\n]{0,10}step\s*\d")
+# Where a match of each marker can begin (besides the start of the text): every alternative of
+# _STRONG_MARKER starts with "final answer", "the answer", "my (final) answer", "answer" or a line
+# break; _STEP_HEADING starts with a line break. Keep them in step with the markers: _markers() tries
+# the markers only there.
+_STRONG_MARKER_STARTS = re.compile(r"final(?=\s+answer)|the(?=\s+answer)|my(?=\s+(?:final\s+)?answer)|answer|\n")
+_LINE_STARTS = re.compile(r"\n")
 
 # Abstention: the answer says the asked information is not available. Searched only in windows
 # around trigger words (see _abstentions) because one pass of this pattern over a text is slow.
@@ -525,6 +533,9 @@ class _Answer:
     words: dict[str, list[int]]  # word stem -> positions in all_content
     values: list[int]  # positions in all_content of value tokens
     unmasked_content: list[int] | None = None  # all_content with the restated question left in
+    # _find's results on this view, by id(pattern) (with the pattern, so that a reused id never
+    # matches): one grade looks for a superseded value, and sometimes the gold, more than once
+    find_memo: dict[int, tuple[_Pattern, list[Span]]] = field(default_factory=dict)
 
     def unmasked(self) -> _Answer | None:
         """The same answer with the restated question kept (a gold taken from the question may be there)."""
@@ -571,15 +582,29 @@ def _candidates(g: Token, a: _Answer) -> list[int]:
     return [p - k for p in a.values if p >= k and values_equal(g, tokens[all_content[p]])]
 
 
+def _markers(marker: re.Pattern[str], starts: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    """The matches of ``marker.finditer(text)``, the marker tried only at the start of the text and where
+    ``starts`` finds a place it can begin: the same matches, without sre trying every alternative of the
+    marker at every character (which made finding the conclusion of a long answer slow)."""
+    found = []
+    resume = 0  # like finditer: a match never starts inside the previous one
+    for pos in itertools.chain((0,), (s.start() for s in starts.finditer(text))):
+        if pos >= resume and (m := marker.match(text, pos)) is not None:
+            found.append(m)
+            resume = m.end()
+    return found
+
+
 def _strong_offset(text: str) -> int | None:
     """End of the last answer marker ("the answer is", "Answer:", "Step N: Provide the answer"),
     unless more reasoning steps follow it ("Here's the answer: Step 1 ..." is a preamble)."""
     if "answer" not in text and "conclusion" not in text:
         return None
     last_step = -1
-    for step in _STEP_HEADING.finditer(text):
-        last_step = step.start()
-    for m in reversed(list(_STRONG_MARKER.finditer(text))):
+    if "step" in text:  # every step heading says "step"
+        for step in _markers(_STEP_HEADING, _LINE_STARTS, text):
+            last_step = step.start()
+    for m in reversed(_markers(_STRONG_MARKER, _STRONG_MARKER_STARTS, text)):
         if last_step >= m.end() or not text[m.end():].strip(" *:#\n\t"):
             continue  # a preamble before more steps, or a trailing "Answer:" with nothing after it
         return m.end()
@@ -595,19 +620,21 @@ def _weak_start(text: str, tokens: list[Token], candidates: list[int]) -> int | 
     return None
 
 
-def _echoed(tokens: list[Token], run: list[int], grams: frozenset[tuple], masked: set[int],
+def _echoed(tokens: list[Token], run: list[int], keys: list[object], grams: frozenset[tuple], masked: set[int],
             question_echo: set[int]) -> None:
-    """Mark the 4-grams of ``run`` that restate the question. A restatement of the question itself
-    (it holds "or" or a question word) goes to ``question_echo`` too: it never counts as an answer,
-    whereas a restated option ("the meeting with Rachel happened first") may."""
-    keys = [_echo_key(tokens[i]) for i in run]
+    """Mark the 4-grams of ``run`` (token indices, with their :func:`_echo_key` ``keys``) that restate the
+    question. A restatement of the question itself (it holds "or" or a question word) goes to
+    ``question_echo`` too: it never counts as an answer, whereas a restated option ("the meeting with
+    Rachel happened first") may."""
     out: set[int] = set()
-    for k in range(len(run) - 3):
-        if (keys[k], keys[k + 1], keys[k + 2], keys[k + 3]) in grams:
+    for k, gram in enumerate(zip(keys, keys[1:], keys[2:], keys[3:])):
+        if gram in grams:
             out.update(range(run[k], run[k + 3] + 1))
     masked.update(out)
-    if any(tokens[i].kind == WORD and tokens[i].text in _QUESTION_WORDS for i in out):
-        question_echo.update(out)
+    for i in out:
+        if tokens[i].kind == WORD and tokens[i].text in _QUESTION_WORDS:
+            question_echo.update(out)
+            break
 
 
 def _is_enumerator(tokens: list[Token], i: int, text: str) -> bool:
@@ -640,6 +667,9 @@ def _word_flags(w: str) -> int:
     return flags
 
 
+_START_OF = operator.attrgetter("start")  # tokens come in text order: their starts can be bisected
+
+
 def _read(answer: str, question: str | None) -> _Answer:
     """Tokenise once and index what matching needs, in a single pass over the tokens."""
     text = prepare(answer)
@@ -652,22 +682,28 @@ def _read(answer: str, question: str | None) -> _Answer:
     masked: set[int] = set()
     question_echo: set[int] = set()
     run: list[int] = []  # consecutive tokens that all occur in the question (a restatement?)
+    run_keys: list[object] = []  # their _echo_key
     known_flags = _WORD_FLAGS
     for i, t in enumerate(tokens):
         kind = t.kind
-        if kind == PUNCT:
+        if kind == WORD:  # the commonest kind first
+            key = t.value  # _echo_key(t)
+        elif kind == PUNCT:
             if run and t.text in _SENTENCE_END:  # a restatement does not run across sentences
                 if len(run) >= 4:
-                    _echoed(tokens, run, info.grams, masked, question_echo)
-                run = []
+                    _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
+                run, run_keys = [], []
             continue
+        else:
+            key = (kind, repr(t.value))  # _echo_key(t)
         if question_keys:
-            if (t.value if kind == WORD else (kind, repr(t.value))) in question_keys:
+            if key in question_keys:
                 run.append(i)
-            else:
+                run_keys.append(key)
+            elif run:
                 if len(run) >= 4:
-                    _echoed(tokens, run, info.grams, masked, question_echo)
-                run = []
+                    _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
+                run, run_keys = [], []
         if kind == WORD:
             flags = known_flags.get(t.text)
             if flags is None:
@@ -683,10 +719,12 @@ def _read(answer: str, question: str | None) -> _Answer:
             continue
         elif kind == NUM and _is_enumerator(tokens, i, text):
             tokens[i] = t._replace(kind=LABEL)  # "1. Oranges" opening a line: list numbering, not a value
+            if run and run[-1] == i:
+                run_keys[-1] = _echo_key(tokens[i])  # the restatement check sees the label
             continue
         content.append(i)
     if len(run) >= 4:
-        _echoed(tokens, run, info.grams, masked, question_echo)
+        _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
     unmasked_content = None
     if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
         unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
@@ -696,12 +734,12 @@ def _read(answer: str, question: str | None) -> _Answer:
     # at the last paragraph
     strong = _strong_offset(text)
     if strong is not None:
-        start = next((i for i, t in enumerate(tokens) if t.start >= strong), len(tokens))
+        start = bisect_left(tokens, strong, key=_START_OF)  # the first token at or after it
     else:
         start = _weak_start(text, tokens, weak) if weak else None
         if start is None:
             para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
-            start = 0 if para <= 0 else next((i for i, t in enumerate(tokens) if t.start >= para), len(tokens))
+            start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
     source = answer if len(answer) == len(text) else text
     return _Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, words, values,
@@ -715,9 +753,10 @@ def _index(tokens: list[Token], content: list[int]) -> tuple[dict[str, list[int]
     for p, i in enumerate(content):
         t = tokens[i]
         if t.kind == WORD:
-            found = words.get(t.value)
+            word_stem = t.value
+            found = words.get(word_stem)
             if found is None:
-                words[t.value] = [p]
+                words[word_stem] = [p]
             else:
                 found.append(p)
         else:
@@ -769,10 +808,15 @@ def _tok_equal(g: Token, a: Token) -> bool:
 
 
 def _find(pattern: _Pattern, a: _Answer) -> list[Span]:
-    """Spans of the answer's matchable tokens where ``pattern`` occurs."""
+    """Spans of the answer's matchable tokens where ``pattern`` occurs (callers do not modify the list)."""
+    key = id(pattern)
+    known = a.find_memo.get(key)
+    if known is not None and known[0] is pattern:
+        return known[1]
     spans = _find_seq(pattern.required, pattern, a)
     if not spans and pattern.fallback:
         spans = _find_seq(pattern.fallback, pattern, a)
+    a.find_memo[key] = (pattern, spans)
     return spans
 
 
@@ -817,23 +861,34 @@ def _clause_window(tokens: list[Token], i: int, step: int, limit: int, ignore: s
     ``ignore`` (another candidate's own words: "Last" in the title "North of the Last Road") are skipped."""
     out = []
     j = i + step
-    while 0 <= j < len(tokens) and len(out) < limit:
+    n = len(tokens)
+    while 0 <= j < n and len(out) < limit:
         t = tokens[j]
-        if (t.kind == PUNCT and t.text in _CLAUSE_BREAK_PUNCT) or (t.kind == WORD and t.text in _CLAUSE_BREAK_WORDS):
+        kind = t.kind
+        if kind == PUNCT:
+            if t.text in _CLAUSE_BREAK_PUNCT:
+                break
+        elif kind == WORD and t.text in _CLAUSE_BREAK_WORDS:
             break
-        if t.kind != PUNCT and j not in ignore:
+        elif j not in ignore:
             out.append(t)
         j += step
     return out
 
 
-def _is_negated(tokens: list[Token], first: int, last: int, ignore: set[int] | frozenset[int] = frozenset()) -> bool:
-    for t in _clause_window(tokens, first, -1, 4, ignore):
+def _negated(before: list[Token], after: list[Token]) -> bool:
+    """Negated by one of the 4 clause tokens before the match or the 3 after it (``before`` and ``after``:
+    :func:`_clause_window` walks of at least that many)."""
+    for t in before[:4]:
         if t.kind == WORD and (t.text in _NEGATORS or t.text.endswith("n't")):
             return True
-    after = [t.text for t in _clause_window(tokens, last, 1, 3, ignore) if t.kind == WORD]
-    return after[:2] in (["is", "not"], ["was", "not"], ["are", "not"], ["no", "longer"]) or (
-        bool(after) and after[0] in ("isn't", "wasn't", "aren't", "anymore"))
+    after_words = [t.text for t in after[:3] if t.kind == WORD]
+    return after_words[:2] in (["is", "not"], ["was", "not"], ["are", "not"], ["no", "longer"]) or (
+        bool(after_words) and after_words[0] in ("isn't", "wasn't", "aren't", "anymore"))
+
+
+def _is_negated(tokens: list[Token], first: int, last: int, ignore: set[int] | frozenset[int] = frozenset()) -> bool:
+    return _negated(_clause_window(tokens, first, -1, 4, ignore), _clause_window(tokens, last, 1, 3, ignore))
 
 
 def _is_operand_or_bound(tokens: list[Token], first: int, last: int) -> bool:
@@ -849,15 +904,27 @@ def _is_operand_or_bound(tokens: list[Token], first: int, last: int) -> bool:
     return j >= 0 and tokens[j].kind == WORD and tokens[j].text in _BOUND_BEFORE
 
 
+def _history(before: list[Token], after: list[Token]) -> bool:
+    """History cue among the 6 clause tokens before the match or the 4 after it."""
+    for t in before[:6]:
+        if t.kind == WORD and t.text in _HISTORY_BEFORE:
+            return True
+    for t in after[:4]:
+        if t.kind == WORD and t.text in _HISTORY_AFTER:
+            return True
+    return False
+
+
 def _is_history(tokens: list[Token], first: int, last: int, ignore: set[int] | frozenset[int] = frozenset()) -> bool:
-    if any(t.kind == WORD and t.text in _HISTORY_BEFORE for t in _clause_window(tokens, first, -1, 6, ignore)):
-        return True
-    return any(t.kind == WORD and t.text in _HISTORY_AFTER for t in _clause_window(tokens, last, 1, 4, ignore))
+    return _history(_clause_window(tokens, first, -1, 6, ignore), _clause_window(tokens, last, 1, 4, ignore))
 
 
-def _is_modal_hedge(tokens: list[Token], first: int, ignore: set[int] | frozenset[int] = frozenset()) -> bool:
-    """"it might be X", "possibly X": the value is offered, not stated."""
-    return any(t.kind == WORD and t.text in _MODAL_HEDGE for t in _clause_window(tokens, first, -1, 5, ignore))
+def _modal_hedge(before: list[Token]) -> bool:
+    """"it might be X", "possibly X" (a modal among the 5 clause tokens before): offered, not stated."""
+    for t in before[:5]:
+        if t.kind == WORD and t.text in _MODAL_HEDGE:
+            return True
+    return False
 
 
 @dataclass(slots=True)
@@ -872,13 +939,16 @@ def _classify(spans: list[Span], tokens: list[Token], history_applies: bool,
               ignore: set[int] | frozenset[int] = frozenset()) -> _Hits:
     hits = _Hits([], [], [], [])
     for first, last in spans:
-        if _is_negated(tokens, first, last, ignore):
+        # one walk each way serves every check: a window of fewer tokens is a prefix of a longer one
+        before = _clause_window(tokens, first, -1, 6, ignore)
+        after = _clause_window(tokens, last, 1, 4, ignore)
+        if _negated(before, after):
             hits.negated.append((first, last))
         elif tokens[first].kind in VALUE_KINDS and _is_operand_or_bound(tokens, first, last):
             hits.negated.append((first, last))
-        elif history_applies and _is_history(tokens, first, last, ignore):
+        elif history_applies and _history(before, after):
             hits.history.append((first, last))
-        elif _is_modal_hedge(tokens, first, ignore):
+        elif _modal_hedge(before):
             hits.hedged.append((first, last))
         else:
             hits.asserted.append((first, last))
@@ -929,18 +999,20 @@ def _disjunction_rival(tokens: list[Token], span: Span, value_gold: bool, gold_c
                        gold: _Gold) -> str | None:
     """"Denver or Portland", "25 or 27", "either A or B", "25/27", "25-30" around the match."""
     first, last = span
+    n = len(tokens)
     for step, edge in ((1, last), (-1, first)):
         j, hops = edge + step, 0
-        while 0 <= j < len(tokens) and hops < 3:
+        while 0 <= j < n and hops < 3:
             t = tokens[j]
-            if t.kind == PUNCT and t.text in _CLAUSE_BREAK_PUNCT and t.text not in ("(", ")"):
+            kind, text = t.kind, t.text
+            if kind == PUNCT and text in _CLAUSE_BREAK_PUNCT and text not in ("(", ")"):
                 break
-            if (t.kind == WORD and t.text in ("or", "either")) or (t.kind == PUNCT and t.text == "/"):
+            if (kind == WORD and text in ("or", "either")) or (kind == PUNCT and text == "/"):
                 rival = _rival_after_connector(tokens, j, step, value_gold, gold_cover, gold)
                 if rival is not None:
                     return rival
                 break
-            if value_gold and t.kind == WORD and t.value == "~" and abs(j - edge) == 1:
+            if value_gold and kind == WORD and t.value == "~" and abs(j - edge) == 1:
                 # a range with the gold at one end: "2-3 weeks"; but "from 55 to 39" is a change, and
                 # the value it changes to is the one stated
                 other_i = j + step
@@ -953,7 +1025,7 @@ def _disjunction_rival(tokens: list[Token], span: Span, value_gold: bool, gold_c
                         and not _matches_any_alternative(gold, other):
                     return f"a range to {_token_text(other)}"
                 break
-            if t.kind in VALUE_KINDS or (t.kind == WORD and t.text not in _SOFT and t.text not in _MODAL_HEDGE):
+            if kind in VALUE_KINDS or (kind == WORD and text not in _SOFT and text not in _MODAL_HEDGE):
                 hops += 1
             j += step
     return None

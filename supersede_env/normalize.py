@@ -217,7 +217,8 @@ _MASTER = re.compile(
     r"""
     (?=[^ \t\r\f\v])(?:
     (?P<code>[a-z]{1,4}-?\d+[a-z]?(?![\w.,:]\d|\w))
-  | (?P<word>[a-z]+(?:'[a-z]+)*)
+  # a word, or a run of words one space apart (one match for many words; see _lex)
+  | (?P<word>(?>[a-z]+(?:'[a-z]+)*)(?:(?:\ (?>[a-z]+(?:'[a-z]+)*))+(?![\d-]))?)
   | (?=\d)(?:
       (?P<time>(?<![\d:.])(?P<th>\d{1,2})(?::(?P<tm>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?)
     | (?P<clock>(?<![\d:.])(?P<ch>\d{1,2}):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?![\d:]))
@@ -248,25 +249,30 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
     tokens: list[Token] = []
     append = tokens.append
     need_words = need_structure = False
-    stems = _STEMS
-    lex_roles = _LEX_ROLES
+    lexed = _LEXED
     for m in _MASTER.finditer(text):
         group = m.lastgroup
         start, end = m.span()
         if group == "word":
-            w = m.group()
-            st = stems.get(w)
-            if st is None:
-                st = stem(w)
-                if len(stems) < 200_000:
-                    stems[w] = st
-            append(_new(Token, (WORD, st, start, end, w, None, None)))
-            role = lex_roles.get(w)
-            if role is not None:
-                if role == 2:
-                    need_words = need_structure = True
-                else:
-                    need_structure = True
+            # a run of words one space apart comes as one match (one regex step for many words); a
+            # run never ends right before a digit or "-", so a model code ("rav4", "cx-5") is still lexed
+            # whole, and no word inside a run could start one (a code has a digit or "-" after its letters)
+            pos = start
+            for w in m.group().split(" "):
+                known = lexed.get(w)
+                if known is None:
+                    known = (stem(w), _LEX_ROLES.get(w, 0))
+                    if len(lexed) < 200_000:
+                        lexed[w] = known
+                st, role = known
+                end = pos + len(w)
+                append(_new(Token, (WORD, st, pos, end, w, None, None)))
+                pos = end + 1
+                if role:
+                    if role == 2:
+                        need_words = need_structure = True
+                    else:
+                        need_structure = True
             continue
         if group == "code":
             # a model code ("A15", "RAV4", "CX-5") names a thing; its digits are not a quantity
@@ -302,7 +308,7 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
             if suf == "s" and raw.isdigit() and len(raw) == 4:
                 append(Token(WORD, ("decade", value), start, end))  # "1990s": not the number 1990
                 continue
-            append(Token(NUM, value, start, end))
+            append(_new(Token, (NUM, value, start, end, "", None, None)))
             if suf == "%":
                 append(Token(WORD, "percent", end - 1, end, "percent"))
         elif group == "time":
@@ -361,14 +367,18 @@ def _is_word(tok: Token | None, *words: str) -> bool:
     return tok is not None and tok.kind == WORD and tok.text in words
 
 
+# words a merged number can start with (every branch below starts with one)
+_NUMBER_WORD_STARTS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_ORDINALS) | {"a", "an"}
+
+
 def _merge_number_words(toks: list[Token]) -> list[Token]:
     """"twenty-five", "one hundred and five", "a dozen", "two thousand" -> one NUM token."""
     out: list[Token] = []
     i, n = 0, len(toks)
     while i < n:
         t = toks[i]
-        if t.kind != WORD:
-            out.append(t)
+        if t.kind != WORD or t.text not in _NUMBER_WORD_STARTS:
+            out.append(t)  # fast path: no number word starts here
             i += 1
             continue
         w = t.text
@@ -450,8 +460,9 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
     i = 0
     while i < n:
         t = toks[i]
-        if t.kind == WORD and t.text not in _STRUCTURE_WORDS:
-            out.append(t)  # fast path: an ordinary word
+        kind = t.kind
+        if (kind == WORD and t.text not in _STRUCTURE_WORDS) or (kind == PUNCT and t.text not in _CURRENCY_SYMBOLS):
+            out.append(t)  # fast path: an ordinary word or punctuation mark (nothing below applies)
             i += 1
             continue
         nxt = toks[i + 1] if i + 1 < n else None
@@ -588,10 +599,13 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
         out.append(t)
         i += 1
     # a range needs two values: most texts have fewer, so skip the scan
-    first = next((k for k, t in enumerate(out) if t.kind in VALUE_KINDS), None)
-    if first is None or not any(t.kind in VALUE_KINDS for t in out[first + 1:]):
-        return out
-    return _ranges(out)
+    seen_value = False
+    for t in out:
+        if t.kind in VALUE_KINDS:
+            if seen_value:
+                return _ranges(out)
+            seen_value = True
+    return out
 
 
 def _is_year(v: object) -> bool:
@@ -653,6 +667,7 @@ def _duration_chain(toks: list[Token], i: int, first_count: float | None = None)
 
 
 _RANGE_ENDS = frozenset({NUM, DUR, TIME, CLOCK, DATE})
+_RANGE_SEPARATORS = frozenset({"-", ":", "to", "through"})
 
 
 def _ranges(toks: list[Token]) -> list[Token]:
@@ -660,6 +675,8 @@ def _ranges(toks: list[Token]) -> list[Token]:
     n = len(toks)
     for i in range(1, n - 1):
         t = toks[i]
+        if t.text not in _RANGE_SEPARATORS:
+            continue  # fast path: the test below fails
         if t.kind == PUNCT and t.text in ("-", ":") or (t.kind == WORD and t.text in ("to", "through")):
             a, b = toks[i - 1], toks[i + 1]
             if t.text == ":" and (a.end != t.start or t.end != b.start):
@@ -682,7 +699,7 @@ _STRUCTURE_TRIGGERS = (
 )
 
 
-_STEMS: dict[str, str] = {}  # word -> stem, filled as words are met
+_LEXED: dict[str, tuple[str, int]] = {}  # word -> (stem, role in _LEX_ROLES or 0), filled as words are met
 # 2: a number word (both passes needed); 1: a word only the structure pass looks at
 _LEX_ROLES = {**{w: 1 for w in _STRUCTURE_TRIGGERS}, **{w: 2 for w in _NUMBER_WORD_TRIGGERS}}
 
