@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.grader import Verdict, grade
+from supersede_env.jsonl import json_lines
 
 __all__ = [
     "AgreementDataError", "JudgedRow", "RowResult", "AgreementStats", "read_judged_rows", "grade_rows",
@@ -144,22 +145,7 @@ def parse_judged_row(obj: Any, where: str, line: int) -> JudgedRow:
 def read_judged_rows(path: str | Path) -> list[JudgedRow]:
     """Every row of a judged-answers JSONL file, all validated before any is returned."""
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AgreementDataError(f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AgreementDataError(f"{file}: cannot be read ({exc})") from None
-    rows = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        where = f"{file}:{number}"
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise AgreementDataError(f"{where}: not valid JSON ({exc.msg})") from None
-        rows.append(parse_judged_row(obj, where, number))
+    rows = [parse_judged_row(obj, where, number) for where, number, obj in json_lines(file, AgreementDataError)]
     if not rows:
         raise AgreementDataError(f"{file}: no rows")
     return rows

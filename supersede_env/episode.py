@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from supersede_env.atomic import atomic_writer
+from supersede_env.jsonl import json_lines
 
 SCHEMA_VERSION = 1
 
@@ -317,24 +318,13 @@ def read_episodes(path: str | os.PathLike[str]) -> list[Episode]:
 
 
 def iter_episodes(path: str | os.PathLike[str]) -> Iterator[Episode]:
-    p = Path(path)
-    if not p.is_file():
-        raise EpisodeError(f"{p}: no such episode file")
     seen: set[str] = set()
-    with p.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            where = f"{p}:{lineno}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EpisodeError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            episode = Episode.from_dict(raw, where=where)
-            if episode.id in seen:
-                raise _fail(where, episode.id, "id", "duplicate id in this file")
-            seen.add(episode.id)
-            yield episode
+    for where, _, raw in json_lines(path, EpisodeError):
+        episode = Episode.from_dict(raw, where=where)
+        if episode.id in seen:
+            raise _fail(where, episode.id, "id", "duplicate id in this file")
+        seen.add(episode.id)
+        yield episode
 
 
 def write_episodes(path: str | os.PathLike[str], episodes: Iterable[Episode]) -> int:
