@@ -34,7 +34,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
@@ -342,11 +342,6 @@ def repair_tail(path: str | os.PathLike[str]) -> bool:
         handle.flush()
         os.fsync(handle.fileno())
     return True
-
-
-def iter_jsonl(records: Iterable[Record]) -> Iterator[str]:
-    for record in records:
-        yield dumps(record)
 
 
 # -- the run as a whole -----------------------------------------------------------------------------

@@ -122,10 +122,11 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
 
     # 1. everything that needs no model: backend specs, run directory, data, resume replay
     if not config.resume:
-        check_specs(config, explicit)
+        check_specs(config, explicit)  # before the data loads; a resumed run's specs are its recorded ones
     opened = rundir.open_run(config, explicit=explicit)
     config = opened.config
-    check_specs(config, explicit)
+    if opened.resuming:
+        check_specs(config, explicit)
     plan = plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
                       judged=config.judge is not None)
     # 2. the judge and the backend (the embedded model loads here: no call is made yet)

@@ -109,7 +109,7 @@ class EvalConfig:
         for name in ("timeout", "backoff", "temperature"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise ConfigError(f"option {_flag(name)}: expected a number, got {value!r}")
+                raise ConfigError(f"option {option_flag(name)}: expected a number, got {value!r}")
         if self.timeout <= 0:
             raise ConfigError(f"option --timeout: must be > 0 seconds, got {self.timeout}")
         if self.backoff < 0:
@@ -137,11 +137,11 @@ class EvalConfig:
         for name in ("model", "judge"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise ConfigError(f"option {_flag(name)}: expected a backend spec, got {value!r}")
+                raise ConfigError(f"option {option_flag(name)}: expected a backend spec, got {value!r}")
         for name in ("api_key_env", "judge_api_key_env"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.isidentifier()):
-                raise ConfigError(f"option {_flag(name)}: {value!r} is not an environment variable name")
+                raise ConfigError(f"option {option_flag(name)}: {value!r} is not an environment variable name")
         if self.retry_failed and not self.resume:
             raise ConfigError("option --retry-failed: only used with --resume")
         if self.resume and not self.out:
@@ -176,27 +176,29 @@ class EvalConfig:
 
     def identity(self) -> dict[str, Any]:
         """The fields that define what the run measures (checked on resume)."""
-        return {name: _plain(getattr(self, name)) for name in self.IDENTITY}
+        return {name: plain_value(getattr(self, name)) for name in self.IDENTITY}
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: _plain(v) for k, v in asdict(self).items()}
+        return {k: plain_value(v) for k, v in asdict(self).items()}
 
     @property
     def judge_key_env(self) -> str:
         return self.judge_api_key_env or self.api_key_env
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
+    """A field as YAML/JSON holds it (tuples as lists)."""
     return list(value) if isinstance(value, tuple) else value
 
 
-def _flag(name: str) -> str:
+def option_flag(name: str) -> str:
+    """The command-line option of a field: ``retry_failed`` -> ``--retry-failed``."""
     return "--" + name.replace("_", "-")
 
 
 def _check_int(value: Any, name: str, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"option {_flag(name)}: expected an integer >= {minimum}, got {value!r}")
+        raise ConfigError(f"option {option_flag(name)}: expected an integer >= {minimum}, got {value!r}")
 
 
 # -- building a config ----------------------------------------------------------------------------

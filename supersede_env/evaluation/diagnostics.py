@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import Literal
 
 from supersede_env.episode import Episode
+from supersede_env.normalize import PUNCT, VALUE_KINDS, WORD, Token, prepare, tokenize, values_equal
 from supersede_env.records import CallRecord, VerdictRecord
 from supersede_env.stats import cohens_kappa
 
@@ -46,34 +47,25 @@ Contains = Callable[[str, str], bool]
 
 # -- value matching ---------------------------------------------------------------------------------
 @lru_cache(maxsize=65536)
-def _tokens(text: str) -> tuple[tuple[str, object], ...]:
-    from supersede_env.normalize import PUNCT, WORD, prepare, tokenize
-
-    out = []
-    for token in tokenize(prepare(text)):
-        if token.kind == PUNCT or (token.kind == WORD and token.text in _IGNORED_WORDS):
-            continue
-        out.append((token.kind, token))
-    return tuple(out)
+def _tokens(text: str) -> tuple[Token, ...]:
+    return tuple(token for token in tokenize(prepare(text))
+                 if token.kind != PUNCT and not (token.kind == WORD and token.text in _IGNORED_WORDS))
 
 
-def _same(value_token: object, memo_token: object) -> bool:
-    from supersede_env.normalize import VALUE_KINDS, WORD, values_equal
-
-    g, a = value_token, memo_token
-    if g.kind == WORD:  # type: ignore[attr-defined]
-        return a.kind == WORD and a.value == g.value  # type: ignore[attr-defined]
-    if g.kind in VALUE_KINDS:  # type: ignore[attr-defined]
-        return a.kind in VALUE_KINDS and values_equal(g, a)  # type: ignore[attr-defined, arg-type]
-    return a.kind == g.kind and a.value == g.value  # type: ignore[attr-defined]
+def _same(g: Token, a: Token) -> bool:
+    if g.kind == WORD:
+        return a.kind == WORD and a.value == g.value
+    if g.kind in VALUE_KINDS:
+        return a.kind in VALUE_KINDS and values_equal(g, a)
+    return a.kind == g.kind and a.value == g.value
 
 
 def memo_contains(memo: str, value: str) -> bool:
     """Is ``value`` stated in ``memo``? Contiguous token match with meaning-level value equality."""
-    needle = [t for _, t in _tokens(value)]
+    needle = _tokens(value)
     if not needle or not memo:
         return False
-    hay = [t for _, t in _tokens(memo)]
+    hay = _tokens(memo)
     width = len(needle)
     for start in range(len(hay) - width + 1):
         if all(_same(needle[k], hay[start + k]) for k in range(width)):

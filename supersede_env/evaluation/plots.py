@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from supersede_env.evaluation.summary import RunSummary
-
-_GRADER_LABEL = {"grader": "string grader", "judge": "LLM judge"}
+from supersede_env.evaluation.summary import GRADER_NAMES, RunSummary
 
 
 def write_plots(summary: RunSummary, directory: Path) -> list[Path]:
@@ -50,7 +48,7 @@ def _accuracy_plot(summary: RunSummary, path: Path, plt) -> Path:  # noqa: ANN00
             ys.append(100 * acc.rate)
             low.append(100 * (acc.rate - acc.ci_low))  # type: ignore[operator]
             high.append(100 * (acc.ci_high - acc.rate))  # type: ignore[operator]
-        ax.bar(xs, ys, width=width * 0.95, yerr=[low, high], capsize=4, label=_GRADER_LABEL[grader])
+        ax.bar(xs, ys, width=width * 0.95, yerr=[low, high], capsize=4, label=GRADER_NAMES[grader])
         for x, y, up in zip(xs, ys, high, strict=True):
             ax.annotate(f"{y:.0f}%", (x, min(y + up + 1.5, 97)), ha="center", va="bottom", fontsize=8)
     ax.set_xticks(range(len(names)), names, rotation=20 if len(names) > 3 else 0, ha="right" if len(names) > 3 else "center")

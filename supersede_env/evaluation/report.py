@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from supersede_env.atomic import atomic_write_text
-from supersede_env.evaluation.summary import Accuracy, OutcomeCounts, RunSummary
+from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, OutcomeCounts, RunSummary
+from supersede_env.records import GRADER_LABELS
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOTS_DIR = "plots"
-_LABELS = ("current", "stale", "hedged", "abstained", "wrong")
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,6 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]
     return lines + [""]
 
 
-def _grader_name(grader: str) -> str:
-    return "string grader" if grader == "grader" else "LLM judge"
-
-
 def _counts_cells(c: OutcomeCounts) -> list[str]:
     return [str(c.n), str(c.correct), f"{c.abstained} ({pct(c.abstained_rate.rate)})",
             f"{c.fabricated} ({pct(c.fabricated_rate.rate)})", str(c.stale), str(c.hedged)]
@@ -117,7 +113,7 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out.append("")
     header = ["condition", "graded", "failed", "pending"]
     for grader in s.graders:
-        header += [f"{_grader_name(grader)}: all", "answerable", "abstention"]
+        header += [f"{GRADER_NAMES[grader]}: all", "answerable", "abstention"]
     rows = []
     for c in s.conditions:
         row: list[object] = [f"`{c.name}`", c.graded, f"**{c.failed}**" if c.failed else 0, c.pending]
@@ -138,8 +134,8 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out.append("")
     out.append("Answerable items. *fabricated*: a confident value that is neither current nor superseded.")
     out.append("")
-    out += _table(["condition", *_LABELS, "fabricated"],
-                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in _LABELS), c.fabricated_answerable]
+    out += _table(["condition", *GRADER_LABELS, "fabricated"],
+                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in GRADER_LABELS), c.fabricated_answerable]
                    for c in s.conditions])
     if s.n_abstention:
         out.append("Abstention items (the right answer is to say the information is not there).")
@@ -158,7 +154,7 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
                    "(what the paper reported).")
         out.append("")
         for grader in s.graders:
-            out.append(f"Graded by the {_grader_name(grader)}:")
+            out.append(f"Graded by the {GRADER_NAMES[grader]}:")
             out.append("")
             out += _table(
                 ["A", "B", "n", "both right", "b (A only)", "c (B only)", "both wrong", "acc A", "acc B",

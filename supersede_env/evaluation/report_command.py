@@ -55,6 +55,7 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     from rich.table import Table
 
     from supersede_env.evaluation.report import fmt_p, pct
+    from supersede_env.evaluation.summary import GRADER_NAMES
 
     console = Console()
     table = Table(title="supersede eval: accuracy per condition (Wilson 95% CI)")
@@ -62,7 +63,7 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     table.add_column("graded", justify="right")
     table.add_column("failed", justify="right")
     for grader in summary.graders:
-        table.add_column("string grader" if grader == "grader" else "LLM judge", justify="right")
+        table.add_column(GRADER_NAMES[grader], justify="right")
     for c in summary.conditions:
         row: list[Any] = [c.name, str(c.graded), f"[bold red]{c.failed}[/]" if c.failed else "0"]
         for grader in summary.graders:

@@ -25,10 +25,9 @@ from typing import Any
 
 from supersede_env.conditions import Condition
 from supersede_env.episode import Episode
-from supersede_env.evaluation.config import ConfigError, EvalConfig, config_from_dict
+from supersede_env.evaluation.config import FIELD_NAMES, ConfigError, EvalConfig, option_flag, plain_value, config_from_dict
 from supersede_env.evaluation.data import fingerprint, load_episodes, read_snapshot, write_snapshot
-from supersede_env.records import (RECORDS_FILE, ResumeRecord, RunHeader, RunLog, build_run_log,
-                                   read_records, repair_tail)
+from supersede_env.records import RECORDS_FILE, ResumeRecord, RunHeader, RunLog, load_run, repair_tail
 
 CONFIG_FILE = "config.yaml"
 # Distributions whose versions go into every run header (those installed).
@@ -90,15 +89,16 @@ def _open_existing(config: EvalConfig, explicit: Collection[str]) -> OpenedRun:
     records = run_dir / RECORDS_FILE
     if not records.is_file():
         raise ConfigError(f"option --resume: {run_dir} holds no run ({RECORDS_FILE} is missing)")
-    log = build_run_log(read_records(records), where=str(records))
+    log = load_run(records)
     recorded = config_from_dict(log.header.config, where=f"{records}: run header")
+    given, started = config.identity(), recorded.identity()
     for name in EvalConfig.IDENTITY:
-        if name in explicit and _plain(getattr(config, name)) != _plain(getattr(recorded, name)):
+        if name in explicit and given[name] != started[name]:
             raise ConfigError(
-                f"option --{name.replace('_', '-')}: this run was started with {_plain(getattr(recorded, name))!r}; "
+                f"option {option_flag(name)}: this run was started with {started[name]!r}; "
                 "a resumed run keeps what it measures (start a new run to change it)"
             )
-    operational = [f for f in config.to_dict() if f not in EvalConfig.IDENTITY and f not in ("out", "resume", "demo")]
+    operational = [f for f in FIELD_NAMES if f not in EvalConfig.IDENTITY and f not in ("out", "resume", "demo")]
     changes = {name: getattr(config, name) for name in operational
                if name in explicit and getattr(config, name) != getattr(recorded, name)}
     final = replace(recorded, out=str(run_dir), resume=True, retry_failed=config.retry_failed,
@@ -108,11 +108,7 @@ def _open_existing(config: EvalConfig, explicit: Collection[str]) -> OpenedRun:
     if [c.name for c in conditions] != list(log.header.conditions):
         raise ConfigError(f"{records}: the recorded conditions differ from the recorded configuration's")
     return OpenedRun(run_dir, final, conditions, tuple(episodes), log=log,
-                     changes={k: _plain(v) for k, v in changes.items()})
-
-
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
+                     changes={k: plain_value(v) for k, v in changes.items()})
 
 
 # -- writing the start of a run -------------------------------------------------------------------

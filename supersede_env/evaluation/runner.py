@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from supersede_env import rollout
+from supersede_env.backends.base import MAX_ERROR_CHARS
 from supersede_env.conditions import Condition
 from supersede_env.episode import Episode
 from supersede_env.evaluation.grading import grade_transcript, judge_verdict
@@ -210,8 +211,12 @@ async def _safe_complete(backend: Any, request: ModelRequest) -> ModelReply:
     try:
         return await backend.complete(request)
     except Exception as exc:  # noqa: BLE001  (recorded as a failed call, never dropped)
-        message = " ".join(f"backend raised {type(exc).__name__}: {exc}".split())
-        return ModelReply.failed(message[:500], latency_s=time.perf_counter() - started)
+        return ModelReply.failed(_raised(exc), latency_s=time.perf_counter() - started)
+
+
+def _raised(exc: Exception) -> str:
+    """The one-line, length-capped error of a backend that raised instead of returning a failed reply."""
+    return " ".join(f"backend raised {type(exc).__name__}: {exc}".split())[:MAX_ERROR_CHARS]
 
 
 class PriorityGate:
@@ -309,7 +314,7 @@ def _complete_batch(backend: Any, requests: list[ModelRequest]) -> list[ModelRep
     try:
         replies = list(backend.complete_batch(requests))
     except Exception as exc:  # noqa: BLE001  (every request of the batch is recorded as failed)
-        message = " ".join(f"backend raised {type(exc).__name__}: {exc}".split())[:500]
+        message = _raised(exc)
         return [ModelReply.failed(message, latency_s=time.perf_counter() - started) for _ in requests]
     if len(replies) != len(requests):
         message = f"backend returned {len(replies)} replies for {len(requests)} requests"

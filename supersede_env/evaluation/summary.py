@@ -21,18 +21,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
 from supersede_env.conditions import parse_condition
 from supersede_env.episode import Episode
-from supersede_env.evaluation.diagnostics import ConditionDiagnostics, condition_diagnostics, episode_diagnostics
+from supersede_env.evaluation.diagnostics import (ConditionDiagnostics, _mean, condition_diagnostics,
+                                                  episode_diagnostics)
 from supersede_env.records import GRADER_LABELS, RunLog, VerdictRecord
 from supersede_env.stats import cohens_kappa, compare_paired, paired_table, mcnemar_exact, wilson_interval
 
 REPORT_SCHEMA_VERSION = 1
 GRADERS: tuple[str, ...] = ("grader", "judge")
+GRADER_NAMES: dict[str, str] = {"grader": "string grader", "judge": "LLM judge"}  # for readers
 
 
 @dataclass(frozen=True)
@@ -273,8 +275,9 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
 
     calls = [c for e in episodes for c in log.calls_for(e.id, name)]
     memo_calls = [c for c in calls if c.step_kind == "memo" and c.status != "failed"]
+    condition = parse_condition(name)
     memo = None
-    if parse_condition(name).is_memo:
+    if condition.is_memo:
         memo = MemoStats(
             memo_steps=len(memo_calls),
             mean_chars=_mean([len(c.notes) for c in memo_calls]),
@@ -297,7 +300,7 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
         fabricated=sum(1 for e in graded if fabricated(verdicts[e.id])),
         fabricated_answerable=sum(1 for e in graded if not e.abstention and fabricated(verdicts[e.id])),
         well_formed=sum(1 for e in graded if verdicts[e.id].well_formed),
-        contract=parse_condition(name).policy == "contract",
+        contract=condition.policy == "contract",
         memo=memo,
         calls=len(calls),
         calls_failed=sum(1 for c in calls if c.status == "failed"),
@@ -347,8 +350,6 @@ def _counts(items: Sequence[VerdictRecord]) -> OutcomeCounts:
 
 def _policies(names: Sequence[str], episodes: Sequence[Episode],
               verdicts: Mapping[str, Mapping[str, VerdictRecord]]) -> list[PolicyComparison]:
-    from dataclasses import replace
-
     out = []
     for name in names:
         condition = parse_condition(name)
@@ -401,7 +402,3 @@ def _agree(scope: str, both: Sequence[tuple[bool, bool]]) -> Agreement:
         grader_only=sum(1 for g, j in both if g and not j),
         judge_only=sum(1 for g, j in both if j and not g),
     )
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
