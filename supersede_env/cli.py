@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -43,20 +43,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def run_command(
+    command: str, run: Callable[[argparse.Namespace], int | None], args: argparse.Namespace
+) -> int:
+    """``run(args)``, with a user error printed as one line and exit status 2."""
     try:
-        return int(args._module.main(args) or 0)
+        return int(run(args) or 0)
     except UserError as exc:
-        print(f"supersede {args.command}: error: {exc}", file=sys.stderr)
+        print(f"supersede {command}: error: {exc}", file=sys.stderr)
         return 2
     except ValueError as exc:
         # malformed data (EpisodeError, LongMemEvalError, ConfigError) are ValueErrors with one-line messages
         if type(exc).__module__.startswith("supersede_env"):
-            print(f"supersede {args.command}: error: {exc}", file=sys.stderr)
+            print(f"supersede {command}: error: {exc}", file=sys.stderr)
             return 2
         raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return run_command(args.command, args._module.main, args)
     except KeyboardInterrupt:
         print(f"supersede {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -70,10 +70,9 @@ def _longmemeval(args: argparse.Namespace):
 
     if not args.path:
         raise UserError("--source longmemeval needs --path (a file, or 'oracle' / 's')")
-    types = args.question_types if args.question_types == "all" else args.question_types.split(",")
     return load_longmemeval(
         resolve_longmemeval(args.path),
-        question_types=types,
+        question_types=args.question_types.split(","),  # a list naming "all" keeps every type
         include_abstention=not args.no_abstention,
         limit=args.n,
     )

@@ -176,6 +176,11 @@ def advance(state: RolloutState, reply: ModelReply) -> RolloutState:
     request = next_request(state)
     if request is None:
         raise RuntimeError(f"rollout of {state.episode.id} under {state.condition} is already finished")
+    return _apply(state, request, reply)
+
+
+def _apply(state: RolloutState, request: ModelRequest, reply: ModelReply) -> RolloutState:
+    """:func:`advance` for a caller that already holds ``next_request(state)`` (built only once)."""
     common = dict(
         step=request.step,
         kind=request.kind,
@@ -240,7 +245,7 @@ def run_lockstep(states: Sequence[RolloutState], sample_batch: BatchSampler,
         if len(replies) != len(pending):
             raise RuntimeError(f"sampler returned {len(replies)} replies for {len(pending)} requests")
         for (i, request), reply in zip(pending, replies, strict=True):
-            current[i] = advance(current[i], reply)
+            current[i] = _apply(current[i], request, reply)
             if on_step is not None:
                 on_step(request, reply, current[i])
 
@@ -261,5 +266,5 @@ def replay(episode: Episode, condition: Condition, replies: Sequence[tuple[str, 
                 f"episode {episode.id} under {condition}: step {request.step} prompt differs from the "
                 "recorded one (episodes, condition or prompts changed since this run started)"
             )
-        state = advance(state, reply)
+        state = _apply(state, request, reply)
     return state

@@ -27,6 +27,7 @@ import torch
 
 Scale = Literal["group", "batch", "none"]
 STD_EPSILON = 1e-4  # TRL's constant
+ZERO_TOLERANCE = 1e-8  # an advantage at most this far from 0 counts as zero
 
 
 def _nanstd(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -79,6 +80,6 @@ def broadcast(advantages: torch.Tensor, rollout_of_sample: Sequence[int]) -> tor
     return advantages[index]
 
 
-def all_zero(advantages: torch.Tensor, tolerance: float = 1e-8) -> bool:
+def all_zero(advantages: torch.Tensor, tolerance: float = ZERO_TOLERANCE) -> bool:
     """True when no rollout of the batch has a nonzero advantage (the paper's stop-rule event)."""
     return bool((advantages.abs() <= tolerance).all())

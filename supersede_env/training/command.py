@@ -107,18 +107,11 @@ def _fmt(value: Any) -> str:
 def standalone(argv: list[str] | None = None) -> int:
     """``python -m supersede_env.training.command`` (what ``accelerate launch -m`` runs): the same
     options and the same one-line errors as ``supersede train``."""
-    from supersede_env.cli import UserError
+    from supersede_env.cli import run_command
 
     parser = argparse.ArgumentParser(prog="supersede train", description=(__doc__ or "").split("\n\n")[0])
     add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return main(args)
-    except (UserError, ValueError) as exc:
-        if isinstance(exc, ValueError) and not type(exc).__module__.startswith("supersede_env"):
-            raise
-        print(f"supersede train: error: {exc}", file=sys.stderr)
-        return 2
+    return run_command("train", main, parser.parse_args(argv))
 
 
 if __name__ == "__main__":

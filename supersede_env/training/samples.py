@@ -170,7 +170,7 @@ def split_even(batch: dict[str, Any], chunks: int) -> list[dict[str, Any]]:
     a batch of per-call samples has a variable number of rows. 0-d tensors (``num_items_in_batch``)
     and non-sequence values are shared by every chunk.
     """
-    rows = next(len(v) for v in batch.values() if isinstance(v, (torch.Tensor, list)) and _is_rows(v))
+    rows = next(len(v) for v in batch.values() if _is_rows(v))
     if rows < chunks:
         raise ValueError(f"{rows} samples cannot fill {chunks} micro-steps")
     base, extra = divmod(rows, chunks)

@@ -72,7 +72,13 @@ from supersede_env.atomic import atomic_write_text
 from supersede_env.conditions import Condition
 from supersede_env.episode import Episode
 from supersede_env.rollout import ModelReply, ModelRequest, Transcript
-from supersede_env.training.advantages import all_zero, broadcast, group_advantages, zero_std_groups
+from supersede_env.training.advantages import (
+    ZERO_TOLERANCE,
+    all_zero,
+    broadcast,
+    group_advantages,
+    zero_std_groups,
+)
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.data import EpisodePools
 from supersede_env.training.heldout import HeldoutSet, compare_with_base
@@ -92,7 +98,6 @@ Scorer = Callable[[Transcript, Episode], EpisodeScore]
 STATE_FILE = "supersede_state.json"
 BASELINE_FILE = "heldout_base.json"
 HELDOUT_FILE = "heldout.jsonl"
-_ZERO = 1e-8
 
 
 @dataclass(frozen=True)
@@ -439,7 +444,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
 
         metrics = self._metrics["train"]
         rollouts = len(all_rows)
-        metrics["reward"].append(_nanmean(rewards))
+        mean_reward = _nanmean(rewards)
+        metrics["reward"].append(mean_reward)
         metrics["reward_std"].append(float(torch.nan_to_num(rewards.std(), nan=0.0)) if rollouts > 1 else 0.0)
         metrics["rewards/r_cur"].append(_mean([r.r_cur or 0.0 for r in graded]))
         metrics["rewards/r_stale"].append(_mean([r.r_stale or 0.0 for r in graded]))
@@ -448,7 +454,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         metrics["advantages/mean"].append(float(all_advantages.mean()))
         metrics["advantages/std"].append(float(all_advantages.std()) if rollouts > 1 else 0.0)
         metrics["advantages/abs_mean"].append(float(all_advantages.abs().mean()))
-        metrics["advantages/zero_frac"].append(float((all_advantages.abs() <= _ZERO).float().mean()))
+        metrics["advantages/zero_frac"].append(float((all_advantages.abs() <= ZERO_TOLERANCE).float().mean()))
         metrics["frac_reward_zero_std"].append(float(zero_groups.float().mean()))
         metrics["memo/chars_mean"].append(memo_chars / n_memo if n_memo else 0.0)
         metrics["memo/truncated_frac"].append(memo_cut / n_memo if n_memo else 0.0)
@@ -472,8 +478,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             level=level,
             rollouts=rollouts,
             samples=int(n_samples),
-            mean_reward=_nanmean(rewards),
-            all_zero_advantages=all_zero(all_advantages, _ZERO),
+            mean_reward=mean_reward,
+            all_zero_advantages=all_zero(all_advantages),
             zero_std_groups=int(zero_groups.sum()),
             groups=int(zero_groups.numel()),
             verdicts=mix,
@@ -588,18 +594,24 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             )
         return correct
 
+    @contextlib.contextmanager
+    def _eval_mode(self) -> Iterator[None]:
+        """The model in eval mode for the block, then back in training mode if it was."""
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            yield
+        finally:
+            if was_training:
+                self.model.train()
+
     def _answer_heldout(self) -> list[HeldoutAnswer]:
         """Greedy answers to every held-out question (each process takes a share), graded."""
         assert self.heldout is not None
         rank, world = self.accelerator.process_index, self.accelerator.num_processes
         shard = list(self.heldout.episodes[rank::world])
-        was_training = self.model.training
-        self.model.eval()
-        try:
+        with self._eval_mode():
             results = self._run_rollouts(shard, greedy=True)
-        finally:
-            if was_training:
-                self.model.train()
         local = []
         for r in results:
             # Held-out accuracy is always the grader's r_cur, whatever reward the training uses.
@@ -619,8 +631,9 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             return {}
         answers = self._answer_heldout()
         now = {a.episode_id: bool(a.correct) for a in answers if a.correct is not None}
-        metrics = compare_with_base(now, self._baseline or {}).metrics(metric_key_prefix)
-        if not self._baseline:
+        if self._baseline:
+            metrics = compare_with_base(now, self._baseline).metrics(metric_key_prefix)
+        else:
             metrics = {f"{metric_key_prefix}/accuracy": sum(now.values()) / len(now) if now else float("nan")}
         metrics[f"{metric_key_prefix}/failed"] = float(sum(a.correct is None for a in answers))
         if self.log_dir is not None and self.accelerator.is_main_process:
@@ -644,13 +657,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             with (self.log_dir / HELDOUT_FILE).open("a", encoding="utf-8") as handle:
                 handle.write(lines)
         self.last_eval_step = self.state.global_step
-        was_training = self.model.training
-        self.model.eval()  # TRL's log() then adds no pending training metrics to this line
-        try:
+        with self._eval_mode():  # TRL's log() then adds no pending training metrics to this line
             self.log(dict(metrics))
-        finally:
-            if was_training:
-                self.model.train()
         self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
         return metrics
 

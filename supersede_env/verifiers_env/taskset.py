@@ -29,7 +29,7 @@ from supersede_env.episode import Episode, read_episodes
 from supersede_env.grader import Verdict, grade
 from supersede_env.longmemeval import VARIANT_FILES, load_longmemeval, resolve_longmemeval
 from supersede_env.rollout import Transcript
-from supersede_env.synthetic import SyntheticConfig, generate_episodes, parse_session_range
+from supersede_env.synthetic import SyntheticConfig, iter_synthetic, parse_session_range
 
 Source = Literal["synthetic", "longmemeval", "jsonl"]
 
@@ -184,12 +184,11 @@ class SupersedeTaskset(vf.Taskset[SupersedeTask, SupersedeTasksetConfig]):
 def load_episodes(config: SupersedeTasksetConfig) -> list[Episode]:
     """Every episode the config names, validated before the first task is built."""
     if config.source == "synthetic":
-        options = config.synthetic_config()
-        return generate_episodes(options.n, seed=options.seed, difficulty=options.difficulty,
-                                 sessions=options.sessions, abstention_rate=options.abstention_rate)
+        return list(iter_synthetic(config.synthetic_config()))
     assert config.path is not None  # checked by the config
     if config.source == "longmemeval":
-        types: str | list[str] = "all" if config.question_types == ["all"] else config.question_types
-        return load_longmemeval(resolve_longmemeval(config.path), question_types=types, limit=config.n)
+        # load_longmemeval reads a list naming "all" as every type
+        return load_longmemeval(resolve_longmemeval(config.path), question_types=config.question_types,
+                                limit=config.n)
     episodes = read_episodes(config.path)
     return episodes[: config.n] if config.n is not None else episodes
