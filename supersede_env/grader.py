@@ -530,22 +530,38 @@ class _Answer:
     strong: bool  # the conclusion follows an explicit answer marker
     all_content: list[int]  # matchable token indices of the whole answer
     triggers: list[int]  # indices of words that may start an abstention phrase
-    words: dict[str, list[int]]  # word stem -> positions in all_content
-    values: list[int]  # positions in all_content of value tokens
     unmasked_content: list[int] | None = None  # all_content with the restated question left in
     # _find's results on this view, by id(pattern) (with the pattern, so that a reused id never
     # matches): one grade looks for a superseded value, and sometimes the gold, more than once
     find_memo: dict[int, tuple[_Pattern, list[Span]]] = field(default_factory=dict)
+    # the index of all_content, each half built on first use (see words, values): an abstention item
+    # never looks anything up, and a gold of words (or of values) needs only its half
+    word_index: dict[str, list[int]] | None = None
+    value_index: list[int] | None = None
+
+    @property
+    def words(self) -> dict[str, list[int]]:
+        """Word stem -> positions in all_content."""
+        if self.word_index is None:
+            self.word_index = _word_index(self.tokens, self.all_content)
+        return self.word_index
+
+    @property
+    def values(self) -> list[int]:
+        """Positions in all_content of value tokens."""
+        if self.value_index is None:
+            tokens = self.tokens
+            self.value_index = [p for p, i in enumerate(self.all_content) if tokens[i].kind != WORD]
+        return self.value_index
 
     def unmasked(self) -> _Answer | None:
         """The same answer with the restated question kept (a gold taken from the question may be there)."""
         if self.unmasked_content is None:
             return None
         content = self.unmasked_content
-        words, values = _index(self.tokens, content)
         conclusion = content if self.start == 0 else content[bisect_left(content, self.start):]
         return _Answer(self.text, self.source, self.tokens, self.start, conclusion, self.strong, content,
-                       self.triggers, words, values)
+                       self.triggers)
 
     @property
     def skip(self) -> int:
@@ -559,7 +575,7 @@ class _Answer:
     def widened(self) -> "_Answer":
         """The same answer with the whole text as its conclusion."""
         return _Answer(self.text, self.source, self.tokens, 0, self.all_content, False, self.all_content,
-                       self.triggers, self.words, self.values)
+                       self.triggers, word_index=self.word_index, value_index=self.value_index)
 
     def snippet(self, first: int, last: int) -> str:
         """The answer's own words from token ``first`` to token ``last``."""
@@ -729,7 +745,6 @@ def _read(answer: str, question: str | None) -> _Answer:
     if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
         unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
         content = [i for i in content if i not in masked]
-    words, values = _index(tokens, content)
     # where the conclusion starts: after the last answer marker, else at the last "therefore", else
     # at the last paragraph
     strong = _strong_offset(text)
@@ -742,14 +757,12 @@ def _read(answer: str, question: str | None) -> _Answer:
             start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
     source = answer if len(answer) == len(text) else text
-    return _Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, words, values,
-                   unmasked_content)
+    return _Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, unmasked_content)
 
 
-def _index(tokens: list[Token], content: list[int]) -> tuple[dict[str, list[int]], list[int]]:
-    """Positions in ``content`` of each word stem, and of the value tokens."""
+def _word_index(tokens: list[Token], content: list[int]) -> dict[str, list[int]]:
+    """Positions in ``content`` of each word stem."""
     words: dict[str, list[int]] = {}
-    values: list[int] = []
     for p, i in enumerate(content):
         t = tokens[i]
         if t.kind == WORD:
@@ -759,9 +772,7 @@ def _index(tokens: list[Token], content: list[int]) -> tuple[dict[str, list[int]
                 words[word_stem] = [p]
             else:
                 found.append(p)
-        else:
-            values.append(p)
-    return words, values
+    return words
 
 
 def _in_parentheses(text: str, pos: int) -> bool:
@@ -883,8 +894,11 @@ def _negated(before: list[Token], after: list[Token]) -> bool:
         if t.kind == WORD and (t.text in _NEGATORS or t.text.endswith("n't")):
             return True
     after_words = [t.text for t in after[:3] if t.kind == WORD]
-    return after_words[:2] in (["is", "not"], ["was", "not"], ["are", "not"], ["no", "longer"]) or (
+    return tuple(after_words[:2]) in _NEGATED_AFTER or (
         bool(after_words) and after_words[0] in ("isn't", "wasn't", "aren't", "anymore"))
+
+
+_NEGATED_AFTER = frozenset({("is", "not"), ("was", "not"), ("are", "not"), ("no", "longer")})
 
 
 def _is_negated(tokens: list[Token], first: int, last: int, ignore: set[int] | frozenset[int] = frozenset()) -> bool:
@@ -1031,10 +1045,14 @@ def _disjunction_rival(tokens: list[Token], span: Span, value_gold: bool, gold_c
     return None
 
 
+# value kinds that compete with each other in a list ("25, 27 and 30"; "6 pm or 18:30")
+_LISTED_WITH = {NUM: frozenset({NUM, DUR}), DUR: frozenset({NUM, DUR}), TIME: frozenset({TIME, CLOCK}),
+                CLOCK: frozenset({TIME, CLOCK})}
+
+
 def _list_rival(tokens: list[Token], span: Span, gold_tok: Token, gold_cover: set[int], gold: _Gold) -> str | None:
     """Another value of the gold's sort listed next to it: "25, 27 and 30" for a one-value gold."""
-    kinds = {gold_tok.kind} | ({NUM, DUR} if gold_tok.kind in (NUM, DUR) else set()) | (
-        {TIME, CLOCK} if gold_tok.kind in (TIME, CLOCK) else set())
+    kinds = _LISTED_WITH.get(gold_tok.kind) or {gold_tok.kind}
     for step, edge in ((1, span[1]), (-1, span[0])):
         j, connectors = edge + step, 0
         while 0 <= j < len(tokens):
@@ -1141,6 +1159,8 @@ def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _sentence_hedge(a: _Answer, span: Span) -> str | None:
     """"A Tesla (or possibly the Ford F-150)": an explicit either/or in the gold's sentence."""
+    if "or " not in a.text:
+        return None  # nor in any of its sentences (a cheap test first: most answers have none)
     s, e = _sentence_bounds(a.text, a.tokens[span[0]].start, a.tokens[span[1]].end)
     if a.text.find("or ", s, e) == -1:
         return None
@@ -1181,7 +1201,11 @@ def _find_gold(gold: _Gold, a: _Answer, blocked: Sequence[Span] = (),
         spans: list[Span] = []
         ok = True
         for part in alt.parts:
-            hits = _classify(_find(part, a), a.tokens, history_applies=False, ignore=ignore)
+            found = _find(part, a)
+            if not found:
+                ok = False
+                break
+            hits = _classify(found, a.tokens, history_applies=False, ignore=ignore)
             if blocked:
                 hits.asserted = [sp for sp in hits.asserted if not any(_inside(sp, b) for b in blocked)]
             hedged.extend(hits.hedged)
@@ -1326,6 +1350,8 @@ def _locate_stale(gold: _Gold, a: _Answer, found: _GoldFound | None, others: lis
                   ) -> tuple[_StaleFound, _GoldFound | None]:
     """Superseded values (and a choice question's other option) stated in the conclusion."""
     result = _StaleFound([], [])
+    if not others:
+        return result, found
     gold_spans = found.spans if found else []
     gold_words = _covered(gold_spans)
     for pat in others:
@@ -1443,9 +1469,10 @@ def grade(
         raise TypeError("stale must be a sequence of values, not a single str")
     if not answer.strip():
         return _verdict("wrong", "empty answer", "")
-    a = _read(answer, question)
     if abstention:
-        return _grade_abstention_item(a)
+        # judged by its abstention phrases alone: no need to find the restated question
+        return _grade_abstention_item(_read(answer, None))
+    a = _read(answer, question)
     parsed = _parse_gold(str(gold), question)
     grade_span = _grade_yes_no if parsed.polarity is not None else None
 

@@ -216,7 +216,8 @@ def stem(word: str) -> str:
 _MASTER = re.compile(
     r"""
     (?=[^ \t\r\f\v])(?:
-    (?P<code>[a-z]{1,4}-?\d+[a-z]?(?![\w.,:]\d|\w))
+    # (the letters are atomic: fewer of them would leave a letter where "-" or a digit must follow)
+    (?P<code>(?>[a-z]{1,4})-?\d+[a-z]?(?![\w.,:]\d|\w))
   # a word, or a run of words one space apart (one match for many words; see _lex)
   | (?P<word>(?>[a-z]+(?:'[a-z]+)*)(?:(?:\ (?>[a-z]+(?:'[a-z]+)*))+(?![\d-]))?)
   | (?=\d)(?:
