@@ -33,13 +33,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from bisect import bisect_left
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from supersede_env.normalize import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, prepare, stem,
     tokenize, values_equal,
 )
 
-__all__ = ["Verdict", "grade", "LABELS"]
+if TYPE_CHECKING:
+    from supersede_env.episode import Episode
+
+__all__ = ["Verdict", "grade", "grade_episode", "LABELS"]
 
 LABELS = ("current", "stale", "hedged", "abstained", "wrong")
 
@@ -1491,3 +1495,10 @@ def grade(
     if verdict is None:
         return _verdict("wrong", "does not state the gold value", a.conclusion_text)
     return verdict
+
+
+def grade_episode(answer: str, episode: Episode) -> Verdict:
+    """:func:`grade` against an episode: its current value, superseded values, abstention flag and
+    question (what every reward and report grades)."""
+    return grade(answer, episode.answer, stale=episode.stale_values, abstention=episode.abstention,
+                 question=episode.question)

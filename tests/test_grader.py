@@ -519,3 +519,15 @@ def test_model_codes_are_names_not_numbers(current, superseded) -> None:
     assert grade(superseded, current, stale=[superseded]).label == "stale"
     assert grade(f"You drive the {current} now.", current, stale=[superseded]).label == "current"
     assert grade(current, superseded, stale=[current]).label == "stale"
+
+
+def test_grade_episode_uses_the_episodes_gold_history_and_abstention_flag():
+    from supersede_env.grader import grade_episode
+    from tests.builders import make_episode
+
+    episode = make_episode()  # Portland now, Denver before
+    assert grade_episode("Portland", episode).label == "current"
+    assert grade_episode("Denver", episode).label == "stale"
+    never_said = make_episode(abstention=True, answer="You never said where you live.", stale_values=())
+    assert grade_episode("That is not in my notes.", never_said).r_cur == 1.0
+    assert grade_episode("Portland", never_said).label == "wrong"

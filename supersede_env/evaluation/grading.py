@@ -27,11 +27,10 @@ def grade_transcript(episode: Episode, transcript: Transcript) -> VerdictRecord:
         failed = next((s for s in transcript.steps if s.status == "failed"), None)
         error = failed.error if failed is not None else "rollout failed"
         return VerdictRecord(status="failed", error=f"step {failed.step if failed else '?'}: {error}", **common)
-    from supersede_env.grader import grade
+    from supersede_env.grader import grade_episode
 
     graded_text = transcript.graded_text or ""
-    verdict = grade(graded_text, episode.answer, stale=episode.stale_values, abstention=episode.abstention,
-                    question=episode.question)
+    verdict = grade_episode(graded_text, episode)
     return VerdictRecord(
         status="ok",
         answer=transcript.answer,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supersede_env.episode import Episode
-from supersede_env.grader import Verdict, grade
+from supersede_env.grader import Verdict, grade, grade_episode
 from supersede_env.rollout import Transcript
 
 
@@ -37,13 +37,7 @@ class EpisodeScore:
 
 
 def score_answer(answer: str, episode: Episode, stale_weight: float = 0.0) -> EpisodeScore:
-    verdict = grade(
-        answer,
-        episode.answer,
-        stale=episode.stale_values,
-        abstention=episode.abstention,
-        question=episode.question,
-    )
+    verdict = grade_episode(answer, episode)
     return EpisodeScore(verdict.r_cur + stale_weight * verdict.r_stale, verdict)
 
 

@@ -26,7 +26,7 @@ from verifiers.v1.task import task_key
 
 from supersede_env.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
 from supersede_env.episode import Episode, read_episodes
-from supersede_env.grader import Verdict, grade
+from supersede_env.grader import Verdict, grade_episode
 from supersede_env.longmemeval import VARIANT_FILES, load_longmemeval, resolve_longmemeval
 from supersede_env.rollout import Transcript
 from supersede_env.synthetic import SyntheticConfig, iter_synthetic, parse_session_range
@@ -148,9 +148,7 @@ class SupersedeTask(vf.Task[SupersedeData]):
 
     def grade_text(self, text: str) -> Verdict:
         """The hardened grader's verdict on one answer text for this episode."""
-        episode = self.episode
-        return grade(text, episode.answer, stale=episode.stale_values, abstention=episode.abstention,
-                     question=episode.question)
+        return grade_episode(text, self.episode)
 
     def score_transcript(self, transcript: Transcript) -> Verdict:
         """The verdict of a finished rollout; a failed rollout has no verdict and raises."""
