@@ -576,7 +576,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         ids = [e.id for e in self.heldout.episodes]
         if cache is not None and cache.is_file():
             saved = json.loads(cache.read_text(encoding="utf-8"))
-            if saved.get("heldout") == self.heldout.name and sorted(saved.get("correct", {})) == sorted(ids):
+            # "labels" holds every held-out id ("correct" only the graded ones)
+            if saved.get("heldout") == self.heldout.name and sorted(saved.get("labels", {})) == sorted(ids):
                 return {k: bool(v) for k, v in saved["correct"].items()}
         answers = self._answer_heldout()
         correct = {a.episode_id: bool(a.correct) for a in answers if a.correct is not None}
