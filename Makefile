@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Re-install whenever the project's dependency list changes.
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: install test test-slow bench demo clean
+.PHONY: install test test-slow bench bench-grader demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ test-slow: install
 
 bench: install
 	$(BIN)/pytest -q tests/benchmarks --benchmark-only -m 'slow or not slow'
+
+# the grader, pure Python and the optional compiled build (setup.py), side by side
+bench-grader: install
+	$(BIN)/python eval/bench_grader_builds.py
 
 demo: install
 	$(BIN)/supersede eval --demo

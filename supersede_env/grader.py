@@ -21,6 +21,10 @@ seconds)"``, ``"7 days. 8 days (including the last day) is also acceptable."``),
 (``"jazz and blues"`` needs both), yes/no golds, explanation sentences (``"When you started you
 led 4 engineers. Now you lead 5"``: the key values) and choice questions ("did I increase or
 decrease ...?": the option the gold takes).
+
+This module and :mod:`supersede_env.normalize` are also built with mypyc when the package is
+installed with ``SUPERSEDE_ENV_COMPILE=1`` (see ``setup.py``): the same source, about twice as fast.
+Their type annotations are therefore exact; mypyc checks them at run time.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from bisect import bisect_left
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, AbstractSet, Final
 
 from supersede_env.normalize import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, prepare, stem,
@@ -43,9 +47,10 @@ from supersede_env.normalize import (
 if TYPE_CHECKING:
     from supersede_env.episode import Episode
 
-__all__ = ["Verdict", "grade", "grade_episode", "LABELS"]
+__all__ = ["Verdict", "grade", "grade_episode", "LABELS", "COMPILED"]
 
-LABELS = ("current", "stale", "hedged", "abstained", "wrong")
+LABELS: Final = ("current", "stale", "hedged", "abstained", "wrong")
+COMPILED = not __file__.endswith(".py")  # the optional mypyc build (setup.py) is running, not this source
 
 Span = tuple[int, int]  # first and last token index of a match
 
@@ -71,47 +76,47 @@ class Verdict:
 # Lexicons and cue patterns (compiled once)
 # =============================================================================================
 # Words a match may skip over: articles, pronouns, fillers ("the user's current ...").
-_SOFT = frozenset(
+_SOFT: Final = frozenset(
     """a an the my your his her their our its this that these those in on at of some any i you we
     they he she it me them us be do did does have user user's just also very really currently current
     now still new called named approximately about around roughly nearly almost exactly total only
     with for by own""".split()
 )
-_NEGATORS = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "nothing", "cannot"})
-_CLAUSE_BREAK_WORDS = frozenset(
+_NEGATORS: Final = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "nothing", "cannot"})
+_CLAUSE_BREAK_WORDS: Final = frozenset(
     {"but", "however", "although", "though", "whereas", "while", "so", "therefore", "thus", "hence",
      "because", "since", "which", "who"}
 )
-_CLAUSE_BREAK_PUNCT = frozenset({".", ";", "!", "?", "\n", "\n\n", ":", "(", ")", '"'})
+_CLAUSE_BREAK_PUNCT: Final = frozenset({".", ";", "!", "?", "\n", "\n\n", ":", "(", ")", '"'})
 # "more than 25": a bound, not a claimed value
-_BOUND_BEFORE = frozenset({"than", "over", "beyond", "above", "below", "under", "exceed", "exceeds",
+_BOUND_BEFORE: Final = frozenset({"than", "over", "beyond", "above", "below", "under", "exceed", "exceeds",
                            "exceeding", "past"})
-_OPERATORS = frozenset({"+", "×", "=", "plus", "minus"})
+_OPERATORS: Final = frozenset({"+", "×", "=", "plus", "minus"})
 # A superseded value near one of these is history ("moved from Denver", "Denver (previously)")
-_HISTORY_BEFORE = frozenset(
+_HISTORY_BEFORE: Final = frozenset(
     """from previously previous formerly former used originally original initially initial earlier
     before old older prior past once replaced replace switched switch changed upgraded moved instead
     rather longer was were had last then until outdated""".split()
 )
-_HISTORY_AFTER = frozenset(
+_HISTORY_AFTER: Final = frozenset(
     """previously before earlier anymore originally initially formerly outdated incorrect wrong old past prior ago
     used lived""".split()
 )
 # Words after "or" that do not name a rival candidate ("25 or more", "or not")
-_NOT_A_RIVAL = frozenset(
+_NOT_A_RIVAL: Final = frozenset(
     """so more less fewer not similar something anything otherwise else other another possibly perhaps
     maybe even higher lower greater later earlier slightly a an the none neither nor no both rather
     that this these those it they them he she i you we""".split()
 )
-_MODAL_HEDGE = frozenset({"might", "may", "could", "possibly", "perhaps", "maybe", "probably", "speculative",
-                          "guess"})
-_PRONOUNS = frozenset("i you he she it we they me him her us them this that there".split())
+_MODAL_HEDGE: Final = frozenset({"might", "may", "could", "possibly", "perhaps", "maybe", "probably",
+                                 "speculative", "guess"})
+_PRONOUNS: Final = frozenset("i you he she it we they me him her us them this that there".split())
 # Generic words that never identify an answer on their own
-_GENERIC = frozenset(stem(w) for w in """get got have do make go take set thing lot kind type bit way one some
-    follow followed then finally next first second third last later before after also""".split())
+_GENERIC: Final = frozenset(stem(w) for w in """get got have do make go take set thing lot kind type bit way one
+    some follow followed then finally next first second third last later before after also""".split())
 
 # Concluding-span markers. STRONG: everything after the last one is the answer.
-_STRONG_MARKER = re.compile(
+_STRONG_MARKER: Final = re.compile(
     r"(?:final\s+answer|the\s+answer\s+(?:to\s+[^\n:]{0,100}?)?(?:is|would\s+be|will\s+be)\b"
     r"|my\s+(?:final\s+)?answer\s+(?:is|would\s+be|will\s+be)|\banswer\s*(?:\*\*)?\s*:"
     r"|(?:^|\n)\s*(?:\*\*|#+\s*)?\s*(?:final\s+)?answer\s*(?:\*\*)?\s*(?=\n)"
@@ -119,23 +124,24 @@ _STRONG_MARKER = re.compile(
     r"choose|select|formulate)[^\n]*"
     r"|(?:^|\n)\s*(?:\*\*|#+\s*)\s*conclusion[^\n]*)"
 )
-_WEAK_MARKER = re.compile(
+_WEAK_MARKER: Final = re.compile(
     r"\b(?:therefore|thus|hence|in\s+conclusion|to\s+conclude|in\s+summary|to\s+summarize|overall|"
     r"(?:i|we)\s+(?:can|could|will|would)\s+(?:confidently\s+)?(?:conclude|say|infer|determine)|"
     r"(?:this|which)\s+means|based\s+on\s+(?:this|these|the\s+above|the\s+(?:extracted\s+)?information|"
     r"the\s+(?:analysis|reasoning|chat\s+history|available\s+information)))\b"
 )
-_STEP_HEADING = re.compile(r"(?:^|\n)[^\n]{0,10}step\s*\d")
+_STEP_HEADING: Final = re.compile(r"(?:^|\n)[^\n]{0,10}step\s*\d")
 # Where a match of each marker can begin (besides the start of the text): every alternative of
 # _STRONG_MARKER starts with "final answer", "the answer", "my (final) answer", "answer" or a line
 # break; _STEP_HEADING starts with a line break. Keep them in step with the markers: _markers() tries
 # the markers only there.
-_STRONG_MARKER_STARTS = re.compile(r"final(?=\s+answer)|the(?=\s+answer)|my(?=\s+(?:final\s+)?answer)|answer|\n")
-_LINE_STARTS = re.compile(r"\n")
+_STRONG_MARKER_STARTS: Final = re.compile(
+    r"final(?=\s+answer)|the(?=\s+answer)|my(?=\s+(?:final\s+)?answer)|answer|\n")
+_LINE_STARTS: Final = re.compile(r"\n")
 
 # Abstention: the answer says the asked information is not available. Searched only in windows
 # around trigger words (see _abstentions) because one pass of this pattern over a text is slow.
-_ABSTAIN = re.compile(
+_ABSTAIN: Final = re.compile(
     r"(?:\b(?:i|we)\s+(?:do\s+not|don't|cannot|can't|am\s+not\s+able\s+to|am\s+unable\s+to|could\s+not|"
     r"couldn't|was\s+unable\s+to|were\s+unable\s+to|have\s+no\s+way\s+to)\s+(?:\w+\s+){0,2}?"
     r"(?:know|determine|say|tell|find|answer|provide|confirm|recall|remember|see|locate|give|pinpoint|identify|access)\b"
@@ -172,42 +178,42 @@ _ABSTAIN = re.compile(
     r"|\boutput\s+\"?empty|\banswer\s*:?\s*\**\s*empty\b"
     r"|\bi\s+(?:do\s+not|don't)\s+know\b|\bno\s+idea\b|\bnot\s+enough\b|\binsufficient\b)"
 )
-_ABSTAIN_TRIGGERS = frozenset(
+_ABSTAIN_TRIGGERS: Final = frozenset(
     """not no never cannot unable impossible unknown unclear unspecified insufficient lack lacking
     difficult hard empty need needs require once""".split()
 )
 # Committing to an answer after an abstention phrase: "no mention of Tom, so it implies Alex"
-_COMMIT = re.compile(
+_COMMIT: Final = re.compile(
     r"\b(?:conclude|concluded|infer|inferred|implies|imply|suggests|it\s+is\s+likely|likely\s+that|"
     r"i\s+would\s+say|i\s+would\s+guess|educated\s+guess|estimate|estimated|approximately|"
     r"roughly|the\s+answer\s+is|can\s+be\s+concluded|must\s+be|is\s+likely|are\s+likely|probably)\b"
 )
-_YES_NO = re.compile(
+_YES_NO: Final = re.compile(
     r"(?:^|[\n:.!?*\"(]\s*|\banswer\s+(?:is|would\s+be)\s*:?\s*\**\s*)(yes|no)\b(?=\s*[,.!;:*)\n\"]|\s*$|\s+-)"
 )
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
-_ANTONYMS = {
+_SENTENCE_SPLIT: Final = re.compile(r"(?<=[.!?])\s+|\n+")
+_ANTONYMS: Final = {
     stem(a): stem(b)
     for x, y in (("more", "less"), ("more", "fewer"), ("higher", "lower"), ("increase", "decrease"),
                  ("better", "worse"), ("before", "after"), ("earlier", "later"), ("bigger", "smaller"),
                  ("larger", "smaller"), ("longer", "shorter"), ("faster", "slower"), ("up", "down"))
     for a, b in ((x, y), (y, x))
 }
-_ORDER_FIRST_Q = re.compile(r"\b(?:first|earlier|earliest|before)\b")
-_ORDER_LAST_Q = re.compile(r"\b(?:most\s+recently|latest|last|later|more\s+recently|after)\b")
-_BEFORE_CUES = frozenset(stem(w) for w in "before prior earlier first then followed preceded".split())
-_AFTER_CUES = frozenset(stem(w) for w in "after later following subsequently".split())
+_ORDER_FIRST_Q: Final = re.compile(r"\b(?:first|earlier|earliest|before)\b")
+_ORDER_LAST_Q: Final = re.compile(r"\b(?:most\s+recently|latest|last|later|more\s+recently|after)\b")
+_BEFORE_CUES: Final = frozenset(stem(w) for w in "before prior earlier first then followed preceded".split())
+_AFTER_CUES: Final = frozenset(stem(w) for w in "after later following subsequently".split())
 
-_GOLD_ALSO_ACCEPTABLE = re.compile(
+_GOLD_ALSO_ACCEPTABLE: Final = re.compile(
     r"(?:^|[.;]\s*)([^.;]*?)\s*(?:\([^)]*\))?\s*(?:is|are)\s+also\s+(?:acceptable|accepted|correct|fine|ok)\.?", re.I
 )
-_GOLD_PAREN = re.compile(r"\(([^()]*)\)")
-_YES_NO_GOLD = re.compile(r"^\s*(yes|no)\b\s*(?:[.,;:!]|$)", re.I)
-_SENTENCE_GOLD = re.compile(r"\b(?:you|i|we|my|your|our|user)\b", re.I)
-_LOCATIVE_START = re.compile(r"^(?:in|at|on|under|by|near|inside|behind)\b", re.I)
-_SENTENCE_END = frozenset({".", "?", "!", "\n", "\n\n", ";"})
-_QUESTION_WORDS = frozenset("or which what who whom whose when where why how".split())
-_OR_WORD = re.compile(r"\bor\b")
+_GOLD_PAREN: Final = re.compile(r"\(([^()]*)\)")
+_YES_NO_GOLD: Final = re.compile(r"^\s*(yes|no)\b\s*(?:[.,;:!]|$)", re.I)
+_SENTENCE_GOLD: Final = re.compile(r"\b(?:you|i|we|my|your|our|user)\b", re.I)
+_LOCATIVE_START: Final = re.compile(r"^(?:in|at|on|under|by|near|inside|behind)\b", re.I)
+_SENTENCE_END: Final = frozenset({".", "?", "!", "\n", "\n\n", ";"})
+_QUESTION_WORDS: Final = frozenset("or which what who whom whose when where why how".split())
+_OR_WORD: Final = re.compile(r"\bor\b")
 
 
 # =============================================================================================
@@ -420,7 +426,7 @@ def _choice(question: str | None, gold_text: str) -> _Choice | None:
     lset = {t.value for t in left if t.kind == WORD}
     rset = {t.value for t in right if t.kind == WORD}
     # each option's distinguishing words ("charity gala" vs "charity bake sale": "gala", "bake sale")
-    lonly = [t for t in left if t.kind != WORD or t.value not in rset]
+    lonly: list[Token] = [t for t in left if t.kind != WORD or t.value not in rset]
     ronly = [t for t in right if t.kind != WORD or t.value not in lset]
     if not lonly or not ronly:
         return None
@@ -434,7 +440,8 @@ def _choice(question: str | None, gold_text: str) -> _Choice | None:
         return None
     if rf > lf:
         chosen_toks = tuple(r_in) if len(r_in) < len(ronly) else tuple(t for t in ronly if t.kind == WORD)
-        rejected_word = next((t for t in reversed(lonly) if t.kind == WORD and t.value not in gold_stems), None)
+        # (a reversed slice, not reversed(): mypyc 2.4 cannot compile reversed() in this generator)
+        rejected_word = next((t for t in lonly[::-1] if t.kind == WORD and t.value not in gold_stems), None)
     else:
         chosen_toks = tuple(l_in)
         rejected_word = next((t for t in ronly if t.kind == WORD and t.value not in gold_stems), None)
@@ -460,7 +467,7 @@ def _parse_gold(gold: str, question: str | None) -> _Gold:
         alt_texts.extend(a.group(1) for a in also if a.group(1).strip())
     else:
         alt_texts.append(text)
-    ordered = bool(question) and re.search(r"\border\b", question, re.I) is not None
+    ordered = question is not None and re.search(r"\border\b", question, re.I) is not None
     alternatives: list[_Alternative] = []
     choice = None
     for raw in alt_texts:
@@ -671,10 +678,10 @@ def _is_enumerator(tokens: list[Token], i: int, text: str) -> bool:
     return not (follower.kind == PUNCT and follower.text in ("\n", "\n\n"))
 
 
-_WORD_FLAGS: dict[str, int] = {}
+_WORD_FLAGS: Final[dict[str, int]] = {}
 _TRIGGER, _SOFT_WORD, _WEAK_KEY = 1, 2, 4
-_WEAK_KEYWORDS = frozenset("therefore thus hence overall conclusion conclude summary summarize means based infer say "
-                           "determine".split())
+_WEAK_KEYWORDS: Final = frozenset("therefore thus hence overall conclusion conclude summary summarize means based "
+                                  "infer say determine".split())
 
 
 def _word_flags(w: str) -> int:
@@ -755,8 +762,10 @@ def _read(answer: str, question: str | None) -> _Answer:
     if strong is not None:
         start = bisect_left(tokens, strong, key=_START_OF)  # the first token at or after it
     else:
-        start = _weak_start(text, tokens, weak) if weak else None
-        if start is None:
+        weak_start = _weak_start(text, tokens, weak) if weak else None
+        if weak_start is not None:
+            start = weak_start
+        else:
             para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
             start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
@@ -870,11 +879,11 @@ def _find_seq(req: tuple[Token, ...], pattern: _Pattern, a: _Answer) -> list[Spa
     return spans
 
 
-def _clause_window(tokens: list[Token], i: int, step: int, limit: int, ignore: set[int] | frozenset[int] = frozenset()
+def _clause_window(tokens: list[Token], i: int, step: int, limit: int, ignore: AbstractSet[int] = frozenset()
                    ) -> list[Token]:
     """Up to ``limit`` tokens before (step=-1) or after (step=1) index i, within its clause; tokens in
     ``ignore`` (another candidate's own words: "Last" in the title "North of the Last Road") are skipped."""
-    out = []
+    out: list[Token] = []
     j = i + step
     n = len(tokens)
     while 0 <= j < n and len(out) < limit:
@@ -902,10 +911,10 @@ def _negated(before: list[Token], after: list[Token]) -> bool:
         bool(after_words) and after_words[0] in ("isn't", "wasn't", "aren't", "anymore"))
 
 
-_NEGATED_AFTER = frozenset({("is", "not"), ("was", "not"), ("are", "not"), ("no", "longer")})
+_NEGATED_AFTER: Final = frozenset({("is", "not"), ("was", "not"), ("are", "not"), ("no", "longer")})
 
 
-def _is_negated(tokens: list[Token], first: int, last: int, ignore: set[int] | frozenset[int] = frozenset()) -> bool:
+def _is_negated(tokens: list[Token], first: int, last: int, ignore: AbstractSet[int] = frozenset()) -> bool:
     return _negated(_clause_window(tokens, first, -1, 4, ignore), _clause_window(tokens, last, 1, 3, ignore))
 
 
@@ -933,7 +942,7 @@ def _history(before: list[Token], after: list[Token]) -> bool:
     return False
 
 
-def _is_history(tokens: list[Token], first: int, last: int, ignore: set[int] | frozenset[int] = frozenset()) -> bool:
+def _is_history(tokens: list[Token], first: int, last: int, ignore: AbstractSet[int] = frozenset()) -> bool:
     return _history(_clause_window(tokens, first, -1, 6, ignore), _clause_window(tokens, last, 1, 4, ignore))
 
 
@@ -954,7 +963,7 @@ class _Hits:
 
 
 def _classify(spans: list[Span], tokens: list[Token], history_applies: bool,
-              ignore: set[int] | frozenset[int] = frozenset()) -> _Hits:
+              ignore: AbstractSet[int] = frozenset()) -> _Hits:
     hits = _Hits([], [], [], [])
     for first, last in spans:
         # one walk each way serves every check: a window of fewer tokens is a prefix of a longer one
@@ -1050,7 +1059,7 @@ def _disjunction_rival(tokens: list[Token], span: Span, value_gold: bool, gold_c
 
 
 # value kinds that compete with each other in a list ("25, 27 and 30"; "6 pm or 18:30")
-_LISTED_WITH = {NUM: frozenset({NUM, DUR}), DUR: frozenset({NUM, DUR}), TIME: frozenset({TIME, CLOCK}),
+_LISTED_WITH: Final = {NUM: frozenset({NUM, DUR}), DUR: frozenset({NUM, DUR}), TIME: frozenset({TIME, CLOCK}),
                 CLOCK: frozenset({TIME, CLOCK})}
 
 
@@ -1135,7 +1144,7 @@ def _conjunct_after(tokens: list[Token], span: Span, gold_cover: set[int]) -> st
     if j >= len(tokens) or not (tokens[j].kind == WORD and tokens[j].text == "and"):
         return None
     j += 1
-    words = []
+    words: list[str] = []
     while j < len(tokens) and len(words) <= 4:
         t = tokens[j]
         if t.kind == PUNCT:
@@ -1152,7 +1161,7 @@ def _conjunct_after(tokens: list[Token], span: Span, gold_cover: set[int]) -> st
     return " ".join(words)
 
 
-_SOFT_HEDGE = re.compile(r"\bor\s+(?:possibly|perhaps|maybe)\b|\beither\b[^.\n]{0,80}\bor\b")
+_SOFT_HEDGE: Final = re.compile(r"\bor\s+(?:possibly|perhaps|maybe)\b|\beither\b[^.\n]{0,80}\bor\b")
 
 
 def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -1193,7 +1202,7 @@ def _inside(span: Span, outer: Span) -> bool:
 
 
 def _find_gold(gold: _Gold, a: _Answer, blocked: Sequence[Span] = (),
-               ignore: set[int] | frozenset[int] = frozenset()) -> tuple[_GoldFound | None, list[Span]]:
+               ignore: AbstractSet[int] = frozenset()) -> tuple[_GoldFound | None, list[Span]]:
     """The first gold alternative whose every part is asserted in the conclusion, and hedged spans.
 
     A gold part inside a ``blocked`` span (a superseded value that contains it: "Sundays" in "Fridays
@@ -1304,7 +1313,7 @@ def _claims_something(a: _Answer, gold: _Gold, question: str | None) -> bool:
                for i in a.content)
 
 
-_META_WORDS = frozenset(
+_META_WORDS: Final = frozenset(
     stem(w) for w in """session sessions information info chat history answer question conversation user
     mention mentioned base based conclude infer note notes extract extracted relevant provide provided
     reason step steps follow therefore thus rely most recent date specific explicit explicitly directly
@@ -1445,7 +1454,7 @@ def _grade_abstention_item(a: _Answer) -> Verdict:
 
 def grade(
     answer: str,
-    gold: str,
+    gold: str | int | float,  # LongMemEval stores some golds as JSON numbers
     *,
     stale: Sequence[str] = (),
     abstention: bool = False,
