@@ -43,33 +43,16 @@ from supersede_env.normalize import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, prepare, stem,
     tokenize, values_equal,
 )
+from supersede_env.verdict import LABELS, Verdict
 
 if TYPE_CHECKING:
     from supersede_env.episode import Episode
 
 __all__ = ["Verdict", "grade", "grade_episode", "LABELS", "COMPILED"]
 
-LABELS: Final = ("current", "stale", "hedged", "abstained", "wrong")
 COMPILED = not __file__.endswith(".py")  # the optional mypyc build (setup.py) is running, not this source
 
 Span = tuple[int, int]  # first and last token index of a match
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """The grade of one answer.
-
-    ``label`` is one of :data:`LABELS`. ``r_cur`` is 1.0 when the answer conveys the current value
-    (on an abstention item: when it abstains), else 0.0. ``r_stale`` is -1.0 when the answer asserts
-    a superseded value, else 0.0. ``reason`` is short evidence (what matched where); ``extracted``
-    is the concluding text the verdict is about.
-    """
-
-    label: str
-    r_cur: float
-    r_stale: float
-    reason: str
-    extracted: str = ""
 
 
 # =============================================================================================
@@ -1454,10 +1437,10 @@ def _grade_abstention_item(a: _Answer) -> Verdict:
 
 def grade(
     answer: str,
-    gold: str | int | float,  # LongMemEval stores some golds as JSON numbers
+    gold: object,  # read as str(gold): LongMemEval stores some golds as JSON numbers
     *,
     stale: Sequence[str] = (),
-    abstention: bool = False,
+    abstention: object = False,  # read as its truth value: a numpy or pandas boolean is fine
     question: str | None = None,
 ) -> Verdict:
     """Grade ``answer`` against the current value ``gold`` and the superseded values ``stale``.

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
 from supersede_env.rollout import ModelReply, StepRecord
+from supersede_env.verdict import LABELS
 
 SCHEMA_VERSION = 1
 RECORDS_FILE = "records.jsonl"
@@ -49,7 +50,7 @@ CallStatus = Literal["ok", "empty", "failed"]
 PairStatus = Literal["ok", "failed"]
 CALL_STATUSES: tuple[str, ...] = ("ok", "empty", "failed")
 PAIR_STATUSES: tuple[str, ...] = ("ok", "failed")
-GRADER_LABELS: tuple[str, ...] = ("current", "stale", "hedged", "abstained", "wrong")
+GRADER_LABELS: tuple[str, ...] = LABELS  # the hardened grader's verdict labels
 
 
 class RecordError(ValueError):

@@ -4,8 +4,10 @@ abstention, long answers)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
+import pickle
 
 import pytest
 
@@ -65,6 +67,13 @@ def test_verdict_is_a_frozen_record_with_evidence() -> None:
         v.label = "wrong"  # type: ignore[misc]
 
 
+def test_a_verdict_copies_and_pickles_like_a_value() -> None:
+    # verdicts cross process boundaries (evaluation workers, distributed training), in either build
+    v = grade("Either Denver or Portland.", "Portland", stale=["Denver"])
+    assert pickle.loads(pickle.dumps(v)) == v
+    assert copy.deepcopy(v) == v and dataclasses.replace(v, reason="x").label == v.label == "hedged"
+
+
 @pytest.mark.parametrize("answer", ["", "   ", "\n\n"])
 def test_empty_answer_is_wrong(answer: str) -> None:
     assert grade(answer, "Portland") == Verdict("wrong", 0.0, 0.0, "empty answer", "")
@@ -79,6 +88,13 @@ def test_bad_argument_types() -> None:
 
 def test_numeric_gold_given_as_a_number() -> None:
     assert label("You need 120 stars.", 120) == "current"  # type: ignore[arg-type]
+
+
+def test_numpy_values_from_a_data_frame_are_accepted() -> None:
+    # rows read with pandas or numpy carry numpy scalars; the compiled build must take them too
+    numpy = pytest.importorskip("numpy")
+    assert label("You need 120 stars.", numpy.int64(120)) == "current"
+    assert label("It is not in my notes.", "You never said.", abstention=numpy.bool_(True)) == "abstained"
 
 
 # -- numbers ------------------------------------------------------------------------------------
