@@ -2,7 +2,7 @@
 
 ``SUPERSEDE_ENV_COMPILE=1`` compiles the grader's two modules, ``supersede_env/normalize.py`` and
 ``supersede_env/grader.py``, with mypyc into C extensions that import in place of the ``.py`` files
-(about twice the grades per second; see the README). Without it the package is pure Python. The
+(1.7-2.3x the grades per second; see the README). Without it the package is pure Python. The
 compiled build needs a C compiler and mypy in the build environment::
 
     pip install 'mypy==2.4.1' setuptools wheel

@@ -23,7 +23,7 @@ led 4 engineers. Now you lead 5"``: the key values) and choice questions ("did I
 decrease ...?": the option the gold takes).
 
 This module and :mod:`supersede_env.normalize` are also built with mypyc when the package is
-installed with ``SUPERSEDE_ENV_COMPILE=1`` (see ``setup.py``): the same source, about twice as fast.
+installed with ``SUPERSEDE_ENV_COMPILE=1`` (see ``setup.py``): the same source, 1.7-2.3x as fast.
 Their type annotations are therefore exact; mypyc checks them at run time.
 """
 

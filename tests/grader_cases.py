@@ -84,9 +84,13 @@ def policy_cases(path: Path = SYNTHETIC_EVAL) -> list[Case]:
     return cases
 
 
+def grade_one(grade, c: Case):
+    """``grade`` (the function: a pure or a compiled build) applied to one case."""
+    return grade(c.answer, c.gold, stale=c.stale, abstention=c.abstention, question=c.question)
+
+
 def grade_all(grade, cases: list[Case]) -> list:
-    """``grade`` (the function: a pure or a compiled build) applied to every case."""
-    return [grade(c.answer, c.gold, stale=c.stale, abstention=c.abstention, question=c.question) for c in cases]
+    return [grade_one(grade, c) for c in cases]
 
 
 def verdict_fields(verdicts: list) -> list[list]:

@@ -22,7 +22,6 @@ import pytest
 
 from supersede_env import grader
 from tests import grader_cases
-from tests.grader_cases import Case
 
 pytest.importorskip("pytest_benchmark")
 pytestmark = pytest.mark.slow
@@ -56,11 +55,7 @@ def test_long_answers_median_time_per_grade(benchmark, dev_rows: list[dict]) -> 
     grader_cases.grade_all(grader.grade, cases)
     cycle = itertools.cycle(cases)
 
-    def one() -> None:
-        c: Case = next(cycle)
-        grader.grade(c.answer, c.gold, stale=c.stale, abstention=c.abstention, question=c.question)
-
-    benchmark.pedantic(one, rounds=len(cases), iterations=1)
+    benchmark.pedantic(lambda: grader_cases.grade_one(grader.grade, next(cycle)), rounds=len(cases), iterations=1)
     median_ms = benchmark.stats.stats.median * 1000
     benchmark.extra_info.update(build=BUILD, answers=len(cases), median_ms=round(median_ms, 3))
     print(f"\nlong answers > 1,000 chars ({BUILD}): {len(cases)}, median {median_ms:.2f} ms per grade")
