@@ -33,11 +33,11 @@ import itertools
 import math
 import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from bisect import bisect_left
 from functools import lru_cache
-from typing import TYPE_CHECKING, AbstractSet, Final
+from typing import TYPE_CHECKING, Final
 
 from supersede_env.normalize import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, prepare, stem,
@@ -862,7 +862,7 @@ def _find_seq(req: tuple[Token, ...], pattern: _Pattern, a: _Answer) -> list[Spa
     return spans
 
 
-def _clause_window(tokens: list[Token], i: int, step: int, limit: int, ignore: AbstractSet[int] = frozenset()
+def _clause_window(tokens: list[Token], i: int, step: int, limit: int, ignore: Set[int] = frozenset()
                    ) -> list[Token]:
     """Up to ``limit`` tokens before (step=-1) or after (step=1) index i, within its clause; tokens in
     ``ignore`` (another candidate's own words: "Last" in the title "North of the Last Road") are skipped."""
@@ -897,7 +897,7 @@ def _negated(before: list[Token], after: list[Token]) -> bool:
 _NEGATED_AFTER: Final = frozenset({("is", "not"), ("was", "not"), ("are", "not"), ("no", "longer")})
 
 
-def _is_negated(tokens: list[Token], first: int, last: int, ignore: AbstractSet[int] = frozenset()) -> bool:
+def _is_negated(tokens: list[Token], first: int, last: int, ignore: Set[int] = frozenset()) -> bool:
     return _negated(_clause_window(tokens, first, -1, 4, ignore), _clause_window(tokens, last, 1, 3, ignore))
 
 
@@ -925,7 +925,7 @@ def _history(before: list[Token], after: list[Token]) -> bool:
     return False
 
 
-def _is_history(tokens: list[Token], first: int, last: int, ignore: AbstractSet[int] = frozenset()) -> bool:
+def _is_history(tokens: list[Token], first: int, last: int, ignore: Set[int] = frozenset()) -> bool:
     return _history(_clause_window(tokens, first, -1, 6, ignore), _clause_window(tokens, last, 1, 4, ignore))
 
 
@@ -946,7 +946,7 @@ class _Hits:
 
 
 def _classify(spans: list[Span], tokens: list[Token], history_applies: bool,
-              ignore: AbstractSet[int] = frozenset()) -> _Hits:
+              ignore: Set[int] = frozenset()) -> _Hits:
     hits = _Hits([], [], [], [])
     for first, last in spans:
         # one walk each way serves every check: a window of fewer tokens is a prefix of a longer one
@@ -1185,7 +1185,7 @@ def _inside(span: Span, outer: Span) -> bool:
 
 
 def _find_gold(gold: _Gold, a: _Answer, blocked: Sequence[Span] = (),
-               ignore: AbstractSet[int] = frozenset()) -> tuple[_GoldFound | None, list[Span]]:
+               ignore: Set[int] = frozenset()) -> tuple[_GoldFound | None, list[Span]]:
     """The first gold alternative whose every part is asserted in the conclusion, and hedged spans.
 
     A gold part inside a ``blocked`` span (a superseded value that contains it: "Sundays" in "Fridays

@@ -325,7 +325,7 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
             if suf == "s" and raw.isdigit() and len(raw) == 4:
                 append(Token(WORD, ("decade", value), start, end))  # "1990s": not the number 1990
                 continue
-            append(Token(NUM, value, start, end, ""))
+            append(Token(NUM, value, start, end))
             if suf == "%":
                 append(Token(WORD, "percent", end - 1, end, "percent"))
         elif group == "time":
