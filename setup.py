@@ -5,7 +5,7 @@
 (1.7-2.3x the grades per second; see the README). Without it the package is pure Python. The
 compiled build needs a C compiler and mypy in the build environment::
 
-    pip install 'mypy==2.4.1' setuptools wheel
+    pip install 'mypy==2.4.1' 'setuptools>=77'
     SUPERSEDE_ENV_COMPILE=1 pip install --no-build-isolation .
 
 It is refused for editable installs: the extensions would sit beside the sources and shadow every

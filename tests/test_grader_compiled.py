@@ -3,7 +3,7 @@ source does.
 
 The package is built and installed the way a user would build it (``pip install --no-build-isolation
 --target``, from a copy of the sources); then the grader's own tests run again on that build, and every
-verdict field of about 30,000 real answers is compared between the two builds.
+verdict field of about 45,000 real answers is compared between the two builds.
 """
 
 from __future__ import annotations
