@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from tests.grader_cases import REPO_ROOT
 
 
 def install_compiled(site: Path, workdir: Path) -> Path:

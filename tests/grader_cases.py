@@ -84,6 +84,13 @@ def policy_cases(path: Path = SYNTHETIC_EVAL) -> list[Case]:
     return cases
 
 
+def named_cases(name: str) -> list[Case]:
+    """One set by its function's name ("policy_cases", or a dev set read from :data:`DEV_FILE`)."""
+    if name == "policy_cases":
+        return policy_cases()
+    return globals()[name](dev_rows())
+
+
 def grade_one(grade, c: Case):
     """``grade`` (the function: a pure or a compiled build) applied to one case."""
     return grade(c.answer, c.gold, stale=c.stale, abstention=c.abstention, question=c.question)

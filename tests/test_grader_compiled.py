@@ -19,7 +19,7 @@ import pytest
 from supersede_env import grader
 from tests import grader_cases
 from tests.grader_builds import environment, install_compiled
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, shared_file
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="the compiled build needs a C compiler")
 
@@ -29,8 +29,7 @@ import json, sys
 from supersede_env import grader
 from tests import grader_cases
 assert grader.COMPILED, grader.__file__
-name = sys.argv[1]
-cases = grader_cases.policy_cases() if name == "policy_cases" else getattr(grader_cases, name)(grader_cases.dev_rows())
+cases = grader_cases.named_cases(sys.argv[1])
 json.dump(grader_cases.verdict_fields(grader_cases.grade_all(grader.grade, cases)), sys.stdout)
 """
 
@@ -61,15 +60,10 @@ def _compiled_verdicts(site: Path, tmp_path: Path, cases: str) -> list[list]:
 
 @pytest.mark.parametrize("cases", ["sentence_cases", "whole_cases", "policy_cases"])
 def test_the_compiled_build_gives_the_same_verdicts(compiled_site: Path, tmp_path: Path, cases: str) -> None:
-    if cases == "policy_cases":
-        args: tuple = ()
-    else:
-        rows = grader_cases.dev_rows()
-        if rows is None:
-            pytest.skip(f"shared data file {grader_cases.DEV_FILE} is not present")
-        args = (rows,)
+    if cases != "policy_cases":
+        shared_file("judged", "dev_judged_answers.jsonl")  # skips without the dev file
     assert not grader.COMPILED  # this process grades with the source
-    expected = grader_cases.verdict_fields(grader_cases.grade_all(grader.grade, getattr(grader_cases, cases)(*args)))
+    expected = grader_cases.verdict_fields(grader_cases.grade_all(grader.grade, grader_cases.named_cases(cases)))
     got = _compiled_verdicts(compiled_site, tmp_path, cases)
     assert len(got) == len(expected) > 1000
     differing = [(e, g) for e, g in zip(expected, got) if e != g]

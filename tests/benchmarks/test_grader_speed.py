@@ -22,6 +22,7 @@ import pytest
 
 from supersede_env import grader
 from tests import grader_cases
+from tests.conftest import shared_file
 
 pytest.importorskip("pytest_benchmark")
 pytestmark = pytest.mark.slow
@@ -31,10 +32,7 @@ BUILD = "compiled" if grader.COMPILED else "pure Python"
 
 @pytest.fixture(scope="module")
 def dev_rows() -> list[dict]:
-    rows = grader_cases.dev_rows()
-    if rows is None:
-        pytest.skip(f"shared data file {grader_cases.DEV_FILE} is not present")
-    return rows
+    return grader_cases.dev_rows(shared_file("judged", "dev_judged_answers.jsonl"))
 
 
 def test_short_answers_throughput(benchmark, dev_rows: list[dict]) -> None:
