@@ -43,7 +43,7 @@ from supersede_env.normalize import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, prepare, stem,
     tokenize, values_equal,
 )
-from supersede_env.verdict import LABELS, Verdict
+from supersede_env.verdict import LABELS, MODES, Verdict
 
 if TYPE_CHECKING:
     from supersede_env.episode import Episode
@@ -1442,6 +1442,7 @@ def grade(
     stale: Sequence[str] = (),
     abstention: object = False,  # read as its truth value: a numpy or pandas boolean is fine
     question: str | None = None,
+    mode: str = "official",
 ) -> Verdict:
     """Grade ``answer`` against the current value ``gold`` and the superseded values ``stale``.
 
@@ -1463,6 +1464,8 @@ def grade(
         raise TypeError(f"answer must be a str, not {type(answer).__name__}")
     if isinstance(stale, str):
         raise TypeError("stale must be a sequence of values, not a single str")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if not answer.strip():
         return _verdict("wrong", "empty answer", "")
     if abstention:
@@ -1489,8 +1492,8 @@ def grade(
     return verdict
 
 
-def grade_episode(answer: str, episode: Episode) -> Verdict:
+def grade_episode(answer: str, episode: Episode, *, mode: str = "official") -> Verdict:
     """:func:`grade` against an episode: its current value, superseded values, abstention flag and
     question (what every reward and report grades)."""
     return grade(answer, episode.answer, stale=episode.stale_values, abstention=episode.abstention,
-                 question=episode.question)
+                 question=episode.question, mode=mode)

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LABELS", "Verdict"]
+__all__ = ["LABELS", "MODES", "Verdict"]
 
-LABELS = ("current", "stale", "hedged", "abstained", "wrong")
+# ``ungradable``: the grader itself failed on this answer (an internal error); never a model's fault,
+# never counted as wrong.
+LABELS = ("current", "stale", "hedged", "abstained", "wrong", "ungradable")
+# ``official``: LongMemEval's judge rule (history may be mentioned if the updated value is the answer);
+# ``strict``: the training reward (the answer asserts the current value and names no other candidate).
+MODES = ("official", "strict")
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,7 @@ def test_paired_run_records_every_call_and_reports_the_numbers(server, tmp_path)
     assert memo["accuracy"]["grader"]["overall"]["correct"] == 4
     assert memo["accuracy"]["grader"]["answerable"] == pytest.approx(
         {"correct": 3, "n": 5, "rate": 0.6, "ci_low": 0.2307, "ci_high": 0.8824}, abs=1e-4)
-    assert memo["mix_answerable"] == {"current": 3, "stale": 2, "hedged": 0, "abstained": 0, "wrong": 0}
+    assert memo["mix_answerable"] == {"current": 3, "stale": 2, "hedged": 0, "abstained": 0, "wrong": 0, "ungradable": 0}
     assert memo["mix_abstention"]["abstained"] == 1
     pair = next(p for p in report["paired"] if (p["first"], p["second"]) == ("full", "memo:300"))
     assert (pair["a"], pair["b"], pair["c"], pair["d"]) == (4, 2, 0, 0)
