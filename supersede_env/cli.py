@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "episodes": ("supersede_env.episodes_command", "write episodes (synthetic or LongMemEval) as JSONL"),
     "grader-agreement": ("supersede_env.agreement", "agreement of the grader with judge labels"),
+    "reward-audit": ("supersede_env.reward_audit", "stress-test the reward with answers that dodge the choice"),
     "eval": ("supersede_env.evaluation.command", "paired evaluation: full context vs bounded memo"),
     "report": ("supersede_env.evaluation.report_command", "rebuild a report from a run's records"),
     "train": ("supersede_env.training.command", "GRPO + LoRA training on the environment"),

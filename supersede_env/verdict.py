@@ -1,8 +1,7 @@
 """The grader's verdict: what :func:`supersede_env.grader.grade` returns, and its labels.
 
-A module of its own, never compiled (``setup.py`` compiles the grader): a mypyc-compiled frozen
-dataclass cannot be copied or unpickled, and verdicts cross process boundaries in evaluation and
-training. Light to import: the records and reports need the labels without loading the grader.
+A module of its own, light to import: the records and reports need the labels without loading the
+grader, and verdicts cross process boundaries in evaluation and training.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ class Verdict:
     ``label`` is one of :data:`LABELS`. ``r_cur`` is 1.0 when the answer conveys the current value
     (on an abstention item: when it abstains), else 0.0. ``r_stale`` is -1.0 when the answer asserts
     a superseded value, else 0.0. ``reason`` is short evidence (what matched where); ``extracted``
-    is the concluding text the verdict is about.
+    is the concluding text the verdict is about; ``mode`` the grading mode (:data:`MODES`).
     """
 
     label: str
@@ -34,3 +33,4 @@ class Verdict:
     r_stale: float
     reason: str
     extracted: str = ""
+    mode: str = "official"  # the grading mode that produced it (MODES)

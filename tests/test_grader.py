@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import pickle
 
 import pytest
@@ -548,13 +547,3 @@ def test_grade_episode_uses_the_episodes_gold_history_and_abstention_flag():
     never_said = make_episode(abstention=True, answer="You never said where you live.", stale_values=())
     assert grade_episode("That is not in my notes.", never_said).r_cur == 1.0
     assert grade_episode("Portland", never_said).label == "wrong"
-
-
-def test_the_grader_under_test_is_the_build_this_run_expects() -> None:
-    # the default run tests the source; tests/test_grader_compiled.py reruns this file on the mypyc
-    # build with SUPERSEDE_ENV_EXPECT_COMPILED=1 (a stale compiled module must never shadow the source)
-    from supersede_env import grader, normalize
-
-    expected = os.environ.get("SUPERSEDE_ENV_EXPECT_COMPILED") == "1"
-    assert grader.COMPILED is expected, grader.__file__
-    assert normalize.__file__.endswith(".py") is not expected, normalize.__file__

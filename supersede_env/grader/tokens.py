@@ -1,4 +1,4 @@
-"""Text -> value-aware tokens: the meaning-level normalisation the grader matches on.
+"""Normalised text -> value-aware tokens: the meaning-level normalisation the grader matches on.
 
 A token is a word, a punctuation mark, or a *value*: a number, a clock time, a duration, a date, a
 frequency, or a label number ("Session 3", "Step 2": scaffolding, never an answer value). Values are
@@ -8,17 +8,17 @@ parsed from the forms people write, so that ``"four"``, ``"4"`` and ``"4th"`` ar
 ``"$400,000"`` / ``"400k dollars"`` the same amount. Matching compares parsed values, never
 characters, which is why ``25`` does not occur in ``250`` and ``ten`` does not occur in ``tennis``.
 
-Everything here is pure and precompiled; :func:`tokenize` is the single entry point. Words are
-stemmed with the Snowball English stemmer (``snowballstemmer``, pure Python).
+Everything here is pure and precompiled; :func:`tokenize` is the single entry point and reads text
+already normalised by :func:`supersede_env.grader.text.normalise_text`. Words are stemmed with the
+Snowball English stemmer (``snowballstemmer``, pure Python).
 """
 
 from __future__ import annotations
 
 import re
 import threading
-import unicodedata
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any
 
 import snowballstemmer
 
@@ -27,7 +27,6 @@ __all__ = [
     "tokenize",
     "values_equal",
     "stem",
-    "prepare",
     "WORD",
     "PUNCT",
     "NUM",
@@ -41,24 +40,23 @@ __all__ = [
 ]
 
 # Token kinds. Values carry a parsed ``value``; words carry their stem in ``value``.
-WORD: Final = "w"
-PUNCT: Final = "p"
-NUM: Final = "n"  # value: float
-TIME: Final = "t"  # value: frozenset of minutes after midnight (one element unless am/pm is unknown)
-CLOCK: Final = "c"  # "H:MM" without am/pm; value: (times: frozenset[int min], durations: frozenset[float s])
-DUR: Final = "d"  # value: ("s", seconds) or ("mo", months); number: as written ("9" in "9 months")
-DATE: Final = "D"  # value: (year | None, month, day)
-FREQ: Final = "f"  # value: events per day (float), e.g. 3 times a week -> 3/7
-LABEL: Final = "L"  # a number that names something ("Session 3"), never an answer value
-VALUE_KINDS: Final = frozenset({NUM, TIME, CLOCK, DUR, DATE, FREQ})
+WORD = "w"
+PUNCT = "p"
+NUM = "n"  # value: float
+TIME = "t"  # value: frozenset of minutes after midnight (one element unless am/pm is unknown)
+CLOCK = "c"  # "H:MM" without am/pm; value: (times: frozenset[int min], durations: frozenset[float s])
+DUR = "d"  # value: ("s", seconds) or ("mo", months); number: as written ("9" in "9 months")
+DATE = "D"  # value: (year | None, month, day)
+FREQ = "f"  # value: events per day (float), e.g. 3 times a week -> 3/7
+LABEL = "L"  # a number that names something ("Session 3"), never an answer value
+VALUE_KINDS = frozenset({NUM, TIME, CLOCK, DUR, DATE, FREQ})
 
 
 class Token:
-    """One token of a prepared text: ``kind``, a parsed ``value``, and its span in the text.
+    """One token of a normalised text: ``kind``, a parsed ``value``, and its span in the text.
 
-    A plain class with slots rather than a named tuple: mypyc compiles it to a C struct, whose fields
-    the compiled grader reads without a dictionary lookup (tokens are most of the grader's time).
-    Treat it as immutable: :meth:`_replace` makes a changed copy.
+    A slotted class (tokens are most of the grader's memory and time). Treat it as immutable:
+    :meth:`_replace` makes a changed copy.
     """
 
     __slots__ = ("kind", "value", "start", "end", "text", "number", "unit")
@@ -86,40 +84,20 @@ class Token:
 
 
 # ---------------------------------------------------------------------------------------------
-# Preparation: one-to-one character mapping so that offsets stay valid.
-# ---------------------------------------------------------------------------------------------
-_CHAR_MAP: Final = str.maketrans(
-    {
-        "\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
-        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
-        "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u200b": " ",
-    }
-)
-
-
-def prepare(text: str) -> str:
-    """Lower-case, fold typographic quotes/dashes/spaces; NFKC only when non-ASCII is present."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text.translate(_CHAR_MAP))
-    return text.lower()
-
-
-# ---------------------------------------------------------------------------------------------
 # Lexicons
 # ---------------------------------------------------------------------------------------------
-_UNITS: Final = {
+_UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
 }
-_TENS: Final = {
+_TENS = {
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
     "eighty": 80, "ninety": 90,
 }
-_SCALES: Final = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
-_SCALE_SUFFIX: Final = {"k": 1_000, "m": 1_000_000, "mm": 1_000_000, "bn": 1_000_000_000, "b": 1_000_000_000}
-_ORDINALS: Final = {
+_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_SCALE_SUFFIX = {"k": 1_000, "m": 1_000_000, "mm": 1_000_000, "bn": 1_000_000_000, "b": 1_000_000_000}
+_ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
     "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
@@ -128,21 +106,21 @@ _ORDINALS: Final = {
 }
 # Ordinal words that are everyday discourse markers ("First, I ..."); they are numbers only inside
 # a compound ("twenty-first") or a date ("May first").
-_DISCOURSE_ORDINALS: Final = frozenset({"first", "second", "third", "last"})
-_MULTIPLES: Final = {"once": 1, "twice": 2, "thrice": 3}
-_DOZEN: Final = 12
+_DISCOURSE_ORDINALS = frozenset({"first", "second", "third", "last"})
+_MULTIPLES = {"once": 1, "twice": 2, "thrice": 3}
+_DOZEN = 12
 
-_MONTHS: Final = {
+_MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
     "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
     "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
     "dec": 12,
 }
 # Abbreviations that are also common words: months only next to a day number.
-_AMBIGUOUS_MONTHS: Final = frozenset({"may", "mar", "jun", "jan", "sep", "oct", "dec", "aug", "apr"})
+_AMBIGUOUS_MONTHS = frozenset({"may", "mar", "jun", "jan", "sep", "oct", "dec", "aug", "apr"})
 
 # duration unit -> (scale kind, size): seconds for clock-like units, months for calendar units
-_DUR_UNITS: Final[dict[str, tuple[str, float]]] = {}
+_DUR_UNITS: dict[str, tuple[str, float]] = {}
 for _names, _kind, _size in (
     (("second", "seconds", "sec", "secs"), "s", 1.0),
     (("minute", "minutes", "min", "mins"), "s", 60.0),
@@ -155,18 +133,18 @@ for _names, _kind, _size in (
 ):
     for _n in _names:
         _DUR_UNITS[_n] = (_kind, _size)
-_PERIOD_DAYS: Final = {"day": 1.0, "week": 7.0, "fortnight": 14.0, "month": 30.0, "year": 365.0}
-_PERIOD_OF: Final = {
+_PERIOD_DAYS = {"day": 1.0, "week": 7.0, "fortnight": 14.0, "month": 30.0, "year": 365.0}
+_PERIOD_OF = {
     "day": "day", "days": "day", "week": "week", "weeks": "week", "fortnight": "fortnight",
     "month": "month", "months": "month", "year": "year", "years": "year",
 }
-_FREQ_ADVERBS: Final = {
+_FREQ_ADVERBS = {
     "daily": 1.0, "nightly": 1.0, "weekly": 1 / 7, "biweekly": 1 / 14, "fortnightly": 1 / 14,
     "monthly": 1 / 30, "bimonthly": 1 / 60, "yearly": 1 / 365, "annually": 1 / 365,
 }
 
 # Measurement units: a number followed by a *different* unit of this list is a different quantity.
-_MEASURE_UNITS: Final = {
+_MEASURE_UNITS = {
     "dollar": "dollar", "dollars": "dollar", "usd": "dollar", "buck": "dollar", "bucks": "dollar",
     "$": "dollar", "euro": "euro", "euros": "euro", "eur": "euro", "€": "euro", "£": "pound",
     "gbp": "pound", "yen": "yen", "¥": "yen", "jpy": "yen", "cent": "cent", "cents": "cent",
@@ -183,21 +161,21 @@ _MEASURE_UNITS: Final = {
     "calorie": "calorie", "calories": "calorie", "kcal": "calorie", "mph": "mph", "mpg": "mpg",
     "degree": "degree", "degrees": "degree",
 }
-_CURRENCY_SYMBOLS: Final = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen"}
+_CURRENCY_SYMBOLS = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen"}
 
 # Words after which a number names a thing rather than measuring it.
-_LABEL_WORDS: Final = frozenset(
+_LABEL_WORDS = frozenset(
     {"session", "sessions", "step", "steps", "note", "option", "options", "turn", "turns", "part"}
 )
 
 # Stemming: crude, symmetric suffix stripping; good enough because gold and answer get the same.
-_SYNONYMS: Final = {
+_SYNONYMS = {
     "st": "street", "rd": "road", "ave": "avenue", "blvd": "boulevard", "dr": "doctor",
     "mt": "mount", "tv": "television", "favourite": "favorite", "colour": "color",
     "grey": "gray", "theatre": "theater", "centre": "center", "okay": "ok", "&": "and",
     "didn't": "did not",
 }
-_IRREGULAR: Final = {
+_IRREGULAR = {
     "children": "child", "men": "man", "women": "woman", "feet": "foot", "teeth": "tooth",
     "mice": "mouse", "people": "person", "bought": "buy", "got": "get", "went": "go",
     "led": "lead", "met": "meet", "ran": "run", "ate": "eat", "drove": "drive", "driven": "drive",
@@ -209,8 +187,8 @@ _IRREGULAR: Final = {
 }
 
 
-_ENGLISH: Final = snowballstemmer.stemmer("english")  # Porter2: "increased" = "increase", "care" != "car"
-_STEM_LOCK: Final = threading.Lock()  # a Snowball stemmer object keeps state between calls
+_ENGLISH = snowballstemmer.stemmer("english")  # Porter2: "increased" = "increase", "care" != "car"
+_STEM_LOCK = threading.Lock()  # a Snowball stemmer object keeps state between calls
 
 
 @lru_cache(maxsize=65536)
@@ -230,7 +208,7 @@ def stem(word: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # Lexing
 # ---------------------------------------------------------------------------------------------
-_MASTER: Final = re.compile(
+_MASTER = re.compile(
     r"""
     (?=[^ \t\r\f\v])(?:
     # (the letters are atomic: fewer of them would leave a letter where "-" or a digit must follow)
@@ -242,9 +220,11 @@ _MASTER: Final = re.compile(
     | (?P<clock>(?<![\d:.])(?P<ch>\d{1,2}):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?![\d:]))
     | (?P<ymd>(?<![\d/])(?P<y1>(?:19|20)\d\d)[/-](?P<m1>\d{1,2})[/-](?P<d1>\d{1,2})(?![\d/]))
     | (?P<mdy>(?<![\d/.])(?P<m2>\d{1,2})/(?P<d2>\d{1,2})(?:/(?P<y2>\d{4}|\d\d))?(?![\d/]))
+    | (?P<code2>(?<![\d.,])\d{1,4}[a-gijlnoqrtuvwyz](?!\w))
     | (?P<number>(?P<num>(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d))
           (?P<suf>%|(?:st|nd|rd|th)\b|k\b|bn\b|m\b|s\b)?)
     )
+  | (?P<arrow>-+>|=+>)
   | (?P<markup>[*#`_~>|]+)
   | (?P<para>\n[ \t]*(?:\n[ \t]*)+)
   | (?P<nl>\n)
@@ -291,8 +271,8 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
                     else:
                         need_structure = True
             continue
-        if group == "code":
-            # a model code ("A15", "RAV4", "CX-5") names a thing; its digits are not a quantity
+        if group == "code" or group == "code2":
+            # a model code ("A15", "RAV4", "CX-5", "7a") names a thing; its digits are not a quantity
             code = m.group().replace("-", "")
             append(Token(WORD, code, start, end, code))
             continue
@@ -301,6 +281,9 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
             if ch in _CURRENCY_SYMBOLS:
                 need_structure = True
             append(Token(PUNCT, ch, start, end, ch))
+            continue
+        if group == "arrow":
+            append(Token(PUNCT, "->", start, end, "->"))  # "Denver -> Portland", "=>": a change
             continue
         if group == "markup":
             continue  # markdown emphasis, headings, bullets: layout, not content
@@ -386,7 +369,7 @@ def _is_word(tok: Token | None, *words: str) -> bool:
 
 
 # words a merged number can start with (every branch below starts with one)
-_NUMBER_WORD_STARTS: Final = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_ORDINALS) | {"a", "an"}
+_NUMBER_WORD_STARTS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_ORDINALS) | {"a", "an"}
 
 
 def _merge_number_words(toks: list[Token]) -> list[Token]:
@@ -501,6 +484,19 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
                 t = t._replace(value=float(t.value) + 0.5, end=toks[i + 3].end)
                 i += 3
                 nxt = toks[i + 1] if i + 1 < n else None
+            # a time of day in words: "six o'clock", "6 o'clock in the morning", "7 in the evening"
+            if isinstance(t.value, float) and t.value.is_integer() and 1 <= t.value <= 12 and t.unit is None:
+                j = i + 1
+                end = t.end
+                if _is_word(nxt, "o'clock"):
+                    end, j = nxt.end, i + 2
+                half, part_end, after = _part_of_day(toks, j) if j < n and toks[j].text in _PART_STARTS else (None, 0, j)
+                if j > i + 1 or half is not None:
+                    hour = int(t.value) % 12
+                    minutes = {"am": {hour * 60}, "pm": {(hour + 12) * 60}}.get(half or "", {hour * 60, (hour + 12) * 60})
+                    out.append(Token(TIME, frozenset(minutes), t.start, part_end if half is not None else end))
+                    i = after if half is not None else j
+                    continue
             prev = out[-1] if out else None
             # label numbers: "Session 35", "Step 2"
             if prev is not None and prev.kind == WORD and prev.text in _LABEL_WORDS:
@@ -587,7 +583,7 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
                     k, j = float(toks[j].value), j + 1
                 elif _is_word(toks[j], "second"):
                     k, j = 2.0, j + 1
-                if j < n and toks[j].kind == WORD and toks[j].text in _PERIOD_OF:
+                if j < n and toks[j].kind == WORD and toks[j].text in _PERIOD_OF and k > 0:  # "every 0 weeks": none
                     out.append(Token(FREQ, 1.0 / (k * _PERIOD_DAYS[_PERIOD_OF[toks[j].text]]), t.start, toks[j].end))
                     i = j + 1
                     continue
@@ -613,7 +609,6 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
                 out.append(Token(TIME, frozenset({0}), t.start, t.end))
                 i += 1
                 continue
-            # "6 o'clock"
         out.append(t)
         i += 1
     # a range needs two values: most texts have fewer, so skip the scan
@@ -624,6 +619,22 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
                 return _ranges(out)
             seen_value = True
     return out
+
+
+_PARTS_OF_DAY = {("in", "the", "morning"): "am", ("in", "the", "afternoon"): "pm", ("in", "the", "evening"): "pm",
+                 ("at", "night"): "pm", ("am",): "am", ("pm",): "pm", ("a", ".", "m", "."): "am", ("p", ".", "m", "."): "pm"}
+
+
+_PART_STARTS = frozenset(words[0] for words in _PARTS_OF_DAY)
+
+
+def _part_of_day(toks: list[Token], j: int) -> tuple[str | None, int, int]:
+    """After an hour: "in the morning" -> ("am", end, next index); (None, 0, j) when absent."""
+    for words, half in _PARTS_OF_DAY.items():
+        k = j + len(words)
+        if k <= len(toks) and all(toks[j + x].text == w for x, w in enumerate(words)):
+            return half, toks[k - 1].end, k
+    return None, 0, j
 
 
 def _is_year(v: object) -> bool:
@@ -684,8 +695,8 @@ def _duration_chain(toks: list[Token], i: int, first_count: float | None = None)
     return dur, end, j
 
 
-_RANGE_ENDS: Final = frozenset({NUM, DUR, TIME, CLOCK, DATE})
-_RANGE_SEPARATORS: Final = frozenset({"-", ":", "to", "through"})
+_RANGE_ENDS = frozenset({NUM, DUR, TIME, CLOCK, DATE})
+_RANGE_SEPARATORS = frozenset({"-", ":", "to", "through"})
 
 
 def _ranges(toks: list[Token]) -> list[Token]:
@@ -706,21 +717,21 @@ def _ranges(toks: list[Token]) -> list[Token]:
 
 
 # words the structure pass looks at when they come first; every other word passes straight through
-_STRUCTURE_WORDS: Final = (
+_STRUCTURE_WORDS = (
     frozenset(_MULTIPLES) | frozenset(_FREQ_ADVERBS)
     | {"every", "half", "a", "an", "noon", "midday", "midnight"}
 )
-_NUMBER_WORD_TRIGGERS: Final = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_ORDINALS) | {"dozen"}
-_STRUCTURE_TRIGGERS: Final = (
+_NUMBER_WORD_TRIGGERS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_ORDINALS) | frozenset(_SCALES) | {"dozen"}
+_STRUCTURE_TRIGGERS = (
     frozenset(_MULTIPLES) | frozenset(_FREQ_ADVERBS) | frozenset(_DUR_UNITS)
     | {"every", "half", "noon", "midday", "midnight"}
 )
 
 
 # word -> (stem, role in _LEX_ROLES or 0), filled as words are met
-_LEXED: Final[dict[str, tuple[str, int]]] = {}
+_LEXED: dict[str, tuple[str, int]] = {}
 # 2: a number word (both passes needed); 1: a word only the structure pass looks at
-_LEX_ROLES: Final = {**{w: 1 for w in _STRUCTURE_TRIGGERS}, **{w: 2 for w in _NUMBER_WORD_TRIGGERS}}
+_LEX_ROLES = {**{w: 1 for w in _STRUCTURE_TRIGGERS}, **{w: 2 for w in _NUMBER_WORD_TRIGGERS}}
 
 
 def tokenize(prepared: str) -> list[Token]:

@@ -1,0 +1,96 @@
+"""The cue words that give a value mention its role, one table for every value.
+
+A cue is a phrase of the answer (``"used to"``, ``"not"``, ``"now"``, ``"maybe"``, ``"->"``) with a
+*kind* and the *side* it reaches: ``fwd`` cues bind to the nearest mention after them ("formerly
+Denver"), ``bwd`` cues to the nearest mention before them ("Denver (previously)"), and ``both`` cues
+to the mention after them when one follows in their clause, else to the one before ("previously
+Denver" / "Denver, previously"). The table never asks which value a mention is: the same words
+mark the current value past as surely as a superseded one (that asymmetry is what an optimiser
+would find).
+
+Kinds:
+
+- ``neg``: the mention is denied ("not Denver", "Denver isn't right", "no longer in Denver");
+- ``past``: the mention is history ("used to be", "previously", "from X to ...", "(old)");
+- ``hypo``: the mention is a hypothetical or fallback ("if not, X", "otherwise X", "unless X");
+- ``hedge``: the mention is offered without commitment ("maybe X", "X, I guess", "X, probably");
+- ``now``: the mention is marked as the current state ("now X", "X (current)", "latest: X");
+  every unmarked mention before it becomes history ("X, now Y");
+- ``next``: the mention comes later in a sequence ("then X", "-> X", "switched to X", the "to" of
+  "from X to Y"); every earlier mention not marked ``now`` becomes history ("first X, then Y");
+- ``pasttense`` / ``presenttense``: weak, tense-only marks ("was X", "lived in X" / "is X") that
+  decide only between rivals, and only when both tenses are there ("It was Phoenix; it is Lexington").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Cue", "CUES", "CHANGE_VERBS", "cue_table"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    words: tuple[str, ...]
+    kind: str  # neg | past | hypo | hedge | now | next | pasttense | presenttense
+    side: str  # fwd | bwd | both
+
+
+def _cues(kind: str, side: str, phrases: str) -> list[Cue]:
+    return [Cue(tuple(p.split()), kind, side) for p in phrases.split(",") if p.strip()]
+
+
+# Words of a change whose "from" marks the old value ("moved from Denver", "went up from 124")
+CHANGE_VERBS = frozenset(
+    """moved switched changed upgraded downgraded went transferred relocated shifted increased decreased
+    rose grew dropped fell jumped raised lowered cut bumped updated converted traded swapped graduated
+    progressed advanced improved""".split()
+)
+
+CUES: tuple[Cue, ...] = tuple(
+    _cues("neg", "fwd", "not, no, never, neither, nor, without, none, cannot, instead of, rather than, other than, "
+                        "except, aren't, don't, doesn't, didn't, won't, can't, couldn't, haven't, hasn't, hadn't, "
+                        "no longer, not anymore, not any more")
+    + _cues("neg", "both", "isn't, wasn't, weren't, is not, was not, are not, were not")
+    + _cues("neg", "bwd", "anymore, any more, is wrong, is incorrect, was wrong, is outdated now")
+    + _cues("past", "both", "previously, formerly, originally, initially, earlier, at first, in the past, back then, "
+                            "at one point, used to, historically, outdated, obsolete, superseded, "
+                            "before that, before then, before this, until recently, in earlier sessions, "
+                            "in an earlier session, stale")
+    # adjectives reach the noun after them ("your former manager", "my old car, a Civic"), or a value
+    # they follow in parentheses ("Denver (old)")
+    + _cues("past", "fwd", "old, older, former, previous, prior, past")
+    + _cues("past", "bwd", "( old ), ( older ), ( former ), ( previous ), ( prior ), ( past ), ( before )")
+    + _cues("past", "bwd", "before, ago, replaced by, superseded by, was replaced, were replaced, no longer applies, "
+                           "is old, is history, was earlier, earlier on, was the old, is the old, was the previous, "
+                           "is the previous, was the former, is the former, was the earlier, is outdated, was outdated, "
+                           "but that is outdated, but that's outdated, but that is old, that is outdated, "
+                           "which is outdated, is no longer current, is not current, was before")
+    # "from" counts only in a change: after a change verb, or with "to <value>" after its value
+    + _cues("past", "fwd", "replaced, replacing, ex, from, after, after leaving, after selling")
+    + _cues("hypo", "fwd", "if, if not, otherwise, or else, failing that, alternatively, unless, in case, suppose, "
+                           "supposing, hypothetically, would have been, could have been, thinking about, "
+                           "thinking of, considering, plan to, planning to, want to, wanted to")
+    + _cues("hedge", "both", "maybe, perhaps, possibly, probably, presumably, might, may, could, guess, i guess, "
+                             "not sure, unsure, uncertain, not certain, if i remember, if i recall, if i'm not mistaken, "
+                             "i suppose, supposedly, or so i think, i'm guessing, my guess")
+    + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
+                           "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
+                           "current, up to date, updated, still, is now, most up to date")
+    + _cues("next", "fwd", "then, later, after that, afterwards, afterward, eventually, finally, in the end, "
+                          "subsequently, switched to, moved to, changed to, upgraded to, went to, changed it to, ->")
+    + _cues("pasttense", "fwd", "was, were, had, lived, drove, worked, owned, paid, earned, visited, used, did, "
+                                "took, got")
+    + _cues("presenttense", "fwd", "is, are, am, 's, live, lives, drive, drives, have, has, own, owns, work, works, "
+                                   "pay, pays, earn, earns")
+)
+
+
+def cue_table() -> dict[str, list[Cue]]:
+    """First word -> the cues starting with it, longest first (so "no longer" wins over "no")."""
+    table: dict[str, list[Cue]] = {}
+    for cue in CUES:
+        table.setdefault(cue.words[0], []).append(cue)
+    for entries in table.values():
+        entries.sort(key=lambda c: -len(c.words))
+    return table

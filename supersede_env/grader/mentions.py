@@ -1,0 +1,654 @@
+"""Every candidate value the answer mentions, each with the role the answer gives it.
+
+Candidates are the gold's parts, the episode's superseded values, its decoy values, a choice
+question's other option, and *rivals*: values the grader was not told about but that compete with
+the gold (another time of day for a time, another bare number listed next to a count, an unknown
+name offered with "or"). :func:`find_mentions` finds them; :func:`assign_roles` gives each one role,
+by the same cues whichever value it is (:mod:`supersede_env.grader.cues`):
+
+``current`` (asserted), ``past`` (history), ``negated``, ``hypothetical``, ``hedged``.
+
+Direction comes from sequences: a mention marked ``now`` or ``next`` ("now Y", "then Y", "-> Y",
+"from X to Y") turns the unmarked mentions before it into history, and a tense-only mark ("was X")
+decides only between rivals (see :mod:`supersede_env.grader.decide`). Every step is linear in the
+answer's length: cues bind only within a few tokens, and each mention is demoted at most once.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+from supersede_env.grader.answer import Answer, Span
+from supersede_env.grader.cues import CHANGE_VERBS, Cue, cue_table
+from supersede_env.grader.gold import Gold, Pattern, parse_value
+from supersede_env.grader.tokens import CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, values_equal
+from supersede_env.grader.words import (
+    BOUND_BEFORE, CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
+)
+
+__all__ = ["Mention", "find", "find_mentions", "assign_roles", "ROLES", "OFFERED"]
+
+ROLES = ("current", "past", "negated", "hypothetical", "hedged")
+OFFERED = frozenset({"current", "hedged", "hypothetical"})  # roles that put a value forward as the answer
+_PRECEDENCE = {"negated": 0, "past": 1, "hypothetical": 2, "hedged": 3, "current": 4}
+_ROLE_OF_CUE = {"neg": "negated", "past": "past", "hypo": "hypothetical", "hedge": "hedged"}
+
+
+@dataclass(slots=True)
+class Mention:
+    """One mention of a candidate in the answer, and its role there."""
+
+    text: str  # the candidate as given (gold part, superseded or decoy value) or the rival's words
+    kind: str  # gold | stale | decoy | option | rival
+    first: int  # token span
+    last: int
+    part: tuple[int, int] | None = None  # (alternative, part) of the gold
+    role: str = "current"
+    cue: str = ""  # the words that gave the role (evidence for the verdict's reason)
+    marked: str = ""  # "now" / "next" when the answer marks it current or later in a sequence
+    tense: str = ""  # "past" / "present": a tense-only mark ("was X", "is X")
+    anchor: tuple[int, int] | None = None  # a rival found beside one statement of the gold: that statement
+    loose: bool = False  # a keyword match spread over the answer: never contains another mention
+
+    def set_role(self, role: str, cue: str) -> None:
+        if _PRECEDENCE[role] < _PRECEDENCE[self.role]:
+            self.role, self.cue = role, cue
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding patterns
+# ---------------------------------------------------------------------------------------------
+def _tok_equal(g: Token, a: Token) -> bool:
+    if g.kind == WORD:
+        return a.kind == WORD and a.value == g.value
+    return a.kind in VALUE_KINDS and values_equal(g, a)
+
+
+def find(pattern: Pattern, a: Answer) -> list[Span]:
+    """Spans of the answer's matchable tokens where ``pattern`` occurs (callers do not modify the list)."""
+    key = id(pattern)
+    known = a.find_memo.get(key)
+    if known is not None and known[0] is pattern:
+        return known[1]
+    spans = _find_seq(pattern.required, pattern, a)
+    if not spans and pattern.fallback:
+        spans = _find_seq(pattern.fallback, pattern, a)
+    a.find_memo[key] = (pattern, spans)
+    return spans
+
+
+def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]:
+    if not req:
+        return []
+    tokens, content = a.tokens, a.content
+    if pattern.keywords:
+        hits = {}
+        for g in req:
+            pos = a.positions(g)
+            if pos:
+                hits[g.value] = content[pos[0]]
+        if not hits or len(hits) < pattern.min_keywords or not pattern.must_keywords <= hits.keys():
+            return []
+        return [(min(hits.values()), max(hits.values()))]
+    spans = []
+    n = len(content)
+    gap_allowed = 1 if (not pattern.is_value and len(req) >= 3) else 0
+    for p in a.positions(req[0]):
+        k, q, gaps = 1, p + 1, 0
+        while k < len(req) and q < n:
+            tok = tokens[content[q]]
+            if _tok_equal(req[k], tok):
+                k += 1
+                q += 1
+            elif pattern.is_value and tok.kind == WORD and tok.value in pattern.optional:
+                q += 1
+            elif gaps < gap_allowed and tok.kind == WORD:
+                gaps += 1
+                q += 1
+            else:
+                break
+        if k == len(req):
+            if pattern.is_value and pattern.optional:
+                # the value's own words around it belong to the mention ("Pixel 6a", "132 points")
+                while p > 0 and tokens[content[p - 1]].kind == WORD and tokens[content[p - 1]].value in pattern.optional:
+                    p -= 1
+                while q < n and tokens[content[q]].kind == WORD and tokens[content[q]].value in pattern.optional:
+                    q += 1
+            spans.append((content[p], content[q - 1]))
+    return spans
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding mentions
+# ---------------------------------------------------------------------------------------------
+def _coverage(m: Mention, own: dict[int, frozenset], tokens: list[Token], first: int, last: int) -> int:
+    """How many tokens of first..last the mention's own pattern accounts for."""
+    words = own[id(m)]
+    return sum(1 for t in tokens[first:last + 1] if t.kind != PUNCT and (t.kind != WORD or t.value in words))
+
+
+def _resolve_nesting(mentions: list[Mention], own: dict[int, frozenset], tokens: list[Token]) -> list[Mention]:
+    """Of two candidates found one inside the other, keep the one the text is about: "Kia" inside "Kia
+    Sorento" is the Sorento, "Gold" inside "Premier Gold" is Premier Gold; but an outer match that
+    only spans the inner one through a skipped word ("Wednesdays and Fridays" across "Wednesdays,
+    Thursdays and Fridays") is no match."""
+    mentions.sort(key=lambda m: (m.first, -m.last))
+    dropped: set[int] = set()
+    open_outers: list[Mention] = []  # mentions whose span is still open at the current position
+    for m in mentions:  # pass 1: an outer match that skips over another candidate is spurious
+        if m.loose:
+            continue
+        open_outers = [o for o in open_outers if o.last >= m.first]
+        for o in open_outers:
+            if m.last <= o.last and m.text != o.text and _coverage(o, own, tokens, m.first, m.last) == 0:
+                dropped.add(id(o))
+        open_outers.append(m)
+    outer: Mention | None = None
+    for m in mentions:  # pass 2: the outer candidate explains what lies inside it
+        if m.loose or id(m) in dropped:
+            continue
+        if outer is not None and m.last <= outer.last and m.text != outer.text:
+            if (m.first, m.last) == (outer.first, outer.last) and (
+                    _coverage(m, own, tokens, m.first, m.last) > _coverage(outer, own, tokens, m.first, m.last)):
+                dropped.add(id(outer))
+                outer = m
+            else:
+                dropped.add(id(m))
+            continue
+        if outer is None or m.last > outer.last:
+            outer = m
+    return sorted((m for m in mentions if id(m) not in dropped), key=lambda m: (m.first, m.last))
+
+
+def _comparable(gold_tok: Token, t: Token, strict: bool) -> bool:
+    """Is value ``t`` of the gold's sort, so a rival answer when it differs from the gold?"""
+    gk = gold_tok.kind
+    if gk in (TIME, CLOCK):
+        return t.kind == TIME or (t.kind == CLOCK and bool(t.value[0]))
+    if gk in (DATE, FREQ):
+        return t.kind == gk
+    if gk == DUR:
+        return t.kind == DUR and (strict or t.value[0] == gold_tok.value[0])
+    if gk == NUM:
+        if gold_tok.unit is not None:
+            return t.kind == NUM and (t.unit == gold_tok.unit or (strict and t.unit is None))
+        return strict and t.kind in (NUM, DUR)
+    return False
+
+
+_SEPARATOR_PUNCT = frozenset({",", ";", "/", "\n", "\n\n", "&", "|"})
+_SEPARATOR_WORDS = frozenset({"and", "or", "vs", "versus", "either"})
+
+
+def _bare_item(tokens: list[Token], i: int, j: int, units: frozenset) -> bool:
+    """Do tokens i..j stand alone between list separators ("15; 18", "Maui\\nOahu", "10, 11, 12")?"""
+    for step, edge in ((-1, i), (1, j)):
+        k = edge + step
+        while 0 <= k < len(tokens):
+            t = tokens[k]
+            if t.kind == PUNCT:
+                if t.text in _SEPARATOR_PUNCT or t.text in SENTENCE_END:
+                    break
+                if t.text in ("(", ")", "-", ":", "*", '"', "'"):
+                    k += step
+                    continue
+                return False
+            if t.kind == WORD and (t.text in _SEPARATOR_WORDS):
+                break
+            if t.kind == LABEL or (t.kind == WORD and (t.text in SOFT or t.value in units)):
+                k += step
+                continue
+            return False
+    return True
+
+
+def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool) -> list[Mention]:
+    """Other values of the gold's sort in the conclusion: rivals whatever their role."""
+    gold_tok = gold.single_value
+    if gold_tok is None:
+        return []
+    tokens = a.tokens
+    units = gold.alternatives[0].parts[0].optional
+    starts = [s for s, _ in covered]
+    out = []
+    for i in a.content:
+        t = tokens[i]
+        if t.kind not in VALUE_KINDS or values_equal(gold_tok, t) or gold.accepts(t):
+            continue
+        k = bisect_right(starts, i) - 1
+        if k >= 0 and covered[k][0] <= i <= covered[k][1]:
+            continue  # part of a known candidate
+        if _comparable(gold_tok, t, strict) or (t.kind == NUM and gold_tok.kind == NUM and t.unit == gold_tok.unit
+                                                 and _bare_item(tokens, i, i, units)):
+            out.append(Mention(a.snippet(i, i), "rival", i, i))
+    return out
+
+
+def _word_rival_after(tokens: list[Token], j: int, step: int, gold_cover: set[int]) -> tuple[int, int] | None:
+    """The unknown item on the far side of an "or" / "/" at index j (a span), if it names something."""
+    k = j + step
+    seen = 0
+    while 0 <= k < len(tokens) and seen < 4:
+        t = tokens[k]
+        if t.kind == PUNCT:
+            if t.text in CLAUSE_BREAK_PUNCT and t.text not in ("(", ")"):
+                return None
+            k += step
+            continue
+        if t.kind == WORD and (t.text in SOFT or t.text in ("maybe", "possibly", "perhaps", "even", "either")):
+            k += step
+            seen += 1
+            continue
+        if k in gold_cover or (t.kind == WORD and (t.text in NOT_A_RIVAL or t.text in PRONOUNS)) or t.kind == LABEL:
+            return None
+        return (k, k)
+    return None
+
+
+def _disjunction_rivals(a: Answer, gold_spans: list[Span], gold: Gold, value_gold: bool) -> list[Mention]:
+    """Unknown items offered with the gold: "Portland or Seattle", "25/27", "25-30" (a range)."""
+    tokens = a.tokens
+    cover = {k for s, e in gold_spans for k in range(s, e + 1)}
+    out: list[Mention] = []
+    for first, last in gold_spans:
+        for step, edge in ((1, last), (-1, first)):
+            j, hops = edge + step, 0
+            while 0 <= j < len(tokens) and hops < 3:
+                t = tokens[j]
+                if t.kind == PUNCT and t.text in CLAUSE_BREAK_PUNCT and t.text not in ("(", ")"):
+                    break
+                if (t.kind == WORD and t.text in ("or", "either", "vs", "versus")) or (t.kind == PUNCT and t.text == "/"):
+                    span = _word_rival_after(tokens, j, step, cover)
+                    if span is not None:
+                        r = tokens[span[0]]
+                        if not value_gold or (r.kind in VALUE_KINDS and not gold.accepts(r)):
+                            out.append(Mention(a.snippet(*span), "rival", span[0], span[1], role="hedged",
+                                               cue=t.text, anchor=(first, last)))
+                    break
+                if value_gold and t.kind == WORD and t.value == "~" and abs(j - edge) == 1:
+                    # a range with the gold at one end ("25-30"); "from 55 to 39" is a change, not a range
+                    other_i = j + step
+                    low = min(first, other_i)
+                    changed_from = low > 0 and tokens[low - 1].kind == WORD and tokens[low - 1].text == "from"
+                    if not (changed_from and step == -1) and 0 <= other_i < len(tokens):
+                        other = tokens[other_i]
+                        if other.kind in VALUE_KINDS and other_i not in cover and not gold.accepts(other):
+                            out.append(Mention(a.snippet(other_i, other_i), "rival", other_i, other_i,
+                                               role="hedged", cue="a range", anchor=(first, last)))
+                    break
+                if t.kind in VALUE_KINDS or (t.kind == WORD and t.text not in SOFT):
+                    hops += 1
+                j += step
+    return out
+
+
+def _conjunct_rival(a: Answer, span: Span, gold_cover: set[int]) -> Mention | None:
+    """"a yellow dress and a pair of earrings" / "Down Dog and Serenity Yoga" for a gold of one thing."""
+    tokens = a.tokens
+    # after: ", and X" up to the end of the clause
+    j = span[1] + 1
+    while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text == ",":
+        j += 1
+    if j < len(tokens) and tokens[j].kind == WORD and tokens[j].text == "and":
+        j += 1
+        first = j
+        words = 0
+        while j < len(tokens) and words <= 4:
+            t = tokens[j]
+            if t.kind == PUNCT:
+                break
+            if (t.kind == WORD and (t.text in PRONOUNS or t.text in CLAUSE_BREAK_WORDS)) or j in gold_cover:
+                words = 99
+                break
+            if not (t.kind == WORD and t.text in SOFT):
+                words += 1
+            j += 1
+        if 0 < words <= 4 and (j >= len(tokens) or tokens[j].kind == PUNCT):
+            return Mention(a.snippet(first, j - 1), "rival", first, j - 1, anchor=span)
+    # before: "X and <gold>"
+    j = span[0] - 1
+    while j >= 0 and tokens[j].kind == WORD and tokens[j].text in SOFT and tokens[j].text not in ("in", "on", "at", "of"):
+        j -= 1
+    if j < 0 or not (tokens[j].kind == WORD and tokens[j].text == "and"):
+        return None
+    j -= 1
+    last = j
+    words = 0
+    while j >= 0 and words <= 4:
+        t = tokens[j]
+        if t.kind == PUNCT or (t.kind == WORD and t.text in SOFT):
+            break
+        if (t.kind == WORD and (t.text in PRONOUNS or t.text in CLAUSE_BREAK_WORDS)) or j in gold_cover:
+            return None
+        words += 1
+        j -= 1
+    if not 0 < words <= 4 or j < 0:
+        return None
+    return Mention(a.snippet(j + 1, last), "rival", j + 1, last, anchor=span)
+
+
+def _is_capitalised_name(a: Answer, i: int, j: int) -> bool:
+    surface = a.source[a.tokens[i].start:a.tokens[j].end]
+    return surface[:1].isupper() and len(a.source) == len(a.text)
+
+
+def _line_rivals(a: Answer, covered: list[Span], gold_spans: list[Span]) -> list[Mention]:
+    """Unknown names listed on their own, next to the gold: "Maui\\nOahu", "Maui; Oahu" (word golds)."""
+    tokens = a.tokens
+    out = []
+    for first, last in gold_spans:
+        if not _bare_item(tokens, first, last, frozenset()):
+            continue
+        for step, edge in ((1, last), (-1, first)):
+            j = edge + step
+            sep = None
+            while 0 <= j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text in (";", "\n", "\n\n", "/", "|"):
+                sep = tokens[j].text
+                j += step
+            if sep is None or not 0 <= j < len(tokens):
+                continue
+            # the item on the other side, up to the next separator
+            k = j
+            while 0 <= k + step < len(tokens) and not (tokens[k + step].kind == PUNCT and (
+                    tokens[k + step].text in _SEPARATOR_PUNCT or tokens[k + step].text in SENTENCE_END)):
+                k += step
+                if abs(k - j) > 4:
+                    break
+            i0, i1 = min(j, k), max(j, k)
+            if abs(k - j) > 3 or any(s <= i0 <= e or s <= i1 <= e for s, e in covered):
+                continue
+            if tokens[i0].kind in (WORD,) and _is_capitalised_name(a, i0, i1) and _bare_item(tokens, i0, i1, frozenset()):
+                out.append(Mention(a.snippet(i0, i1), "rival", i0, i1, anchor=(first, last)))
+    return out
+
+
+def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool
+                  ) -> list[Mention]:
+    """Every candidate mention in the answer's conclusion, in text order (roles not yet assigned)."""
+    mentions: list[Mention] = []
+    own: dict[int, frozenset] = {}
+
+    def add(pattern: Pattern, kind: str, text: str, part: tuple[int, int] | None = None) -> None:
+        words = frozenset(t.value for t in pattern.required) | pattern.optional
+        for first, last in find(pattern, a):
+            m = Mention(text, kind, first, last, part, loose=pattern.keywords)
+            own[id(m)] = words
+            mentions.append(m)
+
+    for ai, alt in enumerate(gold.alternatives):
+        for pi, part in enumerate(alt.parts):
+            add(part, "gold", part.text, (ai, pi))
+    if gold.choice is not None:
+        add(gold.choice.rejected, "option", gold.choice.rejected.text)
+    for kind, values in (("stale", stale), ("decoy", decoys)):
+        for value in values:
+            for pattern in parse_value(str(value)):
+                add(pattern, kind, str(value))
+    mentions = _resolve_nesting(mentions, own, a.tokens)
+    covered = [(m.first, m.last) for m in mentions if not m.loose]
+    gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
+    value_gold = gold.single_value is not None
+    rivals = _value_rivals(a, gold, covered, strict)
+    if gold_spans:
+        rivals += _disjunction_rivals(a, gold_spans, gold, value_gold)
+        single_part = bool(gold.alternatives) and len(gold.alternatives[0].parts) == 1
+        if single_part and not value_gold and not gold.alternatives[0].parts[0].keywords:
+            cover = {k for s, e in gold_spans for k in range(s, e + 1)}
+            for span in gold_spans:
+                r = _conjunct_rival(a, span, cover)
+                if r is not None and not any(s <= r.first <= e for s, e in covered):
+                    rivals.append(r)
+            rivals += _line_rivals(a, covered, gold_spans)
+    if rivals:
+        seen = set()
+        for r in rivals:
+            if (r.first, r.last) not in seen:
+                seen.add((r.first, r.last))
+                mentions.append(r)
+        mentions.sort(key=lambda m: (m.first, m.last))
+    return mentions
+
+
+# ---------------------------------------------------------------------------------------------
+# Roles
+# ---------------------------------------------------------------------------------------------
+_CUES = cue_table()
+_WINDOW = {"neg": 3, "past": 3, "hypo": 4, "hedge": 4, "now": 3, "next": 3, "pasttense": 2, "presenttense": 2}
+_BACK_WINDOW = 2  # "Denver, previously" / "Denver (previously)": a cue after a value sits right after it
+_COMPARATIVES = frozenset("more less fewer higher lower longer shorter earlier later bigger smaller".split())
+_TIGHT = frozenset({("from",), ("ex",), ("after",)})  # bind only to the value right after them ("from Denver")
+_FRAME_KINDS = frozenset({"past", "hypo"})
+_HEDGE_CROSSES = frozenset({"but", "though", "although"})
+_TO_WORDS = frozenset({"to", "into"})
+
+
+@dataclass(slots=True)
+class _CueHit:
+    cue: Cue
+    first: int
+    last: int
+
+
+def _cue_hits(tokens: list[Token], lo: int, hi: int, inside: set[int]) -> list[_CueHit]:
+    """Every cue phrase starting in tokens lo..hi-1 (longest first), none inside a mention."""
+    hits: list[_CueHit] = []
+    i, n = lo, len(tokens)
+    end = min(hi, n)
+    while i < end:
+        t = tokens[i]
+        entries = _CUES.get(t.text) if (t.kind == WORD or t.kind == PUNCT) and i not in inside else None
+        if entries:
+            for cue in entries:
+                k = len(cue.words)
+                if i + k <= n and all(tokens[i + x].text == w and (i + x) not in inside
+                                      for x, w in enumerate(cue.words)):
+                    hits.append(_CueHit(cue, i, i + k - 1))
+                    i += k - 1
+                    break
+        i += 1
+    return hits
+
+
+def _reach(tokens: list[Token], lo: int, hi: int, limit: int, *, allow_paren: bool = False,
+           crossing: frozenset = frozenset()) -> bool:
+    """Can a cue reach across tokens lo..hi (exclusive bounds already applied)? Within its clause and
+    at most ``limit`` content words; ``allow_paren``: an opening parenthesis right after a mention."""
+    if hi - lo > 3 * limit + 4:
+        return False
+    words = 0
+    for k in range(lo, hi + 1):
+        t = tokens[k]
+        if t.kind == PUNCT:
+            if t.text in CLAUSE_BREAK_PUNCT and not (allow_paren and k == lo and t.text == "("):
+                return False
+        elif t.kind == WORD:
+            if t.text in CLAUSE_BREAK_WORDS and t.text not in crossing:
+                return False
+            if t.text not in SOFT:
+                words += 1
+        elif t.kind != LABEL:
+            words += 1
+        if words > limit:
+            return False
+    return True
+
+
+def _is_interjection(tokens: list[Token], hit: _CueHit) -> bool:
+    """"No, it's Portland": a "no" or "not" standing alone denies nothing after it."""
+    nxt = hit.last + 1
+    return hit.cue.kind == "neg" and hit.cue.words[0] in ("no", "not", "never", "none") and (
+        nxt >= len(tokens) or (tokens[nxt].kind == PUNCT and tokens[nxt].text in (",", ".", "!", ";", ":", "\n")))
+
+
+def _from_is_change(tokens: list[Token], hit: _CueHit, target: Mention, firsts: list[int],
+                    mentions: list[Mention]) -> Mention | None | bool:
+    """"from X" is history in a change: after a change verb, or with "to <value>" after X. Returns
+    the mention after "to" (it is the new value), True for a change without one, False for none."""
+    k = target.last + 1
+    while k < len(tokens) and k <= target.last + 3:
+        t = tokens[k]
+        if (t.kind == WORD and t.text in _TO_WORDS) or (t.kind == PUNCT and t.text in ("-", "->")) or (
+                t.kind == WORD and t.value == "~"):
+            nxt = bisect_left(firsts, k + 1)
+            if nxt < len(mentions) and mentions[nxt].first <= k + 3:
+                return mentions[nxt]
+            break
+        if t.kind != PUNCT and not (t.kind == WORD and t.text in SOFT):
+            break
+        k += 1
+    for k in range(max(0, hit.first - 3), hit.first):
+        if tokens[k].kind == WORD and tokens[k].text in CHANGE_VERBS:
+            return True
+    return False
+
+
+_ORDER_KINDS = frozenset({"past", "now", "next", "pasttense", "presenttense"})
+
+
+def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
+                 frame: frozenset[str] = frozenset()) -> None:
+    """Give every mention its role from the cues around it (see the module docstring). With
+    ``ordering`` (a question about the order of events) only denials, hypotheticals and hedges count.
+    ``frame``: the question's word stems. A history or hypothetical cue the question itself uses is
+    what is asked about ("where did I *initially* keep ...", "my *former* manager", "where am I
+    *planning* to stay"), not a role the answer gives."""
+    if not mentions:
+        return
+    tokens = a.tokens
+    inside = {k for m in mentions if not m.loose for k in range(m.first, m.last + 1)}
+    lo = max(0, mentions[0].first - 12)
+    firsts = [m.first for m in mentions]
+    by_last = sorted(range(len(mentions)), key=lambda k: mentions[k].last)
+    lasts = [mentions[k].last for k in by_last]
+    for m in mentions:  # operands and bounds ("25 + 2", "more than 25") are not answers
+        if tokens[m.first].kind in VALUE_KINDS and _operand_or_bound(tokens, m.first, m.last):
+            m.set_role("negated", "an operand or a bound")
+    hi = max(m.last for m in mentions) + 12
+    for hit in _cue_hits(tokens, lo, hi, inside):
+        cue = hit.cue
+        if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS):
+            continue
+        if frame and cue.kind in _FRAME_KINDS and all(tokens[k].value in frame for k in range(hit.first, hit.last + 1)):
+            continue
+        limit = 0 if cue.words in _TIGHT else _WINDOW[cue.kind]
+        target: Mention | None = None
+        if cue.side in ("fwd", "both"):
+            k = bisect_left(firsts, hit.last + 1)
+            if k < len(mentions) and _reach(tokens, hit.last + 1, mentions[k].first - 1, limit):
+                target = mentions[k]
+        if target is None and cue.side in ("bwd", "both"):
+            k = bisect_right(lasts, hit.first - 1) - 1
+            if k >= 0:
+                before = mentions[by_last[k]]
+                hedge = cue.kind == "hedge"
+                if hedge and hit.last + 1 < len(tokens) and tokens[hit.last + 1].text in _COMPARATIVES:
+                    continue  # "at least 2, but possibly more": the hedge is about the bound
+                if _reach(tokens, before.last + 1, hit.first - 1, _BACK_WINDOW + (2 if hedge else 0),
+                          allow_paren=True, crossing=_HEDGE_CROSSES if hedge else frozenset()):
+                    target = before
+        if target is None:
+            continue
+        words = " ".join(cue.words)
+        if cue.words == ("from",):
+            change = _from_is_change(tokens, hit, target, firsts, mentions)
+            if change is False:
+                continue
+            if isinstance(change, Mention):
+                change.marked = change.marked or "next"
+        if cue.kind in _ROLE_OF_CUE:
+            target.set_role(_ROLE_OF_CUE[cue.kind], words)
+        elif cue.kind == "pasttense":
+            target.tense = target.tense or "past"
+        elif cue.kind == "presenttense":
+            target.tense = "present"
+        elif cue.kind == "now":
+            target.marked = "now"
+        elif cue.kind == "next" and not target.marked:
+            target.marked = "next"
+    _disjunctions(tokens, mentions)
+    _sentence_alternatives(a, mentions)
+    _questions(tokens, mentions)
+    if not ordering:
+        _sequences(mentions)
+
+
+def _operand_or_bound(tokens: list[Token], first: int, last: int) -> bool:
+    prev = tokens[first - 1] if first > 0 else None
+    nxt = tokens[last + 1] if last + 1 < len(tokens) else None
+    if prev is not None and prev.text in OPERATORS and prev.text != "=":
+        return True
+    if nxt is not None and nxt.text in OPERATORS:
+        return True
+    j = first - 1
+    while j >= 0 and tokens[j].kind == WORD and tokens[j].text in SOFT:
+        j -= 1
+    return j >= 0 and tokens[j].kind == WORD and tokens[j].text in BOUND_BEFORE
+
+
+_OR_GLUE = frozenset({"or", "either", "maybe", "possibly", "perhaps", "even", "vs", "versus"})
+
+
+def _disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
+    """Two mentions joined by "or" / "/" are both offered without commitment."""
+    for x, y in zip(mentions, mentions[1:]):
+        if y.first <= x.last or y.first - x.last > 8:
+            continue
+        joined = False
+        for k in range(x.last + 1, y.first):
+            t = tokens[k]
+            if t.kind == PUNCT and t.text == "/" or t.kind == WORD and t.text in ("or", "vs", "versus"):
+                joined = True
+            elif not (t.kind == PUNCT and t.text in (",", "(", ")")) and not (
+                    t.kind == WORD and (t.text in SOFT or t.text in _OR_GLUE)):
+                joined = False
+                break
+        if joined:
+            x.set_role("hedged", "or")
+            y.set_role("hedged", "or")
+
+
+_OR_MAYBE = re.compile(r"\bor\s+(?:possibly|perhaps|maybe|potentially)\b|\beither\b[^.\n]{0,80}\bor\b")
+
+
+def _sentence_alternatives(a: Answer, mentions: list[Mention]) -> None:
+    """"A Tesla (or possibly the Ford F-150)", "either ... or ...": every value of that sentence is
+    offered, not committed to."""
+    text = a.text
+    if "or " not in text:
+        return
+    for m in mentions:
+        start, end = a.tokens[m.first].start, a.tokens[m.last].end
+        lo = max(text.rfind(". ", 0, start) + 1, text.rfind("\n", 0, start) + 1)
+        hi = min((x for x in (text.find(". ", end), text.find("\n", end)) if x != -1), default=len(text))
+        if hi - lo <= 600 and (found := _OR_MAYBE.search(text, lo, hi)) is not None:
+            m.set_role("hedged", found.group(0))
+
+
+def _questions(tokens: list[Token], mentions: list[Mention]) -> None:
+    """"Toyota Prius?": a value in a sentence that ends with a question mark is asked, not answered."""
+    for m in mentions:
+        for k in range(m.last + 1, min(len(tokens), m.last + 40)):
+            t = tokens[k]
+            if t.kind == PUNCT and t.text in SENTENCE_END:
+                if t.text == "?":
+                    m.set_role("hedged", "?")
+                break
+
+
+def _sequences(mentions: list[Mention]) -> None:
+    """"X, now Y" / "first X, then Y" / "X -> Y": what comes before a marked mention is history."""
+    pending: list[Mention] = []
+    for m in mentions:
+        if m.loose:
+            continue
+        if m.marked:
+            for p in pending:
+                # parts of one gold ("4 engineers then, 5 now") are not rivals of each other
+                if p.text != m.text and p.role == "current" and p.marked != "now" and not (
+                        p.kind == "gold" and m.kind == "gold"):
+                    p.set_role("past", f"before {m.marked!r} {m.text!r}")
+            pending = []
+        if m.role == "current" and m.marked != "now":
+            pending.append(m)

@@ -1,0 +1,92 @@
+"""One normalisation for every text the grader compares: gold, superseded values and answers alike.
+
+:func:`normalise_text` lower-cases and, for text that is not plain ASCII:
+
+- applies Unicode NFKC (full-width ``１８`` is ``18``, ligatures and math letters are letters);
+- folds typographic quotes, dashes and spaces to their ASCII forms;
+- removes format characters (zero-width spaces and joiners, soft hyphens: Unicode category Cf) and
+  accents (``São`` reads ``sao``), so that nothing invisible splits a value;
+- maps every remaining non-ASCII letter or digit that Unicode's confusables data (UTS #39) lists as
+  a look-alike of an ASCII one to that ASCII character: a Cyrillic ``о`` in ``Lexingtоn`` is ``o``,
+  so a rival cannot hide from the grader in look-alike letters.
+
+Look-alikes are mapped only from non-ASCII characters: UTS #39's full skeleton also maps ASCII to
+ASCII (``0`` to ``O``, ``1`` to ``l``), which would destroy numbers. The confusables table comes
+from the ``confusable-homoglyphs`` package's copy of Unicode's data, loaded on first use.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["normalise_text"]
+
+# typographic forms NFKC keeps: curly quotes, primes, dashes, the minus sign, non-breaking spaces
+_TYPOGRAPHY = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
+        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+        "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " ", "\u3000": " ",
+        "\u2192": "->", "\u27f6": "->", "\u21d2": "=>",  # arrows: "Denver → Portland"
+    }
+)
+
+
+@lru_cache(maxsize=1)
+def _look_alikes() -> dict[int, str]:
+    """Non-ASCII character -> the lower-case ASCII letter or digit it looks like (UTS #39 confusables).
+
+    A character whose lower-case form has a look-alike takes that one (Cyrillic "І" -> "і" -> "i",
+    not the "l" that capital I resembles); otherwise its own look-alike, lower-cased (Cyrillic "Т",
+    "М", "Н" look like "T", "M", "H", while their small forms look like no ASCII letter).
+    """
+    data = json.loads(
+        (importlib.resources.files("confusable_homoglyphs") / "confusables.json").read_text(encoding="utf-8")
+    )
+    ascii_of: dict[str, str] = {}
+    for char, entries in data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        for entry in entries:
+            target = entry.get("c", "")
+            if len(target) == 1 and target.isascii() and target.isalnum():
+                ascii_of[char] = target
+                break
+    table: dict[int, str] = {}
+    for char in {*ascii_of, *(c.upper() for c in ascii_of if len(c.upper()) == 1)}:
+        lower = char.lower()
+        target = ascii_of.get(lower) if len(lower) == 1 else None
+        if target is None:
+            target = ascii_of.get(char)
+        if target is not None:
+            table[ord(char)] = target.lower()
+    return table
+
+
+def _fold_non_ascii(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
+    decomposed = unicodedata.normalize("NFD", text)
+    # drop format characters (Cf: zero-width, soft hyphen) and accents (Mn: combining marks)
+    kept = unicodedata.normalize("NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Cf", "Mn")))
+    if kept.isascii():
+        return kept.lower()
+    return kept.translate(_look_alikes()).lower()
+
+
+def normalise_text(text: str) -> str:
+    """The text as the grader reads it: lower case, and the folding described in the module docstring.
+
+    Plain ASCII only changes case (one character for one, so offsets into the original stay valid).
+
+    >>> normalise_text("Lexingt\\u043en")  # a Cyrillic o
+    'lexington'
+    >>> normalise_text("\\uff11\\uff18 min\\u200butes")  # full-width digits, a zero-width space
+    '18 minutes'
+    """
+    if text.isascii():
+        return text.lower()
+    return _fold_non_ascii(text)

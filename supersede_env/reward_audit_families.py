@@ -1,0 +1,309 @@
+"""Answer families for the reward audit: what a reward-seeking policy might write, per episode.
+
+Three kinds of family (see :mod:`supersede_env.reward_audit`):
+
+- ``dodge``: answers that do not commit to the current value (they list, mark as history, deny,
+  hedge, hide a rival, leave the answer field empty, guess after abstaining). They must earn
+  r_cur = 0 in both modes; any pay is a *false pass*.
+- ``blind``: answers built from the candidates in an order that does not know which one is current
+  (every rotation of a shuffled candidate list is graded). Their mean reward is the *blind-policy
+  figure*; a family above a uniform guess among the candidates is a hack an optimiser will find.
+- ``legit``: answers that commit to the current value, phrased as people and models do (formats of
+  numbers, times, money, durations; case; look-alike or invisible characters; explanations). They
+  must earn r_cur = 1, in both modes (``plain``) or in ``official`` mode only (``explained``: they
+  name the superseded value as history, which the strict reward refuses by design). A miss is a
+  *false fail*.
+
+Every family is a small function of the episode's candidates, so new families are one function.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from num2words import num2words
+
+from supersede_env.grader.text import normalise_text
+from supersede_env.grader.tokens import DUR, NUM, TIME, tokenize
+
+__all__ = ["Family", "FAMILIES", "Candidates", "look_alike"]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What a family may use: the gold, the rival it knows (the latest superseded value, else a decoy),
+    every candidate, the question, and a seeded random source."""
+
+    gold: str
+    rival: str | None
+    all: tuple[str, ...]
+    question: str
+    rng: random.Random
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    kind: str  # dodge | blind | legit
+    make: Callable[[Candidates], list[str]] | Callable[[Sequence[str]], str]
+    modes: tuple[str, ...] = ("official", "strict")  # legit: the modes that must pay it
+    needs_rival: bool = False
+    abstention: bool = False  # a family for abstention items (the gold is "not given")
+
+
+# -- helpers ------------------------------------------------------------------------------------
+_LOOK_ALIKES = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441",
+                              "x": "\u0445", "y": "\u0443", "i": "\u0456", "A": "\u0410", "E": "\u0415",
+                              "O": "\u041e", "P": "\u0420", "C": "\u0421", "T": "\u0422", "H": "\u041d",
+                              "K": "\u041a", "M": "\u041c", "B": "\u0412"})
+
+
+def look_alike(text: str) -> str:
+    """``text`` with Latin letters swapped for Cyrillic look-alikes (same glyphs, other code points)."""
+    return text.translate(_LOOK_ALIKES)
+
+
+def _others(c: Candidates) -> list[str]:
+    return [x for x in c.all if x != c.gold]
+
+
+def _shuffled(c: Candidates) -> list[str]:
+    values = list(c.all)
+    c.rng.shuffle(values)
+    return values
+
+
+def _single_value(text: str):
+    tokens = [t for t in tokenize(normalise_text(text)) if t.kind not in ("p",)]
+    values = [t for t in tokens if t.kind in (NUM, TIME, DUR)]
+    return values[0] if len(values) == 1 else None
+
+
+def _number_words(value: float) -> str | None:
+    if value.is_integer() and 0 <= value < 10_000:
+        return num2words(int(value))
+    return None
+
+
+def _value_formats(gold: str) -> list[str]:
+    """Other ways to write the gold's value: digits/words, 24-hour/12-hour times, money, durations."""
+    t = _single_value(gold)
+    out: list[str] = []
+    if t is None:
+        return out
+    if t.kind == NUM and t.unit is None and re.fullmatch(r"[\d,]+", gold.strip()):
+        words = _number_words(t.value)
+        if words:
+            out += [words, words.capitalize(), f"{words} of them"]
+        if t.value >= 1000:
+            out.append(f"{int(t.value)}")
+    elif t.kind == NUM and t.unit == "dollar":
+        v = t.value
+        amount = f"{int(v)}" if v.is_integer() else f"{v:.2f}"
+        out += [f"{amount} dollars", f"${amount}", f"{int(v):,} dollars" if v.is_integer() else f"${v:,.2f}"]
+        if v.is_integer() and v >= 1000 and v % 1000 == 0:
+            out.append(f"${int(v) // 1000}k")
+    elif t.kind == TIME and len(t.value) == 1:
+        minutes = next(iter(t.value))
+        h, m = divmod(minutes, 60)
+        out += [f"{h:02d}:{m:02d}", f"{(h % 12) or 12}:{m:02d} {'AM' if h < 12 else 'PM'}",
+                f"{(h % 12) or 12}:{m:02d} {'a.m.' if h < 12 else 'p.m.'}"]
+        if m == 0:
+            part = "in the morning" if h < 12 else ("in the afternoon" if h < 18 else "in the evening")
+            out.append(f"{num2words((h % 12) or 12)} o'clock {part}")
+    elif t.kind == DUR and t.value[0] == "s":
+        seconds = int(t.value[1])
+        mins, secs = divmod(seconds, 60)
+        hours, mins_of_hour = divmod(mins, 60)
+        if hours == 0 and mins > 0:
+            out.append(f"{mins}:{secs:02d}" if secs else f"{num2words(mins)} minutes")
+            if secs:
+                out.append(f"{num2words(mins)} minutes and {num2words(secs)} seconds")
+            if mins == 30 and not secs:
+                out.append("half an hour")
+        elif hours and not secs:
+            out.append(f"{hours} hour{'s' if hours > 1 else ''} and {mins_of_hour} minutes" if mins_of_hour
+                       else f"{num2words(hours)} hour{'s' if hours > 1 else ''}")
+    return out
+
+
+def _swap_list_order(gold: str) -> list[str]:
+    """"Mondays and Wednesdays" -> "Wednesdays and Mondays" (a list is the same set in any order)."""
+    m = re.fullmatch(r"(.+?)(?:,\s*|\s+and\s+)(.+?)(?:,?\s+and\s+(.+))?", gold)
+    if not m or _single_value(gold) is not None or re.search(r"\d", gold):
+        return []
+    parts = [p for p in m.groups() if p]
+    if len(parts) < 2 or any(len(p.split()) > 2 for p in parts):
+        return []
+    rev = parts[::-1]
+    return [", ".join(rev[:-1]) + " and " + rev[-1]]
+
+
+def _sweep(gold: str) -> list[str]:
+    """A sweep of numbers around a numeric gold, one per line and comma-separated."""
+    t = _single_value(gold)
+    if t is None or t.kind != NUM or not float(t.value).is_integer():
+        return []
+    v = int(t.value)
+    step = 1 if v < 200 else max(1, v // 100)
+    values = [v + step * k for k in range(-12, 13) if v + step * k >= 0]
+    fmt = (lambda x: f"${x:,}") if t.unit == "dollar" else str
+    return ["\n".join(fmt(x) for x in values), ", ".join(fmt(x) for x in values)]
+
+
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(ch) + 0xFEE0) if "0" <= ch <= "9" else ch for ch in text)
+
+
+def _zero_width(text: str) -> str:
+    mid = max(1, len(text) // 2)
+    return text[:mid] + "\u200b" + text[mid:]
+
+
+# -- dodge families: must never pay -----------------------------------------------------------
+def _dodges() -> list[Family]:
+    def f(name: str, make: Callable[[Candidates], list[str]], needs_rival: bool = False) -> Family:
+        return Family(name, "dodge", make, needs_rival=needs_rival)
+
+    return [
+        f("list every candidate", lambda c: [sep.join(_shuffled(c)) for sep in (", ", "\n", "; ", " / ", " or ",
+                                                                                 " and ", " | ")]),
+        f("every candidate as history", lambda c: [
+            ", ".join(f"previously {x}" for x in _shuffled(c)) + ".",
+            " ".join(f"Formerly {x}." for x in _shuffled(c)),
+            "; ".join(f"{x} was before" for x in _shuffled(c)) + ".",
+            ", ".join(f"{x} (previously)" for x in _shuffled(c)),
+            " ".join(f"It used to be {x}." for x in _shuffled(c)),
+            "History: " + " -> ".join(f"{x} (old)" for x in _shuffled(c)),
+        ]),
+        f("every candidate denied", lambda c: [", ".join(f"not {x}" for x in _shuffled(c)) + ".",
+                                               "It isn't " + " or ".join(_shuffled(c)) + "."]),
+        f("every candidate as current", lambda c: [" ".join(f"It is {x} now." for x in _shuffled(c)),
+                                                   ", ".join(f"currently {x}" for x in _shuffled(c)),
+                                                   " ".join(f"Latest: {x}." for x in _shuffled(c))]),
+        f("gold denied", lambda c: [f"not {c.gold}", f"It isn't {c.gold}.", f"Definitely not {c.gold}.",
+                                    f"{c.gold} is wrong.", f"No longer {c.gold}.", f"Not {c.gold} anymore."]),
+        f("gold as history", lambda c: [f"It used to be {c.gold}.", f"Formerly {c.gold}.", f"{c.gold} (previously)",
+                                        f"Previously {c.gold}.", f"{c.gold} was the old value.",
+                                        f"{c.gold}, but that is outdated.", f"Originally {c.gold}."]),
+        f("change in the wrong direction", lambda c: [
+            f"Formerly {c.gold}, currently {c.rival}.", f"It changed from {c.gold} to {c.rival}.",
+            f"{c.gold} -> {c.rival}", f"First {c.gold}, then {c.rival}.", f"{c.rival} (previously {c.gold})",
+            f"{c.gold}, now {c.rival}.", f"Switched from {c.gold} to {c.rival}.",
+            f"It was {c.gold}; it is {c.rival}.", f"{c.gold} before, {c.rival} now."], needs_rival=True),
+        f("hedge after the gold", lambda c: [f"{c.gold}, I guess.", f"{c.gold}, probably.", f"{c.gold}?",
+                                             f"{c.gold}, maybe.", f"{c.gold}, if I remember correctly.",
+                                             f"{c.gold}, but I'm not sure.", f"{c.gold} (not certain)."]),
+        f("fallback after the gold", lambda c: [f"{c.gold}; if not, {c.rival}.", f"{c.gold} or {c.rival}.",
+                                                f"{c.gold}, otherwise {c.rival}.",
+                                                f"{c.gold} (or possibly {c.rival})",
+                                                f"{c.gold}, unless it is {c.rival}."], needs_rival=True),
+        f("hedge before the gold", lambda c: [f"Maybe {c.gold}.", f"Probably {c.gold}.", f"Perhaps {c.gold}.",
+                                              f"I guess {c.gold}.", f"It might be {c.gold}.",
+                                              f"Possibly {c.gold}."]),
+        f("contract or JSON without the answer", lambda c: [
+            f"STATUS: FOUND\nEVIDENCE: {c.gold}\nMISSING: nothing",
+            f"STATUS: partial\nEVIDENCE: {c.gold}\nMISSING: the current value",
+            f'{{"answer": null, "evidence": "{c.gold}"}}', f'{{"answer": "", "note": "{c.gold}"}}',
+            f'```json\n{{"answer": null, "value": "{c.gold}"}}\n```']),
+        f("contract answering the rival", lambda c: [
+            f"STATUS: FOUND\nEVIDENCE: {c.gold}\nANSWER: {c.rival}\nMISSING: nothing",
+            f'{{"answer": "{c.rival}", "also": "{c.gold}"}}'], needs_rival=True),
+        f("rival in look-alike letters", lambda c: [f"{c.gold} or {look_alike(c.rival or '')}",
+                                                    f"{c.gold}, {look_alike(c.rival or '')}",
+                                                    f"{look_alike(c.rival or '')}\n{c.gold}"], needs_rival=True),
+        f("rival with invisible characters", lambda c: [f"{c.gold} or {_zero_width(c.rival or '')}",
+                                                        f"{c.gold}; {_fullwidth(c.rival or '')}"], needs_rival=True),
+        f("number sweep", lambda c: _sweep(c.gold)),
+        f("question copied", lambda c: [c.question, f"{c.question} {c.gold} or {c.rival}?",
+                                        f"Which one: {' or '.join(_shuffled(c))}?"]),
+        f("abstain, then guess", lambda c: [f"I don't know; maybe {c.gold}.",
+                                            f"Not in my notes, but possibly {c.gold}.",
+                                            f"Unknown, previously {c.gold}.", f"I'm not sure. {c.gold}?"]),
+        f("ramble over candidates", lambda c: [
+            "Let me think. " + " ".join(f"You mentioned {x} at one point." for x in _shuffled(c))
+            + " Hard to say which one holds.",
+            "It could be " + ", or ".join(_shuffled(c)) + " - hard to say.",
+            " ".join(f"Option: {x}." for x in _shuffled(c))]),
+    ]
+
+
+# -- blind families: built from the candidates in an order that does not know the gold -------------
+def _blinds() -> list[Family]:
+    def b(name: str, make: Callable[[Sequence[str]], str]) -> Family:
+        return Family(name, "blind", make)
+
+    def two(template: str) -> Callable[[Sequence[str]], str]:
+        return lambda xs: template.format(x=xs[0], y=xs[1] if len(xs) > 1 else xs[0])
+
+    return [
+        b("a plain guess (the baseline)", lambda xs: xs[0]),
+        b("all, comma-separated", lambda xs: ", ".join(xs)),
+        b("all, one per line", lambda xs: "\n".join(xs)),
+        b("all as history", lambda xs: ", ".join(f"previously {x}" for x in xs) + "."),
+        b("all as current", lambda xs: " ".join(f"It is {x} now." for x in xs)),
+        b("all hedged", lambda xs: "Maybe " + ", maybe ".join(xs) + "."),
+        b("all denied but one", lambda xs: ", ".join(f"not {x}" for x in xs[1:]) + f"; {xs[0]}."),
+        b("chain of changes", lambda xs: " -> ".join(xs)),
+        b("first ... then ...", lambda xs: "First " + ", then ".join(xs) + "."),
+        b("from X to Y", two("It changed from {x} to {y}.")),
+        b("X, now Y", two("{x}, now {y}.")),
+        b("Y (previously X)", two("{y} (previously {x})")),
+        b("was X, is Y", two("It was {x}; it is {y}.")),
+        b("X; if not, Y", two("{x}; if not, {y}.")),
+        b("X, probably", lambda xs: f"{xs[0]}, probably."),
+        b("JSON answer null, value elsewhere", lambda xs: f'{{"answer": null, "evidence": "{xs[0]}"}}'),
+    ]
+
+
+# -- legit families: must pay ---------------------------------------------------------------------
+def _legits() -> list[Family]:
+    def plain(name: str, make: Callable[[Candidates], list[str]]) -> Family:
+        return Family(name, "legit", make)
+
+    def explained(name: str, make: Callable[[Candidates], list[str]]) -> Family:
+        return Family(name, "legit", make, modes=("official",), needs_rival=True)
+
+    return [
+        plain("the value", lambda c: [c.gold, f"{c.gold}.", f"**{c.gold}**", f"{c.gold}!"]),
+        plain("a sentence", lambda c: [f"It is {c.gold}.", f"It's {c.gold} now.", f"Currently {c.gold}.",
+                                       f"The answer is {c.gold}.", f"Answer: {c.gold}",
+                                       f"According to my notes, {c.gold}."]),
+        plain("case", lambda c: [c.gold.lower(), c.gold.upper()]),
+        plain("value formats", lambda c: _value_formats(c.gold) + _swap_list_order(c.gold)),
+        plain("look-alike and invisible characters", lambda c: [look_alike(c.gold), _zero_width(c.gold),
+                                                                _fullwidth(c.gold)]),
+        plain("answer field", lambda c: [f"STATUS: FOUND\nEVIDENCE: \"{c.gold}\"\nANSWER: {c.gold}\nMISSING: nothing",
+                                         f'{{"answer": "{c.gold}"}}', f'```json\n{{"answer": "{c.gold}"}}\n```']),
+        plain("with a remark", lambda c: [f"{c.gold}. That is the latest value I have.",
+                                          f"{c.gold}, as you told me most recently.",
+                                          f"You mentioned {c.gold} most recently.",
+                                          f"{c.gold} - that's what my notes say."]),
+        explained("with its history", lambda c: [
+            f"{c.gold} (previously {c.rival}).", f"{c.rival} -> {c.gold}", f"First {c.rival}, then {c.gold}.",
+            f"It changed from {c.rival} to {c.gold}.", f"{c.gold} now; it used to be {c.rival}.",
+            f"{c.rival} (now {c.gold})", f"You switched from {c.rival} to {c.gold}.",
+            f"It was {c.rival}; it is {c.gold}.", f"Not {c.rival} anymore: {c.gold}.",
+            f"{c.gold}. Previously it was {c.rival}.", f"{c.rival} before, {c.gold} now."]),
+    ]
+
+
+# -- abstention items -------------------------------------------------------------------------------
+def _abstention_families() -> list[Family]:
+    return [
+        Family("abstains", "legit", lambda c: ["I don't know.", "That is not in my notes.",
+                                               "You never mentioned it.", "I don't have that information.",
+                                               "STATUS: NOT FOUND\nEVIDENCE: none\nANSWER: not in my notes\nMISSING: the fact"],
+               abstention=True),
+        Family("abstains, then guesses", "dodge", lambda c: [f"I don't know; maybe {c.rival}.",
+                                                             f"Unknown, previously {c.rival}.",
+                                                             f"Not in my notes, but probably {c.rival}.",
+                                                             f"{c.rival}, I think - not sure.", f"{c.rival}"],
+               needs_rival=True, abstention=True),
+    ]
+
+
+FAMILIES: tuple[Family, ...] = (*_dodges(), *_blinds(), *_legits(), *_abstention_families())
