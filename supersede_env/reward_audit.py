@@ -147,9 +147,9 @@ def _run_family(family: Family, episode: Episode, c: Candidates, result: FamilyR
         return
     answers = [a for a in family.make(c) if a]  # type: ignore[arg-type]
     for mode in MODES:
-        must_pay = family.kind == "legit" and mode in family.modes
-        if family.kind == "legit" and not must_pay:
+        if mode not in family.modes:
             continue
+        must_pay = family.kind == "legit"
         for answer in answers:
             v = grade_episode(answer, episode, mode=mode)
             result.ungradable += v.label == "ungradable"

@@ -54,11 +54,13 @@ ABSTAIN = re.compile(
     r"|\b(?:won't|will\s+not|wouldn't|would\s+not)\s+be\s+able\s+to\s+(?:\w+\s+)?(?:provide|answer|determine|say|tell|give)"
     r"|(?:(?<![\s\S])|(?<=[\n:\"*])|(?<=[\n:\"*]\s)|(?<=[\n:\"*]\s\s))empty\b"
     r"|\boutput\s+\"?empty|\banswer\s*:?\s*\**\s*empty\b"
-    r"|\bi\s+(?:do\s+not|don't)\s+know\b|\bno\s+idea\b|\bnot\s+enough\b|\binsufficient\b)"
+    r"|\bi\s+(?:do\s+not|don't)\s+know\b|\bno\s+idea\b|\bnot\s+enough\b|\binsufficient\b"
+    r"|\b(?:notes|memo|memory|records)\s+(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:say|mention|show|include|"
+    r"have|contain|record|tell)\b)"
 )
 ABSTAIN_TRIGGERS = frozenset(
     """not no never cannot unable impossible unknown unclear unspecified insufficient lack lacking
-    difficult hard empty need needs require once""".split()
+    difficult hard empty need needs require once notes memo memory records""".split()
 )
 # Committing to an answer after an abstention phrase: "no mention of Tom, so it implies Alex"
 COMMIT = re.compile(

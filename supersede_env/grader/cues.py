@@ -14,6 +14,7 @@ Kinds:
 - ``past``: the mention is history ("used to be", "previously", "from X to ...", "(old)");
 - ``hypo``: the mention is a hypothetical or fallback ("if not, X", "otherwise X", "unless X");
 - ``hedge``: the mention is offered without commitment ("maybe X", "X, I guess", "X, probably");
+  ``softhedge`` ("I think X", "likely X") counts only for the strict reward;
 - ``now``: the mention is marked as the current state ("now X", "X (current)", "latest: X");
   every unmarked mention before it becomes history ("X, now Y");
 - ``next``: the mention comes later in a sequence ("then X", "-> X", "switched to X", the "to" of
@@ -32,7 +33,7 @@ __all__ = ["Cue", "CUES", "CHANGE_VERBS", "cue_table"]
 @dataclass(frozen=True, slots=True)
 class Cue:
     words: tuple[str, ...]
-    kind: str  # neg | past | hypo | hedge | now | next | pasttense | presenttense
+    kind: str  # neg | past | hypo | hedge | softhedge | now | next | pasttense | presenttense
     side: str  # fwd | bwd | both
 
 
@@ -50,9 +51,11 @@ CHANGE_VERBS = frozenset(
 CUES: tuple[Cue, ...] = tuple(
     _cues("neg", "fwd", "not, no, never, neither, nor, without, none, cannot, instead of, rather than, other than, "
                         "except, aren't, don't, doesn't, didn't, won't, can't, couldn't, haven't, hasn't, hadn't, "
-                        "no longer, not anymore, not any more")
+                        "no longer, not anymore, not any more, anything but, definitely not, certainly not, "
+                        "not really")
     + _cues("neg", "both", "isn't, wasn't, weren't, is not, was not, are not, were not")
-    + _cues("neg", "bwd", "anymore, any more, is wrong, is incorrect, was wrong, is outdated now")
+    + _cues("neg", "bwd", "anymore, any more, is wrong, is incorrect, was wrong, is outdated now, is false, was false, "
+                          "( wrong ), ( no ), ( incorrect ), ( not ), ( false ), ( x ), is not it, isn't it")
     + _cues("past", "both", "previously, formerly, originally, initially, earlier, at first, in the past, back then, "
                             "at one point, used to, historically, outdated, obsolete, superseded, "
                             "before that, before then, before this, until recently, in earlier sessions, "
@@ -69,16 +72,27 @@ CUES: tuple[Cue, ...] = tuple(
     # "from" counts only in a change: after a change verb, or with "to <value>" after its value
     + _cues("past", "fwd", "replaced, replacing, ex, from, after, after leaving, after selling")
     + _cues("hypo", "fwd", "if, if not, otherwise, or else, failing that, alternatively, unless, in case, suppose, "
+                           "assuming, in the event, "
                            "supposing, hypothetically, would have been, could have been, thinking about, "
                            "thinking of, considering, plan to, planning to, want to, wanted to")
     + _cues("hedge", "both", "maybe, perhaps, possibly, probably, presumably, might, may, could, guess, i guess, "
                              "not sure, unsure, uncertain, not certain, if i remember, if i recall, if i'm not mistaken, "
-                             "i suppose, supposedly, or so i think, i'm guessing, my guess")
+                             "i suppose, supposedly, or so i think, i'm guessing, my guess, best guess, i'd guess, "
+                             "if i had to guess, conceivably, allegedly, reportedly, if memory serves, "
+                             "don't quote me, or something, or something like that, not confident, no idea, "
+                             "can't be sure, cannot be sure, hard to say, possible, it's possible, it is possible, "
+                             "potentially")
+    # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
+    + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
+                                 "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
+                                 "presumably, probable")
     + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
                            "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
                            "current, up to date, updated, still, is now, most up to date")
     + _cues("next", "fwd", "then, later, after that, afterwards, afterward, eventually, finally, in the end, "
-                          "subsequently, switched to, moved to, changed to, upgraded to, went to, changed it to, ->")
+                          "subsequently, switched to, moved to, changed to, upgraded to, went to, changed it to, ->, "
+                          "actually, no wait, wait, i mean, correction, or rather, scratch that, make that, "
+                          "changed over to, updated to, switched over to")
     + _cues("pasttense", "fwd", "was, were, had, lived, drove, worked, owned, paid, earned, visited, used, did, "
                                 "took, got")
     + _cues("presenttense", "fwd", "is, are, am, 's, live, lives, drive, drives, have, has, own, owns, work, works, "

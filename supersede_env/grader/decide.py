@@ -61,6 +61,9 @@ def _committed(gold: Gold, gold_mentions: list[Mention]) -> tuple[int, list[Ment
     return None
 
 
+_DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value right before it
+
+
 def _tense_decides(mentions: list[Mention]) -> None:
     """"It was Phoenix; it is Lexington": between rivals stated as current, one spoken of in the past
     tense beside one in the present tense is history. Without both tenses nothing changes."""
@@ -105,7 +108,7 @@ def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, 
         if any(m.kind == "gold" for m in again):
             mentions, a = again, whole
     # in "which came first" questions, order words ("before", "then") are the answer, not history
-    assign_roles(a, mentions, ordering=gold.choice is not None, frame=question_info(question).stems)
+    assign_roles(a, mentions, ordering=gold.choice is not None, frame=question_info(question).stems, strict=strict)
     _tense_decides(mentions)
     return mentions, a
 
@@ -166,6 +169,10 @@ def grade_value(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str
             if before and COMMIT.search(a.text, before[-1].end(), first_gold) is None:
                 return verdict("abstained", f"abstains ({before[0].group(0)!r}) before mentioning {where!r}",
                                concl, mode)
+            gold_end = a.tokens[chosen[-1].last].end
+            after = [m for m in abst if 0 <= m.start() - gold_end <= _DOUBT_REACH]
+            if after:
+                return verdict("hedged", f"states {where!r}, then doubts it ({after[0].group(0)!r})", concl, mode)
         return verdict("current", f"states {where!r}", concl, mode)
 
     if stale_offered:
@@ -304,7 +311,7 @@ def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, 
     strict = mode == "strict"
     known = find_mentions(a, Gold("", ()), stale, decoys, strict) if (stale or decoys) else []
     candidates = sorted([*known, *_value_like(a, question)], key=lambda m: (m.first, m.last))
-    assign_roles(a, candidates, frame=question_info(question).stems)
+    assign_roles(a, candidates, frame=question_info(question).stems, strict=strict)
     for m in candidates:
         guessed = m.role in ("hedged", "hypothetical", "past") or m.marked in ("now", "next")
         if strict:  # the strict reward: an abstention names no candidate and no value at all

@@ -33,7 +33,7 @@ __all__ = ["Mention", "find", "find_mentions", "assign_roles", "ROLES", "OFFERED
 ROLES = ("current", "past", "negated", "hypothetical", "hedged")
 OFFERED = frozenset({"current", "hedged", "hypothetical"})  # roles that put a value forward as the answer
 _PRECEDENCE = {"negated": 0, "past": 1, "hypothetical": 2, "hedged": 3, "current": 4}
-_ROLE_OF_CUE = {"neg": "negated", "past": "past", "hypo": "hypothetical", "hedge": "hedged"}
+_ROLE_OF_CUE = {"neg": "negated", "past": "past", "hypo": "hypothetical", "hedge": "hedged", "softhedge": "hedged"}
 
 
 @dataclass(slots=True)
@@ -415,10 +415,15 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
 # Roles
 # ---------------------------------------------------------------------------------------------
 _CUES = cue_table()
-_WINDOW = {"neg": 3, "past": 3, "hypo": 4, "hedge": 4, "now": 3, "next": 3, "pasttense": 2, "presenttense": 2}
+_NOT_CUE = Cue(("n't",), "neg", "fwd")
+_WINDOW = {"neg": 3, "past": 3, "hypo": 4, "hedge": 4, "softhedge": 4, "now": 3, "next": 3, "pasttense": 2,
+           "presenttense": 2}
 _BACK_WINDOW = 2  # "Denver, previously" / "Denver (previously)": a cue after a value sits right after it
 _COMPARATIVES = frozenset("more less fewer higher lower longer shorter earlier later bigger smaller".split())
 _TIGHT = frozenset({("from",), ("ex",), ("after",)})  # bind only to the value right after them ("from Denver")
+# corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
+_CORRECTIONS = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",), ("or", "rather"),
+                          ("scratch", "that"), ("make", "that")})
 _FRAME_KINDS = frozenset({"past", "hypo"})
 _HEDGE_CROSSES = frozenset({"but", "though", "although"})
 _TO_WORDS = frozenset({"to", "into"})
@@ -439,6 +444,10 @@ def _cue_hits(tokens: list[Token], lo: int, hi: int, inside: set[int]) -> list[_
     while i < end:
         t = tokens[i]
         entries = _CUES.get(t.text) if (t.kind == WORD or t.kind == PUNCT) and i not in inside else None
+        if entries is None and t.kind == WORD and t.text.endswith("n't") and i not in inside:
+            hits.append(_CueHit(_NOT_CUE, i, i))  # every "-n't" denies: "wouldn't", "shouldn't", "mustn't"
+            i += 1
+            continue
         if entries:
             for cue in entries:
                 k = len(cue.words)
@@ -452,15 +461,20 @@ def _cue_hits(tokens: list[Token], lo: int, hi: int, inside: set[int]) -> list[_
 
 
 def _reach(tokens: list[Token], lo: int, hi: int, limit: int, *, allow_paren: bool = False,
-           crossing: frozenset = frozenset()) -> bool:
+           allow_colon: bool = False, crossing: frozenset = frozenset()) -> bool:
     """Can a cue reach across tokens lo..hi (exclusive bounds already applied)? Within its clause and
-    at most ``limit`` content words; ``allow_paren``: an opening parenthesis right after a mention."""
+    at most ``limit`` content words; ``allow_paren``: an opening parenthesis right after a mention;
+    ``allow_colon``: a heading colon close after the cue ("Old value: Denver", "My best guess: X")."""
     if hi - lo > 3 * limit + 4:
         return False
     words = 0
     for k in range(lo, hi + 1):
         t = tokens[k]
         if t.kind == PUNCT:
+            if t.text == ":" and allow_colon and words <= 2:
+                words = 0
+                allow_colon = False
+                continue
             if t.text in CLAUSE_BREAK_PUNCT and not (allow_paren and k == lo and t.text == "("):
                 return False
         elif t.kind == WORD:
@@ -498,8 +512,11 @@ def _from_is_change(tokens: list[Token], hit: _CueHit, target: Mention, firsts: 
         if t.kind != PUNCT and not (t.kind == WORD and t.text in SOFT):
             break
         k += 1
-    for k in range(max(0, hit.first - 3), hit.first):
-        if tokens[k].kind == WORD and tokens[k].text in CHANGE_VERBS:
+    for k in range(hit.first - 1, max(-1, hit.first - 9), -1):
+        t = tokens[k]
+        if (t.kind == PUNCT and t.text in CLAUSE_BREAK_PUNCT) or (t.kind == WORD and t.text in CLAUSE_BREAK_WORDS):
+            break
+        if t.kind == WORD and (t.text in CHANGE_VERBS or (k == hit.first - 1 and t.text in ("up", "down", "on"))):
             return True
     return False
 
@@ -508,12 +525,12 @@ _ORDER_KINDS = frozenset({"past", "now", "next", "pasttense", "presenttense"})
 
 
 def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
-                 frame: frozenset[str] = frozenset()) -> None:
+                 frame: frozenset[str] = frozenset(), strict: bool = False) -> None:
     """Give every mention its role from the cues around it (see the module docstring). With
     ``ordering`` (a question about the order of events) only denials, hypotheticals and hedges count.
     ``frame``: the question's word stems. A history or hypothetical cue the question itself uses is
     what is asked about ("where did I *initially* keep ...", "my *former* manager", "where am I
-    *planning* to stay"), not a role the answer gives."""
+    *planning* to stay"), not a role the answer gives. ``strict``: mild hedges ("I think") count too."""
     if not mentions:
         return
     tokens = a.tokens
@@ -528,21 +545,25 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
     hi = max(m.last for m in mentions) + 12
     for hit in _cue_hits(tokens, lo, hi, inside):
         cue = hit.cue
-        if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS):
+        if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS) or (
+                cue.kind == "softhedge" and not strict):
             continue
         if frame and cue.kind in _FRAME_KINDS and all(tokens[k].value in frame for k in range(hit.first, hit.last + 1)):
+            continue
+        if cue.words in _CORRECTIONS and hit.first > 0 and tokens[hit.first - 1].kind != PUNCT:
             continue
         limit = 0 if cue.words in _TIGHT else _WINDOW[cue.kind]
         target: Mention | None = None
         if cue.side in ("fwd", "both"):
             k = bisect_left(firsts, hit.last + 1)
-            if k < len(mentions) and _reach(tokens, hit.last + 1, mentions[k].first - 1, limit):
+            if k < len(mentions) and _reach(tokens, hit.last + 1, mentions[k].first - 1, limit,
+                                            allow_colon=limit > 0):
                 target = mentions[k]
         if target is None and cue.side in ("bwd", "both"):
             k = bisect_right(lasts, hit.first - 1) - 1
             if k >= 0:
                 before = mentions[by_last[k]]
-                hedge = cue.kind == "hedge"
+                hedge = cue.kind in ("hedge", "softhedge")
                 if hedge and hit.last + 1 < len(tokens) and tokens[hit.last + 1].text in _COMPARATIVES:
                     continue  # "at least 2, but possibly more": the hedge is about the bound
                 if _reach(tokens, before.last + 1, hit.first - 1, _BACK_WINDOW + (2 if hedge else 0),
@@ -570,6 +591,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
     _disjunctions(tokens, mentions)
     _sentence_alternatives(a, mentions)
     _questions(tokens, mentions)
+    _struck_through(a, mentions)
     if not ordering:
         _sequences(mentions)
 
@@ -626,14 +648,32 @@ def _sentence_alternatives(a: Answer, mentions: list[Mention]) -> None:
             m.set_role("hedged", found.group(0))
 
 
+_STRUCK = re.compile(r"~~(.+?)~~", re.S)
+
+
+def _struck_through(a: Answer, mentions: list[Mention]) -> None:
+    """"~~Denver~~ Portland": Markdown strikethrough denies what it crosses out."""
+    if "~~" not in a.text:
+        return
+    spans = [m.span(1) for m in _STRUCK.finditer(a.text)]
+    for m in mentions:
+        start = a.tokens[m.first].start
+        if any(lo <= start < hi for lo, hi in spans):
+            m.set_role("negated", "struck through")
+
+
 def _questions(tokens: list[Token], mentions: list[Mention]) -> None:
-    """"Toyota Prius?": a value in a sentence that ends with a question mark is asked, not answered."""
+    """"Toyota Prius?", "47...?": a value in a sentence that ends with a question mark is asked, not answered."""
     for m in mentions:
         for k in range(m.last + 1, min(len(tokens), m.last + 40)):
             t = tokens[k]
             if t.kind == PUNCT and t.text in SENTENCE_END:
-                if t.text == "?":
-                    m.set_role("hedged", "?")
+                j = k
+                while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text in (".", "?", "!", ")", '"'):
+                    if tokens[j].text == "?":
+                        m.set_role("hedged", "?")
+                        break
+                    j += 1
                 break
 
 

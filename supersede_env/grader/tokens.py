@@ -164,9 +164,7 @@ _MEASURE_UNITS = {
 _CURRENCY_SYMBOLS = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen"}
 
 # Words after which a number names a thing rather than measuring it.
-_LABEL_WORDS = frozenset(
-    {"session", "sessions", "step", "steps", "note", "option", "options", "turn", "turns", "part"}
-)
+_LABEL_WORDS = frozenset({"session", "sessions", "step", "steps", "turn", "turns"})  # not "note": "Redmi Note 13"
 
 # Stemming: crude, symmetric suffix stripping; good enough because gold and answer get the same.
 _SYNONYMS = {
@@ -383,6 +381,10 @@ def _merge_number_words(toks: list[Token]) -> list[Token]:
             i += 1
             continue
         w = t.text
+        if w == "one" and _pronoun_one(out, toks, i):
+            out.append(t)  # "the current one", "a new one": a pronoun, not the number 1
+            i += 1
+            continue
         if w in _UNITS or w in _TENS or (w in ("a", "an") and i + 1 < n and toks[i + 1].kind == WORD
                                           and toks[i + 1].text in ("hundred", "thousand", "million", "dozen")):
             total, current = 0.0, 0.0
@@ -452,6 +454,18 @@ def _merge_number_words(toks: list[Token]) -> list[Token]:
         out.append(t)
         i += 1
     return out
+
+
+_ONE_AFTER = frozenset("the this that which each every any another no new old current latest last first right "
+                       "wrong same other only previous next".split())
+
+
+def _pronoun_one(out: list[Token], toks: list[Token], i: int) -> bool:
+    """Is this "one" a pronoun ("the current one")? After a determiner or adjective, and not counting."""
+    prev = [t.text for t in out[-2:] if t.kind == WORD]
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    counting = nxt is not None and nxt.kind == WORD and nxt.text in ("hundred", "thousand", "million", "of")
+    return bool(prev) and prev[-1] in _ONE_AFTER and not counting
 
 
 def _structure_pass(toks: list[Token]) -> list[Token]:
