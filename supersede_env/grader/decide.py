@@ -62,6 +62,8 @@ def _committed(gold: Gold, gold_mentions: list[Mention]) -> tuple[int, list[Ment
 
 
 _DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value right before it
+_DOUBT = re.compile(r"\b(?:not|n't)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident)\b|\bi\s+(?:do\s+not|don't)\s+know\b"
+                    r"|\bno\s+idea\b|\bunsure\b|\buncertain\b|\bcan(?:not|'t)\s+be\s+(?:sure|certain)\b")
 
 
 def _tense_decides(mentions: list[Mention]) -> None:
@@ -169,10 +171,10 @@ def grade_value(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str
             if before and COMMIT.search(a.text, before[-1].end(), first_gold) is None:
                 return verdict("abstained", f"abstains ({before[0].group(0)!r}) before mentioning {where!r}",
                                concl, mode)
-            gold_end = a.tokens[chosen[-1].last].end
-            after = [m for m in abst if 0 <= m.start() - gold_end <= _DOUBT_REACH]
-            if after:
-                return verdict("hedged", f"states {where!r}, then doubts it ({after[0].group(0)!r})", concl, mode)
+        gold_end = a.tokens[chosen[-1].last].end
+        doubt = _DOUBT.search(a.text, gold_end, gold_end + _DOUBT_REACH)
+        if doubt is not None:
+            return verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})", concl, mode)
         return verdict("current", f"states {where!r}", concl, mode)
 
     if stale_offered:
