@@ -11,7 +11,9 @@ Three jobs, one function each:
   :class:`LongMemEvalError`, one line naming the file, the item and the field), then builds
   episodes: filtered by ``question_type`` (default ``knowledge-update``), ``_abs`` ids marked as
   abstention, sessions sorted by date (stable; the oracle release does not sort them), original
-  date strings kept, ``has_answer`` flags dropped (they must never reach a model).
+  date strings kept, ``has_answer`` flags dropped (they must never reach a model), and this
+  project's superseded-value annotations attached where they hold for the item
+  (:mod:`supersede_env.longmemeval_superseded`).
 - :func:`fetch_longmemeval` downloads a cleaned release file (``oracle`` or ``s``) from the Hugging
   Face dataset ``xiaowu0162/longmemeval-cleaned`` into a cache, atomically and with a sha256
   sidecar, so an interrupted download never leaves a file that looks complete.
@@ -35,6 +37,7 @@ from typing import Any
 from supersede_env.cache import cache_path
 from supersede_env.atomic import atomic_write_text
 from supersede_env.episode import ROLES, Episode, Session, Turn
+from supersede_env.longmemeval_superseded import annotate
 
 log = logging.getLogger(__name__)
 
@@ -291,6 +294,10 @@ def _build_episode(item: Mapping[str, Any], dates: list[datetime]) -> Episode:
     }
     if dropped_empty:
         meta["dropped_empty_sessions"] = dropped_empty
+    # The release lists no superseded values; this project's annotations supply them, checked
+    # against this very item (spans in their turns, dates in order) or withheld with a reason.
+    stale = annotate(item, sessions)
+    meta.update(stale.meta)
     return Episode(
         id=item["question_id"],
         source="longmemeval",
@@ -298,10 +305,11 @@ def _build_episode(item: Mapping[str, Any], dates: list[datetime]) -> Episode:
         question=item["question"],
         # two release answers are JSON integers (120, 1300); graders compare text
         answer=str(item["answer"]),
-        stale_values=(),  # the release does not list superseded values
+        stale_values=stale.stale_values,
         abstention=_is_abstention(item["question_id"]),
         question_date=item["question_date"],
-        states=None,
+        slot=stale.slot,
+        states=stale.states,
         meta=meta,
     )
 

@@ -7,10 +7,14 @@ function of its episodes and conditions (what the resume test relies on):
 - an answer with the full history answers the current value;
 - an answer from notes answers the superseded value for every third episode (``[q0]``, ``[q3]``...)
   and the current value otherwise; under the evidence contract it writes the four fields.
+
+:class:`ScriptedNotesKeeper` scripts the same kind of stand-in for the real LongMemEval items, from
+their superseded-value annotations.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -110,3 +114,51 @@ def verdict_rows(run_dir: Path) -> dict[tuple[str, str], dict]:
 
     log = load_run(run_dir)
     return {key: to_dict(v) for key, v in log.verdicts.items()}
+
+
+class ScriptedNotesKeeper:
+    """A scripted stand-in model for LongMemEval items with superseded-value annotations (no model).
+
+    Built from the annotations (:mod:`supersede_env.longmemeval_superseded`) of the episodes' items:
+
+    - a memo step adds a ``slot: value`` line for every annotated value whose span is in the session;
+      on the items where ``forgets(question_id)`` is true it leaves the slot's older line in place
+      (a notes-keeper that forgets to overwrite), elsewhere it replaces it;
+    - an answer from notes gives the *first* value of the asked slot in the notes (an older value left
+      in place is answered: stale), or "It is not in my notes.";
+    - an answer from the full history gives the value stated last, or the gold on items without
+      annotated values; abstention items get "I don't know." in both.
+    """
+
+    def __init__(self, episodes, forgets=lambda question_id: hashlib.sha256(question_id.encode()).digest()[0] % 2):
+        from supersede_env.longmemeval_superseded import load_annotations
+
+        annotations = load_annotations()
+        self.by_question = {e.question: (e, annotations.get(e.id)) for e in episodes}
+        assert len(self.by_question) == len(episodes), "questions must tell the items apart"
+        self.forgets = forgets
+        self.mentions = [(a.slot, m, a.question_id) for _, a in self.by_question.values() if a and a.superseded
+                         for m in (*a.superseded, a.current)]
+
+    def __call__(self, prompt: str) -> str:
+        if "<conversation>" in prompt:
+            notes = _between(prompt, "<notes>", "</notes>")
+            lines = [] if notes == "(empty)" else notes.splitlines()
+            session = _between(prompt, "<conversation>", "</conversation>")
+            for slot, mention, question_id in self.mentions:
+                if mention.span in session:
+                    if not self.forgets(question_id):
+                        lines = [line for line in lines if not line.startswith(f"{slot}: ")]
+                    lines.append(f"{slot}: {mention.value}")
+            return "\n".join(lines) or "(nothing yet)"
+        question = prompt.rsplit("Question: ", 1)[1].split("\n", 1)[0].strip()
+        episode, annotation = self.by_question[question]
+        if episode.abstention:
+            return "I don't know."
+        if "<notes>" not in prompt:  # the full history
+            return annotation.current.value if annotation and annotation.superseded else episode.answer
+        if annotation is None or not annotation.superseded:
+            return "It is not in my notes."
+        values = [line.split(": ", 1)[1] for line in _between(prompt, "<notes>", "</notes>").splitlines()
+                  if line.startswith(f"{annotation.slot}: ")]
+        return values[0] if values else "It is not in my notes."

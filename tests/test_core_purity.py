@@ -7,7 +7,7 @@ import pytest
 
 CORE = [
     "atomic", "episode", "conditions", "ledger", "memo", "rollout", "grader", "stats", "records",
-    "synthetic", "longmemeval", "normalize", "verdict",
+    "synthetic", "longmemeval", "longmemeval_superseded", "normalize", "verdict",
 ]
 FORBIDDEN = ["verifiers", "trl", "torch", "transformers", "vllm", "peft", "accelerate", "datasets"]
 

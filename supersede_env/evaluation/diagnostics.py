@@ -1,8 +1,9 @@
 """Memo-state diagnostics (intrinsic evaluation, after FEB-30) from a run's records.
 
 Extrinsic evaluation grades the answer; it cannot tell a memo that lost the fact from an answer step
-that missed a fact the memo held. Wherever an episode carries gold ``states`` (synthetic episodes),
-the memo written after every session is opened and compared with the gold state at that moment:
+that missed a fact the memo held. Wherever an episode carries gold ``states`` (synthetic episodes and
+the annotated LongMemEval items), the memo written after every session is opened and compared with
+the gold state at that moment:
 
 - **coverage**: the share of the gold current values (every slot mentioned so far) present in the
   memo; **stale retention**: the share of superseded values (``Episode.stale_at``, minus any value
@@ -128,28 +129,30 @@ def episode_diagnostics(episode: Episode, calls: Sequence[CallRecord], verdict: 
     lost_at: int | None = None
     lost_how: Literal["not_written", "dropped"] | None = None
     slot = episode.slot
-    if not episode.abstention and slot is not None and any(st.values.get(slot) == episode.answer
-                                                           for st in episode.states):
-        holds_answer = contains(final_notes, episode.answer)
-        holds_stale = any(contains(final_notes, v) for v in episode.stale_values if v != episode.answer)
+    # The asked value as the gold states hold it: the answer itself on synthetic episodes, the bare
+    # value on LongMemEval ("25:50" where the gold reads "25 minutes and 50 seconds (or 25:50)").
+    asked = episode.states[-1].values.get(slot) if slot is not None else None
+    if not episode.abstention and asked is not None:
+        holds_answer = contains(final_notes, asked)
+        holds_stale = any(contains(final_notes, v) for v in episode.stale_values if v != asked)
         if not holds_answer:
-            lost_at, lost_how = _loss(episode, slot, [c.notes for c in memo_calls[: len(states)]], contains)
+            lost_at, lost_how = _loss(episode, slot, asked, [c.notes for c in memo_calls[: len(states)]], contains)
     return EpisodeDiagnostics(episode.id, verdict.condition, tuple(states), intrinsic, extrinsic,
                               holds_answer, holds_stale, lost_at, lost_how)
 
 
-def _loss(episode: Episode, slot: str, notes: Sequence[str], contains: Contains
+def _loss(episode: Episode, slot: str, asked: str, notes: Sequence[str], contains: Contains
           ) -> tuple[int | None, Literal["not_written", "dropped"] | None]:
-    """Where the final value of the asked slot was lost (1-based session)."""
+    """Where the final value of the asked slot (``asked``) was lost (1-based session)."""
     assert episode.states is not None
     last = len(notes) - 1
     # the session that introduced the final value (start of its last unbroken run in the gold states)
     intro = last
-    while intro > 0 and episode.states[intro - 1].values.get(slot) == episode.answer:
+    while intro > 0 and episode.states[intro - 1].values.get(slot) == asked:
         intro -= 1
-    if episode.states[intro].values.get(slot) != episode.answer:
+    if episode.states[intro].values.get(slot) != asked:
         return None, None
-    held = [i for i in range(intro, last + 1) if contains(notes[i], episode.answer)]
+    held = [i for i in range(intro, last + 1) if contains(notes[i], asked)]
     if not held:
         return intro + 1, "not_written"
     return held[-1] + 2, "dropped"

@@ -145,6 +145,19 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
                         + c.mix_abstention.get("current", 0), c.mix_abstention.get("hedged", 0),
                         c.mix_abstention.get("stale", 0)] for c in s.conditions])
 
+    # stale answers: only items that list superseded values can be recognised as stale
+    out.append("## Stale answers")
+    out.append("")
+    if not s.n_with_stale_values:
+        out.append("No episode lists superseded values, so no answer can be recognised as stale (r_stale is 0).")
+        out.append("")
+    else:
+        out.append(f"{s.n_with_stale_values} of {s.n_answerable} answerable items list superseded values. Stale: "
+                   "graded answers among them that assert a superseded value (r_stale = -1), Wilson 95% interval.")
+        out.append("")
+        out += _table(["condition", "stale"],
+                      [[f"`{c.name}`", fmt_acc(c.stale_share) if c.stale_share else "n/a"] for c in s.conditions])
+
     # paired statistics
     if s.paired:
         out.append("## Paired comparisons (McNemar)")

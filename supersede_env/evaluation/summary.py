@@ -11,6 +11,8 @@ Definitions used throughout:
   questions do, and is also split into answerable and abstention items;
 - *fabricated*: the grader's label is ``wrong`` and the graded text is not empty: a confident value
   that is neither the current one nor a superseded one (nor a hedge or an abstention);
+- *stale share*: answers labelled ``stale`` among the graded answerable items whose episode lists
+  superseded values (no other item can be stale), with a Wilson 95% interval;
 - paired comparisons use the questions graded under both conditions: the 2x2 table, b (right only
   under the first), c (right only under the second), the exact McNemar p and the continuity-corrected
   chi-square p;
@@ -91,6 +93,8 @@ class ConditionSummary:
     tokens_out: int
     mean_latency_s: float | None
     failure_reasons: Mapping[str, int] = field(default_factory=dict)
+    # answers labelled stale among graded answerable items that list superseded values (None: no such item)
+    stale_share: Accuracy | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,7 @@ class RunSummary:
     agreement: tuple[Agreement, ...]
     diagnostics: tuple[ConditionDiagnostics, ...]
     diagnostics_value_matching: str
+    n_with_stale_values: int = 0  # answerable episodes that list superseded values (only they can be stale)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -227,6 +232,7 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         n_episodes=len(episodes),
         n_answerable=sum(1 for e in episodes if not e.abstention),
         n_abstention=sum(1 for e in episodes if e.abstention),
+        n_with_stale_values=sum(1 for e in episodes if e.stale_values and not e.abstention),
         conditions=conditions,
         paired=paired,
         policies=tuple(_policies(names, episodes, verdicts)),
@@ -308,7 +314,15 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
         tokens_out=sum(c.tokens_out or 0 for c in calls),
         mean_latency_s=_mean(latencies),
         failure_reasons=dict(reasons),
+        stale_share=_stale_share(graded, verdicts),
     )
+
+
+def _stale_share(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRecord]) -> Accuracy | None:
+    """Stale answers among the graded answerable items that list superseded values."""
+    known = [verdicts[e.id].grader.label == "stale" for e in graded  # type: ignore[union-attr]
+             if e.stale_values and not e.abstention]
+    return Accuracy.of(known) if known else None
 
 
 def _reason(error: str | None) -> str:
