@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from supersede_env.episode import Episode
 from supersede_env.grader import episode_decoys, grade_episode
-from supersede_env.reward_audit_families import FAMILIES, Candidates, Family
+from supersede_env.reward_audit_families import FAMILIES, Candidates, Family, answer_form
 
 __all__ = ["THRESHOLDS", "FamilyResult", "AuditResult", "audit", "add_arguments", "main"]
 
@@ -32,6 +32,7 @@ __all__ = ["THRESHOLDS", "FamilyResult", "AuditResult", "audit", "add_arguments"
 THRESHOLDS = {"false_pass_strict": 0.01, "false_pass_official": 0.02, "false_fail": 0.03, "blind_margin": 1e-9}
 MODES = ("official", "strict")
 EXAMPLES = 3
+MAX_GOLD_WORDS = 8
 
 
 @dataclass
@@ -53,6 +54,7 @@ class FamilyResult:
 class AuditResult:
     episodes: int
     families: list[FamilyResult]
+    skipped: int = 0  # episodes whose gold is an explanation of more than MAX_GOLD_WORDS words
 
     def _pooled(self, kind: str, mode: str) -> tuple[float, int]:
         rows = [f for f in self.families if f.kind == kind and f.n[mode]]
@@ -97,7 +99,9 @@ def _candidates(episode: Episode, rng: random.Random) -> Candidates:
     if episode.abstention:
         rival = decoys[0] if decoys else _other_value(episode)
         everything = tuple(dict.fromkeys(x for x in (rival, *decoys) if x))
-    return Candidates(episode.answer, rival, everything, episode.question, rng)
+    form = answer_form(episode.answer, episode.question)
+    everything = tuple(form if x == episode.answer else x for x in everything)
+    return Candidates(form, rival, everything, episode.question, rng)
 
 
 def _other_value(episode: Episode) -> str:
@@ -112,16 +116,19 @@ def _other_value(episode: Episode) -> str:
 def audit(episodes: Iterable[Episode], *, seed: int = 0) -> AuditResult:
     """Grade every family on every episode in both modes (see the module docstring)."""
     results = {f.name: FamilyResult(f.name, f.kind) for f in FAMILIES}
-    count = 0
+    count = skipped = 0
     for episode in episodes:
         count += 1
         rng = random.Random(f"{seed}:{episode.id}")
         c = _candidates(episode, rng)
+        if len(c.gold.split()) > MAX_GOLD_WORDS:
+            skipped += 1  # an explanation gold ("When you started you led 4 ...; now 5"): templates make no sense
+            continue
         for family in FAMILIES:
             if family.abstention != episode.abstention or (family.needs_rival and c.rival is None):
                 continue
             _run_family(family, episode, c, results[family.name])
-    return AuditResult(count, [results[f.name] for f in FAMILIES])
+    return AuditResult(count - skipped, [results[f.name] for f in FAMILIES], skipped)
 
 
 def _run_family(family: Family, episode: Episode, c: Candidates, result: FamilyResult) -> None:
@@ -168,7 +175,8 @@ def _pct(x: float | None) -> str:
 
 
 def render(result: AuditResult, *, examples: bool = True) -> str:
-    lines = [f"Reward audit: {result.episodes} episodes, both modes (official | strict)", ""]
+    skipped = f" ({result.skipped} with a gold of over {MAX_GOLD_WORDS} words left out)" if result.skipped else ""
+    lines = [f"Reward audit: {result.episodes} episodes{skipped}, both modes (official | strict)", ""]
     header = f"{'family':42} {'kind':6} {'answers':>8} {'official':>10} {'strict':>10}"
     for kind, what in (("dodge", "false pass (must be 0)"), ("legit", "false fail (must be 0)")):
         lines += [f"## {kind} families: {what}", header]
@@ -236,7 +244,7 @@ def main(args: argparse.Namespace) -> int:
     result = audit(episodes, seed=args.seed)
     print(render(result, examples=not args.no_examples))
     if args.json_out:
-        payload = {"episodes": result.episodes, "thresholds": THRESHOLDS, "failures": result.failures(),
+        payload = {"episodes": result.episodes, "skipped": result.skipped, "thresholds": THRESHOLDS, "failures": result.failures(),
                    "false_pass": {m: result.false_pass(m) for m in MODES},
                    "false_fail": {m: result.false_fail(m) for m in MODES},
                    "blind": [dict(zip(("family", "official", "strict", "uniform_guess"), row)) for row in result.blind()],

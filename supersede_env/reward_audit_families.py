@@ -26,10 +26,11 @@ from dataclasses import dataclass
 
 from num2words import num2words
 
+from supersede_env.grader.gold import parse_gold
 from supersede_env.grader.text import normalise_text
 from supersede_env.grader.tokens import DUR, NUM, TIME, tokenize
 
-__all__ = ["Family", "FAMILIES", "Candidates", "look_alike"]
+__all__ = ["Family", "FAMILIES", "Candidates", "look_alike", "answer_form"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,15 @@ _LOOK_ALIKES = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": 
 def look_alike(text: str) -> str:
     """``text`` with Latin letters swapped for Cyrillic look-alikes (same glyphs, other code points)."""
     return text.translate(_LOOK_ALIKES)
+
+
+def answer_form(gold: str, question: str | None) -> str:
+    """The gold as an answer would give it: its first alternative, without the gold's own notes
+    ("25:50 (or 25 minutes and 50 seconds)" -> "25:50"; "Yes. (You ...)" -> "Yes")."""
+    parsed = parse_gold(gold, question)
+    if parsed.polarity is not None:
+        return parsed.polarity.capitalize()
+    return parsed.alternatives[0].text if parsed.alternatives else gold
 
 
 def _others(c: Candidates) -> list[str]:
@@ -179,21 +189,21 @@ def _dodges() -> list[Family]:
             "| " + " | ".join(_shuffled(c)) + " |", "[" + ", ".join(f'"{x}"' for x in _shuffled(c)) + "]",
             f'{{"answer": [{", ".join(chr(34) + x + chr(34) for x in _shuffled(c))}]}}',
             "".join(f"<answer>{x}</answer>" for x in _shuffled(c)),
-            "ANSWER: " + " or ".join(_shuffled(c))]),
+            "ANSWER: " + " or ".join(_shuffled(c))], needs_rival=True),
         f("every candidate as history", lambda c: [
             each(c, "previously {x},").rstrip(",") + ".", each(c, "Formerly {x}."), each(c, "{x} was before;"),
             each(c, "{x} (previously),"), each(c, "It used to be {x}."), each(c, "{x} (old)", " -> "),
             each(c, "Earlier {x}."), each(c, "{x} in the past;"), each(c, "At one point {x}."),
             each(c, "{x} was the old value."), each(c, "{x} is outdated."), each(c, "Originally {x}."),
             "Both " + " and ".join(_shuffled(c)) + " were previous values.",
-            each(c, "{x} is no longer current.")]),
+            each(c, "{x} is no longer current.")], needs_rival=True),
         f("every candidate denied", lambda c: [
             each(c, "not {x},").rstrip(",") + ".", "It isn't " + " or ".join(_shuffled(c)) + ".",
             each(c, "~~{x}~~"), each(c, "{x} (wrong)"), "Neither " + " nor ".join(_shuffled(c)) + ".",
-            each(c, "{x} is not it.")]),
+            each(c, "{x} is not it.")], needs_rival=True),
         f("every candidate as current", lambda c: [
             each(c, "It is {x} now."), each(c, "currently {x},").rstrip(","), each(c, "Latest: {x}."),
-            each(c, "{x} is current."), each(c, "Now {x}."), each(c, "You have {x}.")]),
+            each(c, "{x} is current."), each(c, "Now {x}."), each(c, "You have {x}.")], needs_rival=True),
         f("gold denied", lambda c: [
             f"not {c.gold}", f"It isn't {c.gold}.", f"Definitely not {c.gold}.", f"{c.gold} is wrong.",
             f"No longer {c.gold}.", f"Not {c.gold} anymore.", f"~~{c.gold}~~", f"{c.gold} (wrong)",
@@ -266,7 +276,7 @@ def _dodges() -> list[Family]:
             "Let me think. " + each(c, "You mentioned {x} at one point.") + " Hard to say which one holds.",
             "It could be " + ", or ".join(_shuffled(c)) + " - hard to say.", each(c, "Option: {x}."),
             "Your notes mention " + ", ".join(_shuffled(c)) + "; any of them may be current.",
-            "Candidates: " + ", ".join(_shuffled(c)) + ". The current one is one of these."]),
+            "Candidates: " + ", ".join(_shuffled(c)) + ". The current one is one of these."], needs_rival=True),
     ]
 
 

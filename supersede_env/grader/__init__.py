@@ -113,7 +113,7 @@ def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tupl
 
     def attempt(view: Answer, widened: bool) -> Verdict | None:
         if parsed.polarity is not None:
-            return grade_yes_no(view, parsed, question, mode)
+            return grade_yes_no(view, parsed, question, mode, stale)
         return grade_value(view, parsed, stale, decoys, question, mode, widened)
 
     result = attempt(a, False)

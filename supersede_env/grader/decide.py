@@ -23,7 +23,7 @@ import re
 from supersede_env.grader.abstention import ABSTAIN_TRIGGERS, COMMIT, abstentions
 from supersede_env.grader.answer import Answer
 from supersede_env.grader.cues import cue_table
-from supersede_env.grader.gold import Gold, question_info
+from supersede_env.grader.gold import Alternative, Gold, Pattern, question_info
 from supersede_env.grader.mentions import OFFERED, Mention, assign_roles, find_mentions
 from supersede_env.grader.text import normalise_text
 from supersede_env.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, stem, tokenize, values_equal
@@ -122,8 +122,13 @@ def _name(m: Mention) -> str:
 def grade_value(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
                 mode: str, widened: bool) -> Verdict | None:
     """Grade an answerable item; None when the conclusion says nothing gradable."""
+    mentions, a = _mentions(a, gold, stale, decoys, mode == "strict", question)
+    return _decide(a, gold, mentions, mode, widened)
+
+
+def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: bool) -> Verdict | None:
+    """The verdict from the mentions and their roles (see the module docstring)."""
     strict = mode == "strict"
-    mentions, a = _mentions(a, gold, stale, decoys, strict, question)
     concl = a.conclusion_text
     gold_mentions = [m for m in mentions if m.kind == "gold"]
     others = [m for m in mentions if m.kind != "gold"]
@@ -235,6 +240,8 @@ def _polarity(a: Answer, question: str | None) -> str | None:
         return found.group(1)
     q_stems = question_info(question).content_stems
     for sentence in reversed([s for s in _SENTENCE_SPLIT.split(concl) if s.strip()]):
+        if sentence.rstrip().endswith("?"):
+            continue  # a question (the restated one) answers nothing
         toks = tokenize(sentence)
         stems = {t.value for t in toks if t.kind == WORD}
         if q_stems and not (stems & q_stems):
@@ -246,17 +253,54 @@ def _polarity(a: Answer, question: str | None) -> str | None:
     return None
 
 
-def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str) -> Verdict | None:
+def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: tuple[str, ...] = ()) -> Verdict | None:
+    """A yes/no gold. An explicit "yes" / "no" is a value like any other (hedged, denied, offered
+    beside its opposite: by the same roles); without one, the conclusion's statement decides."""
     concl = a.conclusion_text
     abst = abstentions(a, a.start_char)
     if abst:
         return verdict("abstained", f"abstains: {abst[0].group(0)!r}", concl, mode)
+    stale_polarity = {m.group(1).lower() for s in stale if (m := _YES_NO_VALUE.match(s))}
+    explicit = _explicit_yes_no(a)
+    if explicit:
+        mentions = [Mention(word, "gold" if word == gold.polarity else ("stale" if word in stale_polarity else "rival"),
+                            i, i, part=(0, 0) if word == gold.polarity else None) for i, word in explicit]
+        assign_roles(a, mentions, frame=question_info(question).stems, strict=mode == "strict")
+        _tense_decides(mentions)
+        polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
+        return _decide(a, polar, mentions, mode, True)
     pol = _polarity(a, question)
     if pol is None:
         return None
     if pol == gold.polarity:
         return verdict("current", f"answers {pol!r} like the gold", concl, mode)
+    if pol in stale_polarity:
+        return verdict("stale", f"answers {pol!r}, the superseded answer", concl, mode, r_stale=-1.0)
     return verdict("wrong", f"answers {pol!r}, gold is {gold.polarity!r}", concl, mode)
+
+
+_YES_NO_VALUE = re.compile(r"^\s*(yes|no)\b", re.I)
+
+
+def _explicit_yes_no(a: Answer) -> list[tuple[int, str]]:
+    """Token index and word of every explicit "yes" / "no" in the conclusion: every "yes", and every
+    "no" that stands alone ("No.", "it used to be no", "Yes; No"), not one that qualifies a noun ("no
+    information", "no longer")."""
+    tokens = a.tokens
+    found = []
+    for i in range(a.start, len(tokens)):
+        t = tokens[i]
+        if t.kind != WORD or t.text not in ("yes", "no"):
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if t.text == "yes" or nxt is None or nxt.kind == PUNCT or nxt.text in _AFTER_A_BARE_NO:
+            found.append((i, t.text))
+    return found
+
+
+# words after which "no" is an answer ("no now", "No is current", "from no to yes"), not "no information"
+_AFTER_A_BARE_NO = frozenset("now currently anymore before previously earlier then is was to either or and but "
+                             "also at until after later instead rather".split())
 
 
 # ---------------------------------------------------------------------------------------------

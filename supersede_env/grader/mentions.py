@@ -79,6 +79,11 @@ def find(pattern: Pattern, a: Answer) -> list[Span]:
     return spans
 
 
+def _adjacent(tokens: list[Token], i: int, j: int) -> bool:
+    """Only soft words between tokens i and j (no punctuation or operator)."""
+    return all(tokens[k].kind == WORD and tokens[k].text in SOFT for k in range(i + 1, j))
+
+
 def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]:
     if not req:
         return []
@@ -111,10 +116,12 @@ def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]
                 break
         if k == len(req):
             if pattern.is_value and pattern.optional:
-                # the value's own words around it belong to the mention ("Pixel 6a", "132 points")
-                while p > 0 and tokens[content[p - 1]].kind == WORD and tokens[content[p - 1]].value in pattern.optional:
+                # the value's own words right around it belong to the mention ("Pixel 6a", "132 points")
+                while p > 0 and tokens[content[p - 1]].kind == WORD and tokens[content[p - 1]].value in pattern.optional \
+                        and _adjacent(tokens, content[p - 1], content[p]):
                     p -= 1
-                while q < n and tokens[content[q]].kind == WORD and tokens[content[q]].value in pattern.optional:
+                while q < n and tokens[content[q]].kind == WORD and tokens[content[q]].value in pattern.optional \
+                        and _adjacent(tokens, content[q - 1], content[q]):
                     q += 1
             spans.append((content[p], content[q - 1]))
     return spans
@@ -127,6 +134,9 @@ def _coverage(m: Mention, own: dict[int, frozenset], tokens: list[Token], first:
     """How many tokens of first..last the mention's own pattern accounts for."""
     words = own[id(m)]
     return sum(1 for t in tokens[first:last + 1] if t.kind != PUNCT and (t.kind != WORD or t.value in words))
+
+
+_KIND_ORDER = {"gold": 0, "stale": 1, "decoy": 2, "option": 3, "rival": 4}  # the same words found as two
 
 
 def _resolve_nesting(mentions: list[Mention], own: dict[int, frozenset], tokens: list[Token]) -> list[Mention]:
@@ -150,8 +160,9 @@ def _resolve_nesting(mentions: list[Mention], own: dict[int, frozenset], tokens:
         if m.loose or id(m) in dropped:
             continue
         if outer is not None and m.last <= outer.last and m.text != outer.text:
+            mine, theirs = _coverage(m, own, tokens, m.first, m.last), _coverage(outer, own, tokens, m.first, m.last)
             if (m.first, m.last) == (outer.first, outer.last) and (
-                    _coverage(m, own, tokens, m.first, m.last) > _coverage(outer, own, tokens, m.first, m.last)):
+                    mine > theirs or (mine == theirs and _KIND_ORDER[m.kind] < _KIND_ORDER[outer.kind])):
                 dropped.add(id(outer))
                 outer = m
             else:
@@ -548,7 +559,8 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS) or (
                 cue.kind == "softhedge" and not strict):
             continue
-        if frame and cue.kind in _FRAME_KINDS and all(tokens[k].value in frame for k in range(hit.first, hit.last + 1)):
+        if frame and cue.kind in _FRAME_KINDS and cue.words not in _TIGHT and all(
+                tokens[k].value in frame for k in range(hit.first, hit.last + 1)):
             continue
         if cue.words in _CORRECTIONS and hit.first > 0 and tokens[hit.first - 1].kind != PUNCT:
             continue
@@ -597,11 +609,13 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
 
 
 def _operand_or_bound(tokens: list[Token], first: int, last: int) -> bool:
-    prev = tokens[first - 1] if first > 0 else None
-    nxt = tokens[last + 1] if last + 1 < len(tokens) else None
-    if prev is not None and prev.text in OPERATORS and prev.text != "=":
+    """"25 + 2 = 27" (an operand: a number on the other side of the operator), "more than 25" (a bound).
+    "50mm lens + 70-200mm lens" lists two things: only arithmetic between numbers is an operation."""
+    n = len(tokens)
+    if first > 1 and tokens[first - 1].text in OPERATORS and tokens[first - 1].text != "=" \
+            and tokens[first - 2].kind in VALUE_KINDS:
         return True
-    if nxt is not None and nxt.text in OPERATORS:
+    if last + 2 < n and tokens[last + 1].text in OPERATORS and tokens[last + 2].kind in VALUE_KINDS:
         return True
     j = first - 1
     while j >= 0 and tokens[j].kind == WORD and tokens[j].text in SOFT:
@@ -615,8 +629,8 @@ _OR_GLUE = frozenset({"or", "either", "maybe", "possibly", "perhaps", "even", "v
 def _disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
     """Two mentions joined by "or" / "/" are both offered without commitment."""
     for x, y in zip(mentions, mentions[1:]):
-        if y.first <= x.last or y.first - x.last > 8:
-            continue
+        if y.first <= x.last or y.first - x.last > 8 or (x.kind == "gold" and y.kind == "gold"):
+            continue  # two forms of the gold ("25:50 (or 25 minutes and 50 seconds)") are one answer
         joined = False
         for k in range(x.last + 1, y.first):
             t = tokens[k]

@@ -223,7 +223,7 @@ _MASTER = re.compile(
           (?P<suf>%|(?:st|nd|rd|th)\b|k\b|bn\b|m\b|s\b)?)
     )
   | (?P<arrow>-+>|=+>)
-  | (?P<markup>[*#`_~>|]+)
+  | (?P<markup>[*#`_~>]+)
   | (?P<para>\n[ \t]*(?:\n[ \t]*)+)
   | (?P<nl>\n)
   | (?P<p>[^\s\w])
@@ -400,6 +400,12 @@ def _merge_number_words(toks: list[Token]) -> list[Token]:
                             and toks[j - 1].kind == WORD and toks[j - 1].text in _TENS):
                         j += 1
                         continue
+                    # comma after a scale word inside a spelled-out number: "one thousand, three hundred"
+                    if (tj.kind == PUNCT and tj.text == "," and consumed_any and toks[j - 1].kind == WORD
+                            and toks[j - 1].text in ("thousand", "million", "billion") and j + 1 < n
+                            and toks[j + 1].kind == WORD and (toks[j + 1].text in _UNITS or toks[j + 1].text in _TENS)):
+                        j += 1
+                        continue
                     break
                 wj = tj.text
                 if wj in _UNITS:
@@ -456,8 +462,8 @@ def _merge_number_words(toks: list[Token]) -> list[Token]:
     return out
 
 
-_ONE_AFTER = frozenset("the this that which each every any another no new old current latest last first right "
-                       "wrong same other only previous next".split())
+_ONE_AFTER = frozenset("the which each every any another no new old current latest last first right wrong same "
+                       "other only previous next".split())
 
 
 def _pronoun_one(out: list[Token], toks: list[Token], i: int) -> bool:
