@@ -54,6 +54,8 @@ _ANSWER_KEYS = ("answer", "final_answer", "final answer")
 
 def _contract_answer(reply: str) -> AnswerPlace | None:
     """A reply in the evidence-contract form: its ANSWER field(s), every one of them."""
+    if ":" not in reply:
+        return None
     fields = list(_CONTRACT_FIELD.finditer(reply))
     labels = {m.group(1).lower() for m in fields}
     if not fields or not (labels - {"answer"} or len(fields) > 1):
@@ -318,11 +320,10 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
     question_echo: set[int] = set()
     run: list[int] = []  # consecutive tokens that all occur in the question (a restatement?)
     run_keys: list[object] = []
+    for i in numbering:
+        tokens[i] = tokens[i]._replace(kind=LABEL)  # "1. Oranges" opening a line: list numbering
     for i, t in enumerate(tokens):
         kind = t.kind
-        if i in numbering:
-            t = tokens[i] = t._replace(kind=LABEL)  # "1. Oranges" opening a line: list numbering
-            kind = LABEL
         if kind == WORD:
             key: object = t.value
         elif kind == PUNCT:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from supersede_env.grader.answer import Answer, Span
 from supersede_env.grader.cues import CHANGE_VERBS, Cue, cue_table
@@ -144,6 +145,8 @@ def _resolve_nesting(mentions: list[Mention], own: dict[int, frozenset], tokens:
     Sorento" is the Sorento, "Gold" inside "Premier Gold" is Premier Gold; but an outer match that
     only spans the inner one through a skipped word ("Wednesdays and Fridays" across "Wednesdays,
     Thursdays and Fridays") is no match."""
+    if len(mentions) < 2:
+        return mentions
     mentions.sort(key=lambda m: (m.first, -m.last))
     dropped: set[int] = set()
     open_outers: list[Mention] = []  # mentions whose span is still open at the current position
@@ -375,6 +378,15 @@ def _line_rivals(a: Answer, covered: list[Span], gold_spans: list[Span]) -> list
     return out
 
 
+_OR_HINT = re.compile(r"\bor\b|/|\bvs\b|\bversus\b|\beither\b")
+_RANGE_HINT = re.compile(r"\d\s*(?:-|\bto\b|\bthrough\b)")
+
+
+@lru_cache(maxsize=8192)
+def _own_words(pattern: Pattern) -> frozenset:
+    return frozenset(t.value for t in pattern.required) | pattern.optional
+
+
 def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool
                   ) -> list[Mention]:
     """Every candidate mention in the answer's conclusion, in text order (roles not yet assigned)."""
@@ -382,8 +394,11 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
     own: dict[int, frozenset] = {}
 
     def add(pattern: Pattern, kind: str, text: str, part: tuple[int, int] | None = None) -> None:
-        words = frozenset(t.value for t in pattern.required) | pattern.optional
-        for first, last in find(pattern, a):
+        spans = find(pattern, a)
+        if not spans:
+            return
+        words = _own_words(pattern)
+        for first, last in spans:
             m = Mention(text, kind, first, last, part, loose=pattern.keywords)
             own[id(m)] = words
             mentions.append(m)
@@ -401,17 +416,21 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
     covered = [(m.first, m.last) for m in mentions if not m.loose]
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
     value_gold = gold.single_value is not None
-    rivals = _value_rivals(a, gold, covered, strict)
+    rivals = _value_rivals(a, gold, covered, strict) if value_gold else []
+    text = a.text
     if gold_spans:
-        rivals += _disjunction_rivals(a, gold_spans, gold, value_gold)
+        if _OR_HINT.search(text) or (value_gold and _RANGE_HINT.search(text)):
+            rivals += _disjunction_rivals(a, gold_spans, gold, value_gold)
         single_part = bool(gold.alternatives) and len(gold.alternatives[0].parts) == 1
         if single_part and not value_gold and not gold.alternatives[0].parts[0].keywords:
-            cover = {k for s, e in gold_spans for k in range(s, e + 1)}
-            for span in gold_spans:
-                r = _conjunct_rival(a, span, cover)
-                if r is not None and not any(s <= r.first <= e for s, e in covered):
-                    rivals.append(r)
-            rivals += _line_rivals(a, covered, gold_spans)
+            if " and " in text:
+                cover = {k for s, e in gold_spans for k in range(s, e + 1)}
+                for span in gold_spans:
+                    r = _conjunct_rival(a, span, cover)
+                    if r is not None and not any(s <= r.first <= e for s, e in covered):
+                        rivals.append(r)
+            if any(ch in text for ch in ";\n/|"):
+                rivals += _line_rivals(a, covered, gold_spans)
     if rivals:
         seen = set()
         for r in rivals:
@@ -426,6 +445,8 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
 # Roles
 # ---------------------------------------------------------------------------------------------
 _CUES = cue_table()
+_CUES_WITHOUT_TENSES = {w: kept for w, cues in _CUES.items()
+                        if (kept := [c for c in cues if c.kind not in ("pasttense", "presenttense")])}
 _NOT_CUE = Cue(("n't",), "neg", "fwd")
 _WINDOW = {"neg": 3, "past": 3, "hypo": 4, "hedge": 4, "softhedge": 4, "now": 3, "next": 3, "pasttense": 2,
            "presenttense": 2}
@@ -447,26 +468,52 @@ class _CueHit:
     last: int
 
 
-def _cue_hits(tokens: list[Token], lo: int, hi: int, inside: set[int]) -> list[_CueHit]:
-    """Every cue phrase starting in tokens lo..hi-1 (longest first), none inside a mention."""
+_NEAR = 14  # tokens: no cue binds farther than this from its mention
+
+
+def _cue_hits_near(tokens: list[Token], mentions: list[Mention], inside: set[int], tenses: bool) -> list[_CueHit]:
+    """The cues within reach of some mention (windows around the mentions, merged)."""
     hits: list[_CueHit] = []
-    i, n = lo, len(tokens)
-    end = min(hi, n)
+    start = end = -1
+    for m in mentions:
+        lo, hi = max(0, m.first - _NEAR), m.last + _NEAR
+        if lo > end:
+            if end >= 0:
+                hits += _cue_hits(tokens, start, end, inside, tenses)
+            start, end = lo, hi
+        else:
+            end = max(end, hi)
+    if end >= 0:
+        hits += _cue_hits(tokens, start, end, inside, tenses)
+    return hits
+
+
+def _cue_hits(tokens: list[Token], lo: int, hi: int, inside: set[int], tenses: bool) -> list[_CueHit]:
+    """Every cue phrase starting in tokens lo..hi-1 (longest first), none inside a mention. Tense
+    marks only when ``tenses`` (they decide between rivals, so only several candidates need them)."""
+    hits: list[_CueHit] = []
+    n = len(tokens)
+    i, end = lo, min(hi, n)
+    cues = _CUES if tenses else _CUES_WITHOUT_TENSES
     while i < end:
-        t = tokens[i]
-        entries = _CUES.get(t.text) if (t.kind == WORD or t.kind == PUNCT) and i not in inside else None
-        if entries is None and t.kind == WORD and t.text.endswith("n't") and i not in inside:
-            hits.append(_CueHit(_NOT_CUE, i, i))  # every "-n't" denies: "wouldn't", "shouldn't", "mustn't"
+        text = tokens[i].text  # values have no text: they never start a cue
+        entries = cues.get(text)
+        if entries is None:
+            if text.endswith("n't") and i not in inside:
+                hits.append(_CueHit(_NOT_CUE, i, i))  # every "-n't" denies: "wouldn't", "shouldn't", "mustn't"
             i += 1
             continue
-        if entries:
-            for cue in entries:
-                k = len(cue.words)
-                if i + k <= n and all(tokens[i + x].text == w and (i + x) not in inside
-                                      for x, w in enumerate(cue.words)):
-                    hits.append(_CueHit(cue, i, i + k - 1))
-                    i += k - 1
-                    break
+        if i in inside:
+            i += 1
+            continue
+        second = tokens[i + 1].text if i + 1 < n else None
+        for cue in entries:
+            k = len(cue.words)
+            if k == 1 or (i + k <= n and cue.words[1] == second and all(
+                    tokens[i + x].text == w and (i + x) not in inside for x, w in enumerate(cue.words) if x)):
+                hits.append(_CueHit(cue, i, i + k - 1))
+                i += k - 1
+                break
         i += 1
     return hits
 
@@ -546,15 +593,14 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         return
     tokens = a.tokens
     inside = {k for m in mentions if not m.loose for k in range(m.first, m.last + 1)}
-    lo = max(0, mentions[0].first - 12)
     firsts = [m.first for m in mentions]
-    by_last = sorted(range(len(mentions)), key=lambda k: mentions[k].last)
+    by_last = sorted(range(len(mentions)), key=lambda k: mentions[k].last) if len(mentions) > 1 else [0]
     lasts = [mentions[k].last for k in by_last]
     for m in mentions:  # operands and bounds ("25 + 2", "more than 25") are not answers
         if tokens[m.first].kind in VALUE_KINDS and _operand_or_bound(tokens, m.first, m.last):
             m.set_role("negated", "an operand or a bound")
-    hi = max(m.last for m in mentions) + 12
-    for hit in _cue_hits(tokens, lo, hi, inside):
+    tenses = len({m.text for m in mentions}) > 1
+    for hit in _cue_hits_near(tokens, mentions, inside, tenses):
         cue = hit.cue
         if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS) or (
                 cue.kind == "softhedge" and not strict):
@@ -600,9 +646,12 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
             target.marked = "now"
         elif cue.kind == "next" and not target.marked:
             target.marked = "next"
-    _disjunctions(tokens, mentions)
+    text = a.text
+    if len(mentions) > 1 and ("or" in text or "/" in text or "vs" in text):
+        _disjunctions(tokens, mentions)
     _sentence_alternatives(a, mentions)
-    _questions(tokens, mentions)
+    if "?" in text:
+        _questions(tokens, mentions)
     _struck_through(a, mentions)
     if not ordering:
         _sequences(mentions)
