@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Re-install whenever the project's dependency list changes.
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: install test test-slow bench bench-grader demo clean
+.PHONY: install test test-slow bench demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,18 +22,16 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# the tests, then the reward audit on the frozen synthetic split (exit 1 over its thresholds)
 test: install
 	$(BIN)/pytest -q
+	$(BIN)/supersede reward-audit --episodes data/synthetic_eval.jsonl --no-examples
 
 test-slow: install
 	$(BIN)/pytest -q -m slow
 
 bench: install
 	$(BIN)/pytest -q tests/benchmarks --benchmark-only -m 'slow or not slow'
-
-# the grader, pure Python and the optional compiled build (setup.py), side by side
-bench-grader: install
-	$(BIN)/python eval/bench_grader_builds.py
 
 demo: install
 	$(BIN)/supersede eval --demo

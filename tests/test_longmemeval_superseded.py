@@ -305,7 +305,7 @@ def test_a_regular_install_ships_the_annotations(tmp_path: Path) -> None:
     """``pip install .`` (not editable) puts the file in the package, where the loader finds it."""
     src, site = tmp_path / "src", tmp_path / "site"
     src.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):
+    for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO_ROOT / name, src / name)
     shutil.copytree(REPO_ROOT / "supersede_env", src / "supersede_env",
                     ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.egg-info"))
