@@ -156,12 +156,13 @@ def parse_contract(text: str) -> ContractReply:
 def answer_to_grade(condition: Condition, answer_text: str) -> tuple[str, bool]:
     """The text the grader reads, and whether it came from a well-formed reply.
 
-    Under the contract the grader reads the ANSWER field; a reply without one is graded whole and
-    flagged, so a broken format is visible in the report instead of silently helped or punished.
+    Under the contract the grader reads the ANSWER field alone; a reply without one has no answer
+    (an empty graded text, flagged not well formed), so a policy cannot be paid for a value it put in
+    another field or for ignoring the format.
     """
     if condition.policy != "contract":
         return answer_text, True
     reply = parse_contract(answer_text)
     if reply.answer is None:
-        return answer_text, False
+        return "", False
     return reply.answer, reply.complete

@@ -156,6 +156,7 @@ class GraderResult:
     r_cur: float
     r_stale: float
     reason: str
+    mode: str = "official"  # the grading mode (supersede_env.verdict.MODES); runs before it were official
 
     @property
     def correct(self) -> bool:

@@ -1,4 +1,4 @@
-"""Answers to grade, for the grader's speed benchmarks and the compiled-build check.
+"""Answers to grade, for the grader's speed benchmarks.
 
 - short: the dev file's answers under 200 characters, plus the concluding sentence of every dev
   answer when it is under 200 characters (the dev file's models reason at length, so it holds only a
@@ -36,6 +36,7 @@ class Case:
     stale: tuple[str, ...] = ()
     abstention: bool = False
     question: str | None = None
+    mode: str = "official"
 
 
 def dev_rows(path: Path = DEV_FILE) -> list[dict] | None:
@@ -75,31 +76,19 @@ def policy_cases(path: Path = SYNTHETIC_EVAL) -> list[Case]:
     cases = []
     for e in read_episodes(path):
         if e.abstention:
-            cases.append(Case("It is not in my notes.", e.answer, (), True, e.question))
+            cases.append(Case("It is not in my notes.", e.answer, (), True, e.question, "strict"))
             continue
         last = e.stale_values[-1]
         for answer in (e.answer, f"You said it is {e.answer} now.", last, f"Either {e.answer} or {last}.",
                        "I don't have that in my notes."):
-            cases.append(Case(answer, e.answer, tuple(e.stale_values), False, e.question))
+            cases.append(Case(answer, e.answer, tuple(e.stale_values), False, e.question, "strict"))
     return cases
 
 
-def named_cases(name: str) -> list[Case]:
-    """One set by its function's name ("policy_cases", or a dev set read from :data:`DEV_FILE`)."""
-    if name == "policy_cases":
-        return policy_cases()
-    return globals()[name](dev_rows())
-
-
 def grade_one(grade, c: Case):
-    """``grade`` (the function: a pure or a compiled build) applied to one case."""
-    return grade(c.answer, c.gold, stale=c.stale, abstention=c.abstention, question=c.question)
+    """``grade`` applied to one case."""
+    return grade(c.answer, c.gold, stale=c.stale, abstention=c.abstention, question=c.question, mode=c.mode)
 
 
 def grade_all(grade, cases: list[Case]) -> list:
     return [grade_one(grade, c) for c in cases]
-
-
-def verdict_fields(verdicts: list) -> list[list]:
-    """Every field of each verdict as a JSON-able list, to compare two builds of the grader."""
-    return [[v.label, v.r_cur, v.r_stale, v.reason, v.extracted] for v in verdicts]

@@ -71,8 +71,10 @@ def test_contract_answer_field_is_what_gets_graded():
     parsed = parse_contract(reply)
     assert parsed.answer == "Portland" and parsed.complete
     assert answer_to_grade(parse_condition("memo:300+contract"), reply) == ("Portland", True)
-    # a reply that ignores the format is graded whole and flagged
-    assert answer_to_grade(parse_condition("memo:300+contract"), "Portland") == ("Portland", False)
+    # a reply that ignores the format has no answer, and is flagged
+    assert answer_to_grade(parse_condition("memo:300+contract"), "Portland") == ("", False)
+    no_field = "STATUS: FOUND\nEVIDENCE: Portland\nMISSING: nothing"
+    assert answer_to_grade(parse_condition("memo:300+contract"), no_field) == ("", False)
     assert answer_to_grade(parse_condition("memo:300"), reply) == (reply, True)
 
 

@@ -37,7 +37,7 @@ def grade_transcript(episode: Episode, transcript: Transcript) -> VerdictRecord:
         graded_text=graded_text,
         well_formed=transcript.well_formed,
         grader=GraderResult(label=verdict.label, r_cur=float(verdict.r_cur), r_stale=float(verdict.r_stale),
-                            reason=str(verdict.reason)),
+                            reason=str(verdict.reason), mode=verdict.mode),
         **common,
     )
 

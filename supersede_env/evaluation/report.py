@@ -108,8 +108,11 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     # accuracy
     out.append("## Accuracy per condition")
     out.append("")
+    modes = " and ".join(f"`{m}`" for m in s.grader_modes)
     out.append("Correct / graded, with Wilson 95% intervals. Overall counts abstention items as the paper's "
-               "78 questions do; answerable and abstention items are also shown apart.")
+               "78 questions do; answerable and abstention items are also shown apart. The string grader "
+               f"graded in {modes} mode (`official`: LongMemEval's judge rule, history may sit beside the "
+               "current value; `strict`: the training reward, the value alone).")
     out.append("")
     header = ["condition", "graded", "failed", "pending"]
     for grader in s.graders:

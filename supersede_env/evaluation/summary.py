@@ -173,6 +173,7 @@ class RunSummary:
     diagnostics: tuple[ConditionDiagnostics, ...]
     diagnostics_value_matching: str
     n_with_stale_values: int = 0  # answerable episodes that list superseded values (only they can be stale)
+    grader_modes: tuple[str, ...] = ("official",)  # the string grader's modes in the records (one, normally)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -229,6 +230,8 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
             "call_records": log.n_call_records,
         },
         graders=graders,
+        grader_modes=tuple(sorted({v.grader.mode for v in log.verdicts.values() if v.grader is not None})
+                           or ("official",)),
         n_episodes=len(episodes),
         n_answerable=sum(1 for e in episodes if not e.abstention),
         n_abstention=sum(1 for e in episodes if e.abstention),

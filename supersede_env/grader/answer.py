@@ -29,7 +29,7 @@ from supersede_env.grader.words import QUESTION_WORDS, SENTENCE_END, SOFT
 
 __all__ = ["MAX_ANSWER_CHARS", "AnswerPlace", "Answer", "answer_place", "read_answer", "Span"]
 
-MAX_ANSWER_CHARS = 8_000  # the longest judged dev answer is 3,832 characters
+MAX_ANSWER_CHARS = 4_000  # the longest judged dev answer is 3,832 characters; replies conclude at their end
 Span = tuple[int, int]  # first and last token index of a match
 
 

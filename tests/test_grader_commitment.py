@@ -1,0 +1,155 @@
+"""The reward under optimisation pressure (issue 10): an answer earns r_cur only when it commits to
+the current value, in both grading modes; legitimate explained answers are not penalised; grading
+never raises and reads only the designated answer place.
+
+G is the current value, S the superseded one; every case runs in both modes unless it says which.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from supersede_env import grader
+from supersede_env.grader import MAX_ANSWER_CHARS, grade
+
+MODES = ("official", "strict")
+PLACE = dict(gold="Lexington", stale=["Phoenix"], question="Which city do I live in now?")
+
+
+def verdict(answer: str, mode: str, **kw):
+    args = {**PLACE, **kw}
+    return grade(answer, args.pop("gold"), mode=mode, **args)
+
+
+# -- answers that dodge the choice earn nothing, whichever value they put where -------------------
+DODGES = [
+    # the fill-in template that never decides (issue 10), and the same with the order swapped
+    "Previously Phoenix, previously Lexington.", "Previously Lexington, previously Phoenix.",
+    "Formerly Phoenix. Formerly Lexington.", "Phoenix was before; Lexington was before.",
+    # history, negation and hedge cues apply to the current value too
+    "It used to be Lexington.", "Formerly Lexington.", "Lexington (previously)", "not Lexington",
+    "It isn't Lexington.", "~~Lexington~~",
+    # the direction of a change counts for word values
+    "Formerly Lexington, currently Phoenix.", "It changed from Lexington to Phoenix.", "Lexington -> Phoenix",
+    "First Lexington, then Phoenix.", "Lexington, now Phoenix.", "Phoenix (previously Lexington)",
+    "Lexington - actually, Phoenix.",
+    # rivals in any list shape
+    "Phoenix; Lexington", "Phoenix\nLexington", "- Phoenix\n- Lexington", "| Phoenix | Lexington |",
+    "Lexington or Phoenix", "Lexington/Phoenix", "Either Lexington or Phoenix.",
+    # hedges after the value as before it
+    "Lexington, I guess.", "Lexington, probably.", "Lexington?", "Lexington; if not, Phoenix.",
+    "Maybe Lexington.", "Lexington. But I'm not sure.",
+    # an answer field that does not hold the answer
+    "STATUS: partial\nEVIDENCE: Lexington\nMISSING: the current value",
+    '{"answer": null, "evidence": "Lexington"}', "STATUS: FOUND\nEVIDENCE: Lexington\nANSWER: Phoenix\nMISSING: none",
+    # abstaining, then guessing
+    "I don't know; maybe Lexington.", "Unknown, previously Lexington.",
+    # a rival hidden in look-alike letters (Cyrillic o, e, Latin-looking capitals) or invisible characters
+    "Lexington or Ph\u043e\u0435nix", "Lexington, \u0420ho\u0435nix", "Lexington or Pho\u200benix",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", DODGES)
+def test_an_answer_that_does_not_commit_earns_nothing(answer: str, mode: str) -> None:
+    v = verdict(answer, mode)
+    assert v.r_cur == 0.0 and v.label != "current", v
+
+
+def test_a_number_sweep_and_a_list_of_numbers_are_hedges() -> None:
+    sweep = "\n".join(str(n) for n in range(10, 50))
+    for mode in MODES:
+        assert grade(sweep, "18", stale=["15"], mode=mode).r_cur == 0.0
+        assert grade("17; 18", "18", mode=mode).r_cur == 0.0  # an unknown rival of the same kind
+        assert grade("15; 18", "18", stale=["15"], mode=mode).label == "hedged"
+
+
+def test_new_york_is_one_name() -> None:
+    assert grade("York", "New York").r_cur == 0.0
+    assert grade("New York", "New York").r_cur == 1.0
+
+
+# -- legitimate answers pay, and naming history is never a stale answer -----------------------------
+@pytest.mark.parametrize("answer", [
+    "Phoenix (now Lexington)", "Phoenix -> Lexington", "First Phoenix, then Lexington.",
+    "It changed from Phoenix to Lexington.", "Lexington (previously Phoenix).", "You moved from Phoenix to Lexington.",
+    "Not Phoenix anymore: Lexington.", "It was Phoenix; it is Lexington.", "Phoenix \u2192 Lexington",
+])
+def test_an_explained_answer_pays_officially_and_is_never_stale(answer: str) -> None:
+    official = verdict(answer, "official")
+    assert (official.label, official.r_cur, official.r_stale) == ("current", 1.0, 0.0), official
+    strict = verdict(answer, "strict")  # the training reward asks for the value alone
+    assert strict.r_cur == 0.0 and strict.r_stale == 0.0, strict
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("answer", "gold"), [
+    ("Lexington", "Lexington"), ("It's Lexington now.", "Lexington"), ("ANSWER: Lexington", "Lexington"),
+    ('{"answer": "Lexington"}', "Lexington"), ("Lexingt\u043en", "Lexington"), ("Lex\u200bington", "Lexington"),
+    ("64. That is the latest value I have.", "64"), ("six o'clock in the morning", "6:00 am"),
+    ("\uff16\uff14", "64"), ("1\u00ad8 minutes", "18 minutes"), ("one thousand, three hundred", "1300"),
+])
+def test_plain_paraphrases_pay_in_both_modes(answer: str, gold: str, mode: str) -> None:
+    v = grade(answer, gold, mode=mode)
+    assert (v.label, v.r_cur) == ("current", 1.0), v
+
+
+def test_strict_refuses_mild_hedges_that_official_accepts() -> None:
+    assert verdict("I think Lexington.", "official").r_cur == 1.0
+    assert verdict("I think Lexington.", "strict").r_cur == 0.0
+
+
+def test_a_superseded_value_put_forward_is_stale_and_named_as_history_is_not() -> None:
+    for mode in MODES:
+        assert (verdict("Phoenix", mode).label, verdict("Phoenix", mode).r_stale) == ("stale", -1.0)
+        hedge = verdict("Lexington or Phoenix", mode)
+        assert (hedge.label, hedge.r_stale) == ("hedged", -1.0)
+        history = verdict("You used to live in Phoenix.", mode)
+        assert history.r_stale == 0.0 and history.r_cur == 0.0
+
+
+def test_decoys_are_rivals_too() -> None:
+    v = grade("Lexington, Denver", "Lexington", stale=["Phoenix"], decoys=["Denver"])
+    assert v.label == "hedged" and v.r_stale == 0.0
+
+
+# -- abstention items -------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", MODES)
+def test_an_abstention_that_guesses_is_wrong(mode: str) -> None:
+    gold = "You never said where you live."
+    for answer in ("I don't know; maybe Taipei.", "Unknown, previously Taipei.", "Not in my notes, but probably Taipei."):
+        v = grade(answer, gold, abstention=True, mode=mode)
+        assert v.r_cur == 0.0 and v.label == "wrong", v
+    assert grade("I don't know.", gold, abstention=True, mode=mode).r_cur == 1.0
+
+
+# -- the modes are named, and only two exist ---------------------------------------------------------
+def test_every_verdict_names_its_mode() -> None:
+    assert verdict("Lexington", "strict").mode == "strict"
+    assert grade("Lexington", "Lexington").mode == "official"
+    with pytest.raises(ValueError, match="mode"):
+        grade("x", "y", mode="lenient")
+
+
+# -- grading never raises, and reads a bounded answer --------------------------------------------------
+@pytest.mark.parametrize("answer", ["every 0 weeks", "every 00 days", "every \uff10 months", "9" * 5000,
+                                    "[" * 200_000, '{"answer": ' * 50_000, "\u0000\ud7ff\U0010ffff"])
+def test_odd_answers_grade_without_an_error(answer: str) -> None:
+    v = grade(answer, "every week", mode="strict")
+    assert v.label in grader.LABELS and v.label != "ungradable", v
+
+
+def test_an_internal_error_is_ungradable_not_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(grader, "read_answer", broken)
+    v = grade("Lexington", "Lexington")
+    assert (v.label, v.r_cur, v.r_stale) == ("ungradable", 0.0, 0.0)
+    assert "ZeroDivisionError" in v.reason
+
+
+def test_a_reply_over_the_cap_is_graded_on_its_end_and_says_so() -> None:
+    long = "Let me think about this. " * (MAX_ANSWER_CHARS // 10) + "The answer is Lexington."
+    v = grade(long, "Lexington")
+    assert v.label == "current" and f"last {MAX_ANSWER_CHARS:,}" in v.reason
