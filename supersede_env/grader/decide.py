@@ -328,11 +328,23 @@ def _value_like(a: Answer, question: str | None) -> list[Mention]:
             j = i
             while j + 1 < n and tokens[j + 1].kind == WORD and a.source[tokens[j + 1].start:tokens[j + 1].start + 1].isupper():
                 j += 1
-            if not (j + 1 < n and tokens[j + 1].kind == LABEL):  # "Session 3" is scaffolding
+            sentence_start = i == 0 or (tokens[i - 1].kind == PUNCT and tokens[i - 1].text in _STARTS)
+            alone = j + 1 >= n or (tokens[j + 1].kind == PUNCT and tokens[j + 1].text in _ENDS)
+            # a capital after a full stop is only a name when it is several words or stands alone
+            # ("Taipei?"), not "Therefore, ..." or "There is ..."
+            if (not sentence_start or j > i or alone) and not (j + 1 < n and tokens[j + 1].kind == LABEL):
                 out.append(Mention(a.snippet(i, j), "rival", i, j))
             i = j
         i += 1
     return out
+
+
+_STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
+_ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
+# history cues that put a value forward as the asked fact's old value ("previously Taipei"); not
+# "ago" / "before" / "from", which date other events ("started about a month ago")
+_GUESSING_PAST = frozenset({"previously", "formerly", "originally", "initially", "used to", "earlier", "at first",
+                            "in the past", "back then", "at one point", "historically", "before that"})
 
 
 def _namelike(t, q_stems: frozenset[str]) -> bool:
@@ -359,7 +371,8 @@ def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, 
     candidates = sorted([*known, *_value_like(a, question)], key=lambda m: (m.first, m.last))
     assign_roles(a, candidates, frame=question_info(question).stems, strict=strict)
     for m in candidates:
-        guessed = m.role in ("hedged", "hypothetical", "past") or m.marked in ("now", "next")
+        guessed = m.role in ("hedged", "hypothetical") or (m.role == "past" and m.cue in _GUESSING_PAST) or (
+            m.marked in ("now", "next"))
         if strict:  # the strict reward: an abstention names no candidate and no value at all
             guessed = guessed or (m.kind != "rival" and m.role != "negated") or a.tokens[m.first].kind in VALUE_KINDS
         if guessed:
