@@ -7,7 +7,8 @@ import pytest
 
 CORE = [
     "atomic", "episode", "conditions", "ledger", "memo", "rollout", "grader", "stats", "records",
-    "synthetic", "longmemeval", "longmemeval_superseded", "normalize", "verdict",
+    "synthetic", "longmemeval", "longmemeval_superseded", "verdict", "reward_audit", "reward_audit_families",
+    *(f"grader.{m}" for m in ("text", "tokens", "words", "gold", "answer", "abstention", "cues", "mentions", "decide")),
 ]
 FORBIDDEN = ["verifiers", "trl", "torch", "transformers", "vllm", "peft", "accelerate", "datasets"]
 
