@@ -35,6 +35,10 @@ def json_lines(path: str | os.PathLike[str], error: type[Exception]) -> Iterator
                     value = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise error(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+                except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+                    raise error(f"{where}: not usable JSON ({' '.join(str(exc).split())[:120]})") from None
+                except RecursionError:
+                    raise error(f"{where}: not usable JSON (nested too deeply)") from None
                 yield where, lineno, value
     except OSError as exc:
         raise error(f"{file}: cannot be read ({exc.strerror or exc})") from None
