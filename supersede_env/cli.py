@@ -32,7 +32,10 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, with a usage error as one line (the usage text is one ``--help`` away)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+        text = " ".join(message.split())
+        if len(text) > 300:  # e.g. a 5,000-digit "number" quoted back
+            text = text[:297] + "..."
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -341,7 +341,7 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
             if end == -1 or not data[end + 1:].strip():  # the last line: cut by a kill mid-write
                 truncated = True
                 break
-            raise RecordError(f"{where}: not valid JSON ({_json_problem(exc)})") from None
+            raise RecordError(f"{where}: {_json_problem(exc)}") from None
         if not complete:
             # a whole object but no newline: the write was cut just before its end; redo that call
             truncated = True
@@ -352,9 +352,11 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
 
 
 def _json_problem(exc: BaseException) -> str:
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    return " ".join(str(exc).split())[:200]
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return f"not valid JSON ({exc})"
+    from supersede_env.jsonl import unusable
+
+    return f"not usable JSON ({unusable(exc)})"
 
 
 def repair_tail(path: str | os.PathLike[str]) -> bool:
@@ -499,9 +501,7 @@ class RecordWriter:
             if self._handle.closed:
                 raise RuntimeError(f"{self.path}: writer is closed")
             try:
-                self._handle.write(line)
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
+                self._write(line)
             except OSError as exc:
                 raise RecordWriteError(self.path, exc) from exc
             self.count += 1

@@ -254,10 +254,10 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"{p}: not valid YAML ({' '.join(str(exc).split())})") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        raise ConfigError(f"{p}: not usable YAML ({' '.join(str(exc).split())[:120]})") from None
-    except RecursionError:
-        raise ConfigError(f"{p}: not usable YAML (nested too deeply)") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
+        from supersede_env.jsonl import unusable
+
+        raise ConfigError(f"{p}: not usable YAML ({unusable(exc)})") from None
     if data is None:
         return {}
     if not isinstance(data, Mapping):

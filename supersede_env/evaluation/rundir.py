@@ -113,8 +113,11 @@ def check_new_run_dir(run_dir: Path) -> None:
     if not run_dir.exists():
         return
     records = run_dir / RECORDS_FILE
-    if records.exists() or records.is_symlink():
-        if records.is_file() and not records.is_symlink() and not read_records(records).records:
+    if records.is_symlink():
+        raise ConfigError(f"option --out: {records} is a symbolic link; a run's records must be its own file "
+                          "(nothing was written)")
+    if records.exists():
+        if records.is_file() and not read_records(records).records:
             raise ConfigError(f"{records}: {HEADERLESS}")
         raise ConfigError(f"{run_dir} already holds a run; add --resume to continue it, or choose another --out")
     if any(run_dir.iterdir()):
@@ -256,9 +259,13 @@ def create_run(opened: OpenedRun, header: RunHeader, *, secrets: Sequence[str] =
                                   "starting; choose another --out") from None
             raise
         _fsync_dir(run_dir.parent)
-    except BaseException:
+    except BaseException as exc:
         lock.release()
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):  # a full disk, a quota: nothing was created, nothing to resume
+            reason = exc.strerror or " ".join(str(exc).split())
+            raise ConfigError(f"option --out: cannot create the run directory {run_dir}: {reason} "
+                              "(nothing was recorded; no model call was made)") from None
         raise
     lock.run_dir = run_dir
     return lock

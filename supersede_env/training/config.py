@@ -241,10 +241,10 @@ def load_config(path: str | Path, overrides: Sequence[Override] = ()) -> TrainCo
         raise ConfigError(f"{p}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        raise ConfigError(f"{p}: not usable YAML ({' '.join(str(exc).split())[:120]})") from None
-    except RecursionError:
-        raise ConfigError(f"{p}: not usable YAML (nested too deeply)") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
+        from supersede_env.jsonl import unusable
+
+        raise ConfigError(f"{p}: not usable YAML ({unusable(exc)})") from None
     return config_from_dict(raw if raw is not None else {}, source=str(p), overrides=overrides)
 
 
