@@ -258,3 +258,22 @@ def test_progress_lines_reach_a_log_file_during_the_run(tmp_path):
     assert first.startswith("supersede eval run: ") and "/8 pairs done, 0 failed; " in first and "calls/s, ETA " in first
     assert last == last.strip() and "8/8 pairs done, 0 failed; 20/20 calls" in last and last.endswith("ETA done")
     assert "\x1b[" not in log_path.read_text()  # plain text, no terminal control codes
+
+
+def test_the_lock_names_its_holder_and_is_free_once_released(tmp_path):
+    from supersede_env.evaluation.runlock import RunLockError, acquire, lock_if_free
+
+    held = acquire(tmp_path)
+    assert (tmp_path / "run.lock").read_text() == f"{os.getpid()}\n"
+    with pytest.raises(RunLockError, match=rf"in use by another supersede eval \(pid {os.getpid()}\)"):
+        acquire(tmp_path)  # a second open file description: what another process would hold
+    assert lock_if_free(tmp_path) is None
+    held.release()
+    again = lock_if_free(tmp_path)
+    assert again is not None
+    again.release()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "run.lock").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(RunLockError, match="is a symbolic link"):
+        acquire(tmp_path / "other")
+    assert not (tmp_path / "elsewhere").exists()
