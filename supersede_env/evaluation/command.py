@@ -155,8 +155,9 @@ def _write_failure(exc: OSError, config: EvalConfig) -> str:
     reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
     where = f"{exc.filename}: " if exc.filename else ""
     if isinstance(exc, RecordWriteError):
+        run_dir = os.path.dirname(exc.filename) or config.out
         return (f"cannot write {exc.filename}: {reason}; every record written before is intact: free space, "
-                f"then continue with: supersede eval --resume --out {config.out}")
+                f"then continue with: supersede eval --resume --out {run_dir}")
     return f"{where}{reason}"
 
 

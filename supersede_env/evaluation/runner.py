@@ -145,9 +145,9 @@ ProgressMode = Literal["bar", "lines"]
 
 class Progress:
     """Progress through rich: a live bar on a terminal (``"bar"``); without one (a log file, CI,
-    ``nohup``), a plain line every ``interval`` seconds (``"lines"``): pairs done of total, failed
-    pairs, calls per second and the time left, from the same rich task's speed estimate. ``None``:
-    nothing is shown."""
+    ``nohup``), a plain line every ``interval`` seconds (``"lines"``), printed by the same rich
+    console from the same task's counts: pairs done of total, failed pairs, calls per second and the
+    time left. ``None``: nothing is shown."""
 
     def __init__(self, mode: ProgressMode | None, *, calls_total: int, calls_done: int, pairs_total: int,
                  pairs_done: int, pairs_failed: int = 0, description: str = "eval", interval: float = 30.0) -> None:
@@ -197,16 +197,16 @@ class Progress:
         self.pairs_failed += failed
 
     def line(self) -> str:
-        """One plain progress line (what ``"lines"`` mode prints)."""
+        """One plain progress line (what ``"lines"`` mode prints). The rate is the average since this
+        process started: lockstep batches advance in bursts, which a short sliding window misreads."""
         task = self._bar.tasks[0] if self._bar is not None else None
         calls_done = int(task.completed) if task is not None else self._calls_at_start
         elapsed = time.perf_counter() - self._started
-        speed = task.speed if task is not None and task.speed is not None else (
-            (calls_done - self._calls_at_start) / elapsed if elapsed > 0 else 0.0)
-        remaining = task.time_remaining if task is not None else None
-        eta = "done" if calls_done >= self.calls_total else ("unknown" if remaining is None else _duration(remaining))
+        speed = (calls_done - self._calls_at_start) / elapsed if elapsed > 0 else 0.0
+        left = self.calls_total - calls_done
+        eta = "done" if left <= 0 else (_duration(left / speed) if speed > 0 else "unknown")
         return (f"supersede eval {self.description}: {self.pairs_done}/{self.pairs_total} pairs done, "
-                f"{self.pairs_failed} failed; {calls_done}/{self.calls_total} calls, {speed:.1f} calls/s, "
+                f"{self.pairs_failed} failed; {calls_done}/{self.calls_total} calls, {speed:.2f} calls/s, "
                 f"ETA {eta}")
 
     def print_line(self) -> None:
