@@ -482,7 +482,7 @@ class RecordWriter:
                                   "of the run directory itself") from None
             raise
         self._handle: IO[str] = os.fdopen(fd, "a", encoding="utf-8")
-        self._mask = _masker(secrets)
+        self._mask = masker(secrets)
         self._sync = sync
         self._lock = threading.Lock()
         self._queued: list[str] = []
@@ -571,7 +571,7 @@ class RecordWriter:
                 raise  # else the error already on its way out says it (the write failure, or what caused it)
 
 
-def _masker(secrets: Sequence[str]) -> Callable[[str], str]:
+def masker(secrets: Sequence[str]) -> Callable[[str], str]:
     """A function masking every secret in a JSON line, as written and as JSON escapes it."""
     forms = {form for s in secrets if s and len(s) >= 4
              for form in (s, json.dumps(s, ensure_ascii=False)[1:-1])}

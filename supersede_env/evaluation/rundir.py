@@ -48,7 +48,7 @@ from supersede_env.atomic import _current_umask
 from supersede_env.evaluation.runlock import RunLock, acquire, lock_if_free
 from supersede_env.outputs import check_output_dir
 from supersede_env.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
-                                   load_run, read_records, repair_tail)
+                                   load_run, masker, read_records, repair_tail)
 
 CONFIG_FILE = "config.yaml"
 _DIR_MODE = 0o777 & ~_current_umask()  # read once (reading the umask sets it)
@@ -245,9 +245,9 @@ def create_run(opened: OpenedRun, header: RunHeader, *, secrets: Sequence[str] =
     try:
         write_snapshot(staging, opened.episodes)
         settings = {k: v for k, v in opened.config.to_dict().items() if k not in ("resume", "retry_failed", "demo")}
-        atomic_write_text(staging / CONFIG_FILE,
-                          "# supersede eval configuration of this run (reusable with --config)\n"
-                          + yaml.safe_dump(settings, sort_keys=False))
+        atomic_write_text(staging / CONFIG_FILE, masker(secrets)(
+            "# supersede eval configuration of this run (reusable with --config)\n"
+            + yaml.safe_dump(settings, sort_keys=False)))
         with RecordWriter(staging / RECORDS_FILE, secrets=secrets) as writer:
             writer.append(header)
         os.chmod(staging, _DIR_MODE)  # mkdtemp makes it private; a run directory is not
