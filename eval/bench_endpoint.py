@@ -95,12 +95,11 @@ async def run(url: str, args: argparse.Namespace) -> dict:
         else:
             backend = resolve_backend(config.model, timeout_s=30.0, max_retries=0,
                                       max_connections=max(64, args.concurrency))
-        rundir.start_files(opened)
+        rundir.create_run(opened, rundir.make_header(opened, backend.identity(), None)).release()
         from supersede_env.grader import grade
 
         grade("warm up", "the grader")  # its first call compiles patterns; not part of a run's steady state
         with RecordWriter(opened.records_path, sync="group") as writer:
-            writer.append(rundir.make_header(opened, backend.identity(), None))
             started = time.perf_counter()
             stats = await run_pairs(plan, backend, writer, concurrency=args.concurrency, progress=False)
             wall = time.perf_counter() - started

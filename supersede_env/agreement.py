@@ -276,6 +276,10 @@ def _print_table(stats: Sequence[AgreementStats], title: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.json_path:
+        from supersede_env.outputs import check_output_file
+
+        check_output_file(args.json_path, "--json")  # before grading, not after
     rows = read_judged_rows(args.file)
     types = {r.question_type for r in rows}
     if args.question_type is not None and args.question_type not in types:

@@ -44,9 +44,12 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO]
             os.fsync(handle.fileno())
         os.chmod(tmp_name, _FILE_MODE)
         os.replace(tmp_name, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            # fsync or a buffered write failing (a full disk) names no file: name the one being written
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
         raise
 
 

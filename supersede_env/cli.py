@@ -2,7 +2,8 @@
 
 Each command module exposes ``add_arguments(parser)`` and ``main(args) -> int`` and keeps heavy
 imports (torch, transformers, trl) inside ``main``, so ``supersede --help`` stays fast.
-A user error (bad option, bad path, malformed data) is printed as one line and exits with 2.
+A user error (bad option, bad path, malformed data, a full disk) is printed as one line and exits
+with 2, never as a traceback; so is a command-line syntax error (with a pointer to ``--help``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -27,15 +29,25 @@ class UserError(Exception):
     """An error the user can fix; printed as one line, exit status 2."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (the usage text is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        text = " ".join(message.split())
+        if len(text) > 300:  # e.g. a 5,000-digit "number" quoted back
+            text = text[:297] + "..."
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from supersede_env import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="supersede",
         description="supersede-env: measure and train supersession in memory agents.",
     )
     parser.add_argument("--version", action="version", version=f"supersede-env {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
     for name, (module_name, help_text) in COMMANDS.items():
         module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip().split("\n\n")[0])
@@ -59,6 +71,11 @@ def run_command(
             print(f"supersede {command}: error: {exc}", file=sys.stderr)
             return 2
         raise
+    except OSError as exc:  # a full disk, a path that cannot be written: the system's reason and the path
+        reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"supersede {command}: error: {where}{reason}", file=sys.stderr)
+        return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:

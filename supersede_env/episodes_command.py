@@ -38,9 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from supersede_env.episode import write_episodes
+    from supersede_env.outputs import check_output_file
 
     if args.n is not None and args.n < 1:
         raise UserError(f"--n must be at least 1, got {args.n}")
+    check_output_file(args.out, "--out")
     if args.source == "synthetic":
         episodes = _synthetic(args)
     else:

@@ -156,6 +156,10 @@ def _read_json(p: Path) -> Any:
         raise LongMemEvalError(f"{p}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except UnicodeDecodeError as exc:
         raise LongMemEvalError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
+        from supersede_env.jsonl import unusable
+
+        raise LongMemEvalError(f"{p}: not usable JSON ({unusable(exc)})") from None
 
 
 def _is_abstention(question_id: str) -> bool:

@@ -18,6 +18,11 @@ Durability: :class:`RecordWriter` writes, flushes and fsyncs every line as it is
 within a few milliseconds (``sync="group"``, for many concurrent endpoint calls). Lines are
 written whole and in order, so the file is always a prefix of what was appended.
 
+Secrets: a writer given the values of the API keys in use masks them in every line it writes
+(any field: replies, errors, answers, configuration), so no key reaches a run directory even when a
+server echoes it. The records file is opened with ``O_NOFOLLOW``: a planted symlink is refused,
+never written through.
+
 Reading tolerates exactly one kind of damage, the one a kill leaves: a partial last line. It is
 reported by :func:`read_records` and cut off by :func:`repair_tail` before appending resumes. Any
 other malformed line is an error naming the file, the line and the field.
@@ -29,12 +34,13 @@ pair is the one that counts; the earlier lines stay in the file for audit.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
@@ -46,6 +52,10 @@ SCHEMA_VERSION = 1
 RECORDS_FILE = "records.jsonl"
 GROUP_COMMIT_S = 0.002  # how long the group-commit thread gathers lines before one write + fsync
 
+# What a records file without a header means (only versions before the atomic start could leave one).
+HEADERLESS = ("no run header: this run was killed while it was starting and recorded nothing; delete its "
+              "directory (or choose another --out) and start the run again")
+
 CallStatus = Literal["ok", "empty", "failed"]
 PairStatus = Literal["ok", "failed"]
 CALL_STATUSES: tuple[str, ...] = ("ok", "empty", "failed")
@@ -55,6 +65,14 @@ GRADER_LABELS: tuple[str, ...] = LABELS  # the hardened grader's verdict labels
 
 class RecordError(ValueError):
     """A malformed or inconsistent record; the message is one line naming the file, line and field."""
+
+
+class RecordWriteError(OSError):
+    """Appending to a records file failed (disk full, I/O error); every line written before is intact."""
+
+    def __init__(self, path: Path, cause: BaseException) -> None:
+        reason = getattr(cause, "strerror", None) or " ".join(str(cause).split()) or type(cause).__name__
+        super().__init__(getattr(cause, "errno", None) or errno.EIO, reason, str(path))
 
 
 # -- record types -----------------------------------------------------------------------------------
@@ -320,11 +338,11 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
         try:
             raw = json.loads(line.decode("utf-8"))
             complete = end != -1
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a 5,000-digit number
             if end == -1 or not data[end + 1:].strip():  # the last line: cut by a kill mid-write
                 truncated = True
                 break
-            raise RecordError(f"{where}: not valid JSON ({exc})") from None
+            raise RecordError(f"{where}: {_json_problem(exc)}") from None
         if not complete:
             # a whole object but no newline: the write was cut just before its end; redo that call
             truncated = True
@@ -334,15 +352,25 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
     return ReadResult(tuple(records), offset, truncated)
 
 
+def _json_problem(exc: BaseException) -> str:
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return f"not valid JSON ({exc})"
+    from supersede_env.jsonl import unusable
+
+    return f"not usable JSON ({unusable(exc)})"
+
+
 def repair_tail(path: str | os.PathLike[str]) -> bool:
     """Cut a partial last line off the file so that appending can resume. Returns whether it cut."""
     result = read_records(path)
     if not result.truncated_tail:
         return False
-    with open(path, "r+b") as handle:
-        handle.truncate(result.valid_bytes)
-        handle.flush()
-        os.fsync(handle.fileno())
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.ftruncate(fd, result.valid_bytes)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     return True
 
 
@@ -373,7 +401,9 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
     else is a duplicate and an error, because it means two writers or a broken resume.
     """
     records = result.records
-    if not records or not isinstance(records[0], RunHeader):
+    if not records:
+        raise RecordError(f"{where}: {HEADERLESS}")
+    if not isinstance(records[0], RunHeader):
         raise RecordError(f"{where}: the first record must be the run header")
     header = records[0]
     resumes: list[ResumeRecord] = []
@@ -434,15 +464,26 @@ class RecordWriter:
     (they are asked again, never duplicated). This keeps a 0.5 ms fsync, or even a write syscall,
     off an event loop that runs dozens of calls at once.
 
+    ``secrets``: strings (API keys) masked as ``***`` in every line written.
+    A failed write (a full disk) raises :class:`RecordWriteError` from that append or the next one.
     Use as a context manager; ``close()`` writes and fsyncs what is left.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, sync: Literal["line", "group"] = "line") -> None:
+    def __init__(self, path: str | os.PathLike[str], *, sync: Literal["line", "group"] = "line",
+                 secrets: Sequence[str] = ()) -> None:
         if sync not in ("line", "group"):
             raise ValueError(f"sync must be 'line' or 'group', not {sync!r}")
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle: IO[str] = self.path.open("a", encoding="utf-8")
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise RecordError(f"{self.path}: is a symbolic link; records are written only to a file "
+                                  "of the run directory itself") from None
+            raise
+        self._handle: IO[str] = os.fdopen(fd, "a", encoding="utf-8")
+        self._mask = masker(secrets)
         self._sync = sync
         self._lock = threading.Lock()
         self._queued: list[str] = []
@@ -456,17 +497,18 @@ class RecordWriter:
             self._thread.start()
 
     def append(self, record: Record) -> None:
-        line = dumps(record)
+        line = self._mask(dumps(record))
         if self._sync == "line":
             if self._handle.closed:
                 raise RuntimeError(f"{self.path}: writer is closed")
-            self._handle.write(line)
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
+            try:
+                self._write(line)
+            except OSError as exc:
+                raise RecordWriteError(self.path, exc) from exc
             self.count += 1
             return
         if self._error is not None:
-            raise RuntimeError(f"{self.path}: writing records failed: {self._error}") from self._error
+            raise RecordWriteError(self.path, self._error) from self._error
         with self._lock:
             if self._closing:
                 raise RuntimeError(f"{self.path}: writer is closed")
@@ -485,32 +527,60 @@ class RecordWriter:
                 closing = self._closing
             if lines:
                 try:
-                    self._handle.write("".join(lines))
-                    self._handle.flush()
-                    os.fsync(self._handle.fileno())
+                    self._write("".join(lines))
                 except BaseException as exc:  # surfaced by the next append() and by close()
                     self._error = exc
                     return
             if closing:
                 return
 
+    def _write(self, text: str) -> None:
+        self._handle.write(text)
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
     def close(self) -> None:
         if self._handle.closed:
             return
-        if self._thread is not None:
-            with self._lock:
-                self._closing = True
-            self._wake.set()
-            self._thread.join()
-        else:
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
-        self._handle.close()
+        try:
+            if self._thread is not None:
+                with self._lock:
+                    self._closing = True
+                self._wake.set()
+                self._thread.join()
+            elif self._error is None:
+                self._handle.flush()
+                os.fsync(self._handle.fileno())
+        except OSError as exc:
+            self._error = self._error or exc
+        finally:
+            try:
+                self._handle.close()
+            except OSError as exc:  # the last buffered bytes could not be written
+                self._error = self._error or exc
         if self._error is not None:
-            raise RuntimeError(f"{self.path}: writing records failed: {self._error}") from self._error
+            raise RecordWriteError(self.path, self._error) from self._error
 
     def __enter__(self) -> RecordWriter:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        try:
+            self.close()
+        except RecordWriteError:
+            if exc_type is None:
+                raise  # else the error already on its way out says it (the write failure, or what caused it)
+
+
+def masker(secrets: Sequence[str]) -> Callable[[str], str]:
+    """A function masking every secret in a JSON line, as written and as JSON escapes it."""
+    forms = {form for s in secrets if s and len(s) >= 4
+             for form in (s, json.dumps(s, ensure_ascii=False)[1:-1])}
+    ordered = sorted(forms, key=len, reverse=True)
+
+    def mask(line: str) -> str:
+        for form in ordered:
+            line = line.replace(form, "***")
+        return line
+
+    return mask

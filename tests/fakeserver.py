@@ -5,8 +5,9 @@
 
 Behaviour is set by attributes, which a test may change between calls:
 
-- ``reply(prompt) -> str | Fault``: the answer to a request, a function of its prompt (all message
-  contents joined by newlines); a :class:`Fault` scripts a failure for that prompt. Default: "ok".
+- ``reply(prompt) -> str | Fault | Reply``: the answer to a request, a function of its prompt (all
+  message contents joined by newlines); a :class:`Fault` scripts a failure for that prompt; a
+  :class:`Reply` sets the content (``None``: JSON null) and ``finish_reason`` exactly. Default: "ok".
 - ``latency_s``: a fixed wait before every answer (served concurrently: it is ``asyncio.sleep``).
 - ``fail_first``: the first N requests get HTTP ``error_status``; then ``error_rate``: each request
   fails with that probability (seeded, so runs repeat).
@@ -14,7 +15,7 @@ Behaviour is set by attributes, which a test may change between calls:
   not JSON.
 - ``api_key``: when set, a request without ``Authorization: Bearer <api_key>`` gets HTTP 401.
 - ``echo_auth``: error bodies repeat the request's Authorization header (a careless proxy), to
-  check that clients mask the key.
+  check that clients mask the key; ``echo_auth_replies``: so do the contents of successful replies.
 
 Replies longer than ``max_tokens`` words are cut there with ``finish_reason="length"``; usage counts
 words. Every request is kept in ``requests`` (body and Authorization header).
@@ -44,6 +45,14 @@ class Fault:
 
 
 @dataclass(frozen=True)
+class Reply:
+    """An exact reply: ``content`` None is sent as JSON null (what some servers send for no text)."""
+
+    content: str | None
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
 class ReceivedRequest:
     body: dict[str, Any]
     authorization: str | None
@@ -61,7 +70,7 @@ class FakeChatServer:
     def __init__(
         self,
         *,
-        reply: Callable[[str], str | Fault] | None = None,
+        reply: Callable[[str], str | Fault | Reply] | None = None,
         latency_s: float = 0.0,
         fail_first: int = 0,
         error_rate: float = 0.0,
@@ -70,6 +79,7 @@ class FakeChatServer:
         garbage: bool = False,
         api_key: str | None = None,
         echo_auth: bool = False,
+        echo_auth_replies: bool = False,
         seed: int = 0,
     ) -> None:
         self.reply = reply or (lambda prompt: "ok")
@@ -81,6 +91,7 @@ class FakeChatServer:
         self.garbage = garbage
         self.api_key = api_key
         self.echo_auth = echo_auth
+        self.echo_auth_replies = echo_auth_replies
         self.requests: list[ReceivedRequest] = []
         self._random = random.Random(seed)
         self._lock = threading.Lock()
@@ -158,7 +169,7 @@ class FakeChatServer:
         self._release.set()  # let hanging handlers finish so shutdown does not wait on them
         await self._runner.cleanup()
 
-    def _decide(self, prompt: str) -> str | Fault:
+    def _decide(self, prompt: str) -> str | Fault | Reply:
         with self._lock:
             count = len(self.requests)
             if count <= self.fail_first:
@@ -202,11 +213,17 @@ class FakeChatServer:
             headers = {} if outcome.retry_after is None else {"Retry-After": f"{outcome.retry_after:g}"}
             message = self._error_text(f"scripted error {outcome.status}", authorization)
             return web.json_response({"error": {"message": message}}, status=outcome.status, headers=headers)
-        words = outcome.split()
-        max_tokens = body.get("max_tokens")
-        finish = "stop"
-        if isinstance(max_tokens, int) and len(words) > max_tokens:
-            outcome, finish = " ".join(words[:max_tokens]), "length"
+        if isinstance(outcome, Reply):
+            content, finish = outcome.content, outcome.finish_reason
+        else:
+            if self.echo_auth_replies:
+                outcome = f"{outcome} (you sent {authorization})"
+            words = outcome.split()
+            max_tokens = body.get("max_tokens")
+            finish = "stop"
+            if isinstance(max_tokens, int) and len(words) > max_tokens:
+                outcome, finish = " ".join(words[:max_tokens]), "length"
+            content = outcome
         return web.json_response(
             {
                 "id": f"chatcmpl-{len(self.requests)}",
@@ -215,14 +232,14 @@ class FakeChatServer:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": outcome},
+                        "message": {"role": "assistant", "content": content},
                         "finish_reason": finish,
                     }
                 ],
                 "usage": {
                     "prompt_tokens": len(prompt.split()),
-                    "completion_tokens": len(outcome.split()),
-                    "total_tokens": len(prompt.split()) + len(outcome.split()),
+                    "completion_tokens": len((content or "").split()),
+                    "total_tokens": len(prompt.split()) + len((content or "").split()),
                 },
             }
         )

@@ -153,6 +153,24 @@ async def test_without_the_key_variable_a_placeholder_is_sent(fake_server, monke
     assert backend.identity()["api_key_set"] is False
 
 
+async def test_no_key_is_sent_unless_a_variable_is_named(fake_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # set, but not named: a local server must not receive it
+    backend = backend_for(fake_server)
+    assert (await backend.complete(request())).text == "ok"
+    await backend.aclose()
+    assert fake_server.requests[0].authorization == "Bearer EMPTY"
+    assert backend.identity()["api_key_env"] is None and backend.identity()["api_key_set"] is False
+
+
+async def test_a_key_echoed_in_a_reply_is_masked_before_anyone_sees_it(fake_server, monkeypatch):
+    monkeypatch.setenv("SUPERSEDE_TEST_KEY", SECRET)
+    fake_server.echo_auth_replies = True
+    backend = backend_for(fake_server, api_key_env="SUPERSEDE_TEST_KEY")
+    reply = await backend.complete(request())
+    await backend.aclose()
+    assert reply.text == "ok (you sent Bearer ***)"
+
+
 def test_complete_batch_runs_concurrently_and_keeps_order(fake_server):
     fake_server.latency_s = 0.2
     fake_server.reply = lambda prompt: prompt.upper()

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from supersede_env.evaluation.command import EXIT_PAIRS_FAILED
 from supersede_env.records import load_run
 from tests.eval_support import read_report, run_cli, scripted_reply, write_city_episodes
 from tests.fakeserver import Fault, FakeChatServer
@@ -47,7 +48,8 @@ def test_paired_run_records_every_call_and_reports_the_numbers(server, tmp_path)
     assert memo["accuracy"]["grader"]["overall"]["correct"] == 4
     assert memo["accuracy"]["grader"]["answerable"] == pytest.approx(
         {"correct": 3, "n": 5, "rate": 0.6, "ci_low": 0.2307, "ci_high": 0.8824}, abs=1e-4)
-    assert memo["mix_answerable"] == {"current": 3, "stale": 2, "hedged": 0, "abstained": 0, "wrong": 0, "ungradable": 0}
+    assert memo["mix_answerable"] == {"current": 3, "stale": 2, "hedged": 0, "abstained": 0, "wrong": 0, "ungradable": 0,
+                                      "empty": 0}
     assert memo["mix_abstention"]["abstained"] == 1
     pair = next(p for p in report["paired"] if (p["first"], p["second"]) == ("full", "memo:300"))
     assert (pair["a"], pair["b"], pair["c"], pair["d"]) == (4, 2, 0, 0)
@@ -101,7 +103,8 @@ def test_a_server_that_errors_gives_failed_rows_never_wrong_answers(server, tmp_
     server.reply = lambda prompt: Fault("error", 503) if "Atlanta" in prompt or "[q2]" in prompt else scripted_reply(prompt)
     out = tmp_path / "run"
     code, stdout, stderr = run_cli(*eval_args(server, episodes, out, "--conditions", CONDITIONS))
-    assert code == 0, stderr
+    assert code == EXIT_PAIRS_FAILED, stderr  # the report is written; the status says pairs failed
+    assert "3 of 12 pairs failed" in stderr.splitlines()[-1]
     log = load_run(out)
     for condition in ("full", "memo:300", "ledger:300"):
         verdict = log.verdict_for("e2", condition)
@@ -126,7 +129,7 @@ def test_a_server_that_hangs_gives_failed_rows(server, tmp_path):
     # later flags win: one attempt of 0.3 s per call
     code, _, stderr = run_cli(*eval_args(server, episodes, out, "--conditions", "full,memo:300", "--timeout", "0.3",
                                          "--retries", "0", "--concurrency", "4"))
-    assert code == 0, stderr
+    assert code == EXIT_PAIRS_FAILED, stderr
     log = load_run(out)
     assert len(log.verdicts) == 4 and all(v.status == "failed" for v in log.verdicts.values())
     assert all("no reply within 0.3s" in v.error for v in log.verdicts.values())
@@ -139,7 +142,7 @@ def test_retry_failed_reruns_only_the_failed_pairs(server, tmp_path):
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
     server.reply = lambda prompt: Fault("error", 500) if "[q1]" in prompt else scripted_reply(prompt)
     out = tmp_path / "run"
-    assert run_cli(*eval_args(server, episodes, out, "--conditions", "full,memo:300"))[0] == 0
+    assert run_cli(*eval_args(server, episodes, out, "--conditions", "full,memo:300"))[0] == EXIT_PAIRS_FAILED
     assert load_run(out).verdict_for("e1", "memo:300").status == "failed"
     first_calls = server.calls
 
@@ -206,7 +209,8 @@ def test_judge_verdicts_are_stored_beside_the_grader_and_agreement_reported(serv
         code, stdout, stderr = run_cli(*eval_args(server, episodes, out, "--conditions", "full,memo:300",
                                                   "--judge", f"openai:judge-model@{judge.url}"))
         judge_calls = judge.calls
-    assert code == 0, stderr
+    assert code == EXIT_PAIRS_FAILED, stderr  # a judge call failed: that pair has no judge verdict
+    assert "2 graded pairs have no judge verdict" in stderr  # e1 under both conditions
     assert judge_calls == 2 * 6 + 2 * 1  # one per graded pair; the failing item is retried once
     log = load_run(out)
     assert log.header.judge["model"] == "judge-model"

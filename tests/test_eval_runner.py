@@ -49,17 +49,15 @@ class ScriptedBackend:
 def start_run(tmp_path, name, episodes, conditions):
     config = build_config({}, {"model": "embedded", "source": "episodes", "path": str(episodes),
                                "conditions": tuple(conditions.split(",")), "out": str(tmp_path / name)})
-    opened = rundir.open_run(config)
-    rundir.start_files(opened)
-    return opened
+    return rundir.open_run(config)
 
 
 def execute(opened, backend, *, log=None, batch_size=4):
     plan = plan_pairs(opened.episodes, opened.conditions, log)
+    if log is None:
+        rundir.create_run(opened, rundir.make_header(opened, backend.identity(), None)).release()
     with RecordWriter(opened.records_path) as writer:
-        if log is None:
-            writer.append(rundir.make_header(opened, backend.identity(), None))
-        else:
+        if log is not None:
             writer.append(rundir.resume_record(opened, backend.identity()))
         return plan, asyncio.run(run_pairs(plan, backend, writer, concurrency=4, batch_size=batch_size))
 

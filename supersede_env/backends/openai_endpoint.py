@@ -17,9 +17,10 @@ cores made runs 4x slower than the ideal wall time (``eval/bench_endpoint.py``):
 - ``latency_s`` is the caller's wait: from the first attempt to the final reply, back-off included.
   ``payload`` is ``{"attempts": n}``.
 
-The API key is read from the environment variable named by ``api_key_env`` (``"EMPTY"`` when it is
-unset: local servers need none) and is sent only in the ``Authorization`` header; it is masked in
-every error message and never appears in ``identity()``, ``repr`` or logs.
+No key is sent unless ``api_key_env`` names an environment variable (a local vLLM needs none; the
+placeholder ``"EMPTY"`` goes in its place). The key is sent only in the ``Authorization`` header to
+this backend's URL; it is masked in every error message and in reply texts (a server that echoes it),
+and never appears in ``identity()``, ``repr`` or logs.
 
 A reply whose ``content`` is null but which carries reasoning (vLLM's ``reasoning_content``) is
 returned as ``<think>REASONING</think>``, so the rollout strips it and records an empty output; a
@@ -79,7 +80,7 @@ class OpenAIEndpointBackend(Backend):
         base_url: str,
         model: str,
         *,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str | None = None,
         temperature: float = 0.0,
         timeout_s: float = 120.0,
         max_retries: int = 4,
@@ -114,7 +115,7 @@ class OpenAIEndpointBackend(Backend):
         self.max_backoff_s = float(max_backoff_s)
         self.max_connections = int(max_connections)
         self._url = self.base_url + "/chat/completions"
-        self._api_key = os.environ.get(api_key_env) or PLACEHOLDER_KEY
+        self._api_key = (os.environ.get(api_key_env) if api_key_env else None) or PLACEHOLDER_KEY
         self._secrets = (self._api_key,) if self._api_key != PLACEHOLDER_KEY else ()
         # A session's connections belong to the event loop that opened them: one session a loop.
         self._clients: dict[asyncio.AbstractEventLoop, aiohttp.ClientSession] = {}
@@ -163,7 +164,7 @@ class OpenAIEndpointBackend(Backend):
             except aiohttp.ClientError as exc:  # connection refused or reset, protocol or payload errors
                 error, retry_after = f"request error: {describe_exception(exc)}", None
             else:
-                return _with_timing(reply, started, attempt)
+                return _with_timing(reply, started, attempt, self._secrets)
             if attempt > self.max_retries:
                 return failed_reply(
                     f"{error} (gave up after {attempt} attempts)", started=started, secrets=self._secrets
@@ -312,9 +313,9 @@ def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _with_timing(reply: ModelReply, started: float, attempts: int) -> ModelReply:
+def _with_timing(reply: ModelReply, started: float, attempts: int, secrets: Sequence[str] = ()) -> ModelReply:
     return ModelReply(
-        text=reply.text,
+        text=redact(reply.text, secrets) if reply.text else reply.text,
         tokens_in=reply.tokens_in,
         tokens_out=reply.tokens_out,
         latency_s=time.perf_counter() - started,

@@ -12,21 +12,40 @@ Examples:
 
 Every model call and verdict is appended to OUT/records.jsonl as it happens; the report (OUT/report.md,
 OUT/report.json, OUT/plots/) is rebuilt from those records by ``supersede report OUT``. Every option,
-path, condition, backend spec and data file is checked before the first model call.
+path, condition, backend spec and data file is checked before the first model call. One process at a
+time works on a run directory (a second one exits at once, naming the first one's pid).
+
+API keys: none is sent unless named: --api-key-env VAR for the model, --judge-api-key-env VAR for the
+judge (each key goes only to its own URL); their values are masked in every file the run writes.
+
+Exit status: 0 every pair graded (and judged, with --judge), none with an empty answer; 2 bad input
+or the run directory is in use (nothing was run); 3 some pairs failed (a model or judge call failed
+after its retries; the report is written and lists them; --resume --retry-failed runs them again);
+4 no pair failed but some answers were empty (null or blank content; counted in the report);
+130 interrupted (continue with --resume).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supersede_env.evaluation.config import (FIELD_NAMES, POLICY_CHOICES, SOURCES, ConfigError, EvalConfig,
                                              build_config, field_default, field_help,
                                              load_config_file)
+
+if TYPE_CHECKING:
+    from supersede_env.evaluation.summary import RunSummary
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2  # also: the run directory is in use by another process
+EXIT_PAIRS_FAILED = 3  # the report is written; failed pairs are listed in it
+EXIT_EMPTY_ANSWERS = 4  # every pair graded, but some answers were empty
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +82,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--resume", action="store_true", default=None, help=_help("resume"))
     run.add_argument("--retry-failed", action="store_true", default=None, help=_help("retry_failed"))
     run.add_argument("--no-progress", dest="progress", action="store_false", default=None,
-                     help="no progress bar")
+                     help="no progress bar, and no progress lines in a log")
+    run.add_argument("--progress-interval", type=float, metavar="SECONDS", help=_help("progress_interval"))
     run.add_argument("--config", metavar="FILE.yaml", help="read options from a YAML file (flags override it)")
     run.add_argument("--demo", action="store_true", default=None,
                      help="the demo: embedded SmolLM2-135M (a smoke-test model), a small synthetic set, "
@@ -111,57 +131,130 @@ def main(args: argparse.Namespace) -> int:
         print(f"supersede eval: interrupted; every finished call is recorded. Continue with: "
               f"supersede eval --resume --out {out}", file=sys.stderr)
         raise
-    except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
-        raise UserError(" ".join(str(exc).split())) from None
+    except BaseExceptionGroup as group:  # from the runner's task group: a failed write ends the run
+        error = _first_os_error(group)
+        if error is None:
+            raise
+        raise UserError(_write_failure(error, config)) from None
+    except OSError as exc:
+        raise UserError(_write_failure(exc, config)) from None
+
+
+def _first_os_error(group: BaseExceptionGroup) -> OSError | None:
+    for exc in group.exceptions:
+        found = _first_os_error(exc) if isinstance(exc, BaseExceptionGroup) else exc
+        if isinstance(found, OSError):
+            return found
+    return None
+
+
+def _write_failure(exc: OSError, config: EvalConfig) -> str:
+    """One line for a file-system failure (a full disk, a path that cannot be written)."""
+    from supersede_env.records import RecordWriteError
+
+    reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+    where = f"{exc.filename}: " if exc.filename else ""
+    if isinstance(exc, RecordWriteError):
+        run_dir = os.path.dirname(exc.filename) or config.out
+        return (f"cannot write {exc.filename}: {reason}; every record written before is intact: free space, "
+                f"then continue with: supersede eval --resume --out {run_dir}")
+    return f"{where}{reason}"
 
 
 async def _run(config: EvalConfig, explicit: set[str]) -> int:
+    from supersede_env.cli import UserError
     from supersede_env.evaluation import rundir
     from supersede_env.evaluation.runner import plan_pairs, run_pairs
     from supersede_env.records import RecordWriter
 
-    # 1. everything that needs no model: backend specs, run directory, data, resume replay
-    if not config.resume:
-        check_specs(config, explicit)  # before the data loads; a resumed run's specs are its recorded ones
-    opened = rundir.open_run(config, explicit=explicit)
-    config = opened.config
-    if opened.resuming:
-        check_specs(config, explicit)
-    plan = plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
-                      judged=config.judge is not None)
-    # 2. the judge and the backend (the embedded model loads here: no call is made yet)
-    judge = make_judge(config) if config.judge else None
-    backend = make_backend(config)
-    try:
-        model_identity = backend.identity()
-        judge_identity = _judge_identity(judge, config)
+    with contextlib.ExitStack() as held:
+        # 1. everything that needs no model: backend specs, run directory (a resume takes its lock
+        # here), data, resume replay
+        if not config.resume:
+            check_specs(config, explicit)  # before the data loads; a resumed run's specs are its recorded ones
+        opened = rundir.open_run(config, explicit=explicit)
+        if opened.lock is not None:
+            held.callback(opened.lock.release)
+        config = opened.config
         if opened.resuming:
-            record = rundir.resume_record(opened, model_identity)
-        else:
-            rundir.start_files(opened)
-            header = rundir.make_header(opened, model_identity, judge_identity)
-        sync = "line" if getattr(backend, "supports_batch", False) else "group"
-        with RecordWriter(opened.records_path, sync=sync) as writer:
-            writer.append(record if opened.resuming else header)
-            _announce(opened, plan)
-            stats = await run_pairs(plan, backend, writer, judge=judge, concurrency=config.concurrency,
-                                    batch_size=config.batch_size, progress=config.progress and sys.stderr.isatty(),
-                                    description=opened.run_dir.name)
-    finally:
-        await backend.aclose()
-        if judge is not None and hasattr(judge, "aclose"):
-            await judge.aclose()
-    # 3. the report, from the records alone
-    from supersede_env.evaluation.report_command import build_report, print_summary
+            check_specs(config, explicit)
+        plan = plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
+                          judged=config.judge is not None)
+        secrets = key_values(config)
+        # 2. the judge and the backend (the embedded model loads here: no call is made yet)
+        judge = make_judge(config) if config.judge else None
+        backend = make_backend(config)
+        try:
+            model_identity = backend.identity()
+            judge_identity = _judge_identity(judge, config)
+            if opened.resuming:
+                record = rundir.resume_record(opened, model_identity)
+            else:  # the directory appears whole, header included, and locked
+                header = rundir.make_header(opened, model_identity, judge_identity)
+                held.callback(rundir.create_run(opened, header, secrets=secrets).release)
+            sync = "line" if getattr(backend, "supports_batch", False) else "group"
+            with RecordWriter(opened.records_path, sync=sync, secrets=secrets) as writer:
+                if opened.resuming:
+                    writer.append(record)
+                _announce(opened, plan)
+                stats = await run_pairs(plan, backend, writer, judge=judge, concurrency=config.concurrency,
+                                        batch_size=config.batch_size, progress=progress_mode(config),
+                                        progress_interval=config.progress_interval,
+                                        description=opened.run_dir.name)
+        finally:
+            await backend.aclose()
+            if judge is not None and hasattr(judge, "aclose"):
+                await judge.aclose()
+        # 3. the report, from the records alone (still under the lock: no resume can start meanwhile)
+        from supersede_env.evaluation.report_command import build_report, print_summary
 
-    summary, files = build_report(opened.run_dir)
+        try:
+            summary, files = build_report(opened.run_dir)
+        except OSError as exc:
+            raise UserError(f"the run finished and every record is kept, but writing its report failed: "
+                             f"{_write_failure(exc, config)}; free space, then: supersede report {opened.run_dir}"
+                             ) from None
     print_summary(summary, files, wall_s=stats.wall_s)
     if config.demo:
         print("note: SmolLM2-135M is a smoke-test model (it mostly copies its prompt); these numbers show the "
               "harness works, not what memos cost. For a real model behind a vLLM server:\n"
               "  supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval "
               "--path oracle --conditions full,memo:300,ledger:300 --concurrency 32")
-    return 0
+    return exit_status(summary, opened.run_dir)
+
+
+def progress_mode(config: EvalConfig) -> str | None:
+    """A live bar on a terminal, plain lines at a steady interval in a log; none with --no-progress."""
+    if not config.progress:
+        return None
+    return "bar" if sys.stderr.isatty() else "lines"
+
+
+def key_values(config: EvalConfig) -> list[str]:
+    """The API keys this run sends (to mask them in everything it writes)."""
+    return [value for name in config.key_variables() if (value := os.environ.get(name))]
+
+
+def exit_status(summary: RunSummary, run_dir: Any) -> int:
+    """0 only when every pair was graded (and judged) with an answer; else say why, on stderr."""
+    failed = sum(c.failed for c in summary.conditions)
+    pending = sum(c.pending for c in summary.conditions)
+    unjudged = sum(c.accuracy["judge"].unavailable for c in summary.conditions if "judge" in c.accuracy)
+    empty = sum(c.empty_answers for c in summary.conditions)
+    total = sum(c.pairs for c in summary.conditions)
+    if failed or pending or unjudged:
+        parts = ([f"{failed} of {total} pairs failed"] if failed else []) \
+            + ([f"{pending} of {total} pairs not run"] if pending else []) \
+            + ([f"{unjudged} graded pairs have no judge verdict (the judge call failed)"] if unjudged else [])
+        print(f"supersede eval: {'; '.join(parts)}; listed in the report, never scored; exit status "
+              f"{EXIT_PAIRS_FAILED}. Run them again with: supersede eval --resume --retry-failed --out {run_dir}",
+              file=sys.stderr)
+        return EXIT_PAIRS_FAILED
+    if empty:
+        print(f"supersede eval: {empty} of {total} answers were empty (null or blank content; see the report); "
+              f"exit status {EXIT_EMPTY_ANSWERS}", file=sys.stderr)
+        return EXIT_EMPTY_ANSWERS
+    return EXIT_OK
 
 
 def _announce(opened: Any, plan: Any) -> None:
@@ -180,14 +273,15 @@ def check_specs(config: EvalConfig, explicit: set[str]) -> None:
     spec = parse_backend_spec(config.model)
     if spec.kind != "openai" and config.temperature != 0:
         raise ConfigError(f"option --temperature: in-process generation is greedy; {config.temperature} needs an endpoint")
-    if "api_key_env" in explicit and config.api_key_env not in os.environ:
+    if config.api_key_env and "api_key_env" in explicit and config.api_key_env not in os.environ:
         raise ConfigError(f"option --api-key-env: environment variable {config.api_key_env} is not set")
     if config.judge:
         judge_spec = parse_backend_spec(config.judge)
         if judge_spec.kind != "openai":
             raise ConfigError(f"option --judge: {config.judge!r}: the judge needs an endpoint, openai:MODEL@URL")
-        if "judge_api_key_env" in explicit and config.judge_key_env not in os.environ:
-            raise ConfigError(f"option --judge-api-key-env: environment variable {config.judge_key_env} is not set")
+        key = config.judge_api_key_env
+        if key and "judge_api_key_env" in explicit and key not in os.environ:
+            raise ConfigError(f"option --judge-api-key-env: environment variable {key} is not set")
 
 
 def make_backend(config: EvalConfig) -> Any:
@@ -205,11 +299,11 @@ def make_judge(config: EvalConfig) -> Any:
     from supersede_env.judge import Judge
 
     backend = resolve_backend(parse_backend_spec(config.judge),
-                              **_endpoint_options(config, config.judge_key_env, 0.0))
+                              **_endpoint_options(config, config.judge_api_key_env, 0.0))
     return Judge(backend)
 
 
-def _endpoint_options(config: EvalConfig, key_env: str, temperature: float) -> dict[str, Any]:
+def _endpoint_options(config: EvalConfig, key_env: str | None, temperature: float) -> dict[str, Any]:
     # the connection pool must not be what limits the concurrency
     return dict(api_key_env=key_env, temperature=temperature, timeout_s=config.timeout,
                 max_retries=config.retries, backoff_s=config.backoff, max_connections=max(64, config.concurrency))

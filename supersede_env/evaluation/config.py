@@ -7,7 +7,8 @@ any model is called, and every error is one line.
 
 The fields split in two: *identity* fields define what a run measures (conditions, data, model,
 judge, temperature) and must not change when a run is resumed; *operational* fields (concurrency,
-timeouts, retries, progress display, API-key variable names) may.
+timeouts, retries, progress display, API-key variable names) may. An endpoint's address is not part
+of what is measured either: a resumed run may name the same model at a new URL.
 """
 
 from __future__ import annotations
@@ -77,10 +78,12 @@ class EvalConfig:
     judge: str | None = field(default=None, metadata=_help(
         "optional LLM judge with the official LongMemEval criteria: openai:MODEL@URL"))
     # -- how it runs (operational) --
-    api_key_env: str = field(default="OPENAI_API_KEY", metadata=_help(
-        "environment variable holding the model endpoint's API key (never logged)"))
+    api_key_env: str | None = field(default=None, metadata=_help(
+        "environment variable holding the model endpoint's API key (default: none is sent; a local vLLM "
+        "needs none); masked in every record"))
     judge_api_key_env: str | None = field(default=None, metadata=_help(
-        "environment variable holding the judge's API key (default: --api-key-env)"))
+        "environment variable holding the judge's API key, sent only to the judge (default: none; the "
+        "model's key is never sent to the judge)"))
     concurrency: int = field(default=16, metadata=_help("endpoint calls in flight at once"))
     timeout: float = field(default=120.0, metadata=_help("seconds per endpoint call attempt"))
     retries: int = field(default=4, metadata=_help("retries per failed endpoint call, with exponential back-off"))
@@ -91,6 +94,8 @@ class EvalConfig:
     retry_failed: bool = field(default=False, metadata=_help(
         "with --resume: run again the pairs whose calls failed, and judge again failed judge calls"))
     progress: bool = field(default=True, metadata=_help("show a progress bar"))
+    progress_interval: float = field(default=30.0, metadata=_help(
+        "seconds between plain progress lines when stderr is not a terminal (a log file, CI)"))
     demo: bool = field(default=False, metadata=_help("the demo run: embedded model, small synthetic set"))
 
     IDENTITY: ClassVar[tuple[str, ...]] = (
@@ -106,12 +111,14 @@ class EvalConfig:
         _check_int(self.concurrency, "concurrency", 1)
         _check_int(self.retries, "retries", 0)
         _check_int(self.batch_size, "batch_size", 1)
-        for name in ("timeout", "backoff", "temperature"):
+        for name in ("timeout", "backoff", "temperature", "progress_interval"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 raise ConfigError(f"option {option_flag(name)}: expected a number, got {value!r}")
         if self.timeout <= 0:
             raise ConfigError(f"option --timeout: must be > 0 seconds, got {self.timeout}")
+        if self.progress_interval <= 0:
+            raise ConfigError(f"option --progress-interval: must be > 0 seconds, got {self.progress_interval}")
         if self.backoff < 0:
             raise ConfigError(f"option --backoff: must be >= 0 seconds, got {self.backoff}")
         if not 0 <= self.temperature <= 2:
@@ -181,9 +188,9 @@ class EvalConfig:
     def to_dict(self) -> dict[str, Any]:
         return {k: plain_value(v) for k, v in asdict(self).items()}
 
-    @property
-    def judge_key_env(self) -> str:
-        return self.judge_api_key_env or self.api_key_env
+    def key_variables(self) -> tuple[str, ...]:
+        """The environment variables whose values (API keys) this run sends, hence masks."""
+        return tuple(v for v in (self.api_key_env, self.judge_api_key_env) if v)
 
 
 def plain_value(value: Any) -> Any:
@@ -245,6 +252,12 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ConfigError(f"{p}: not valid YAML ({' '.join(str(exc).split())})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
+        from supersede_env.jsonl import unusable
+
+        raise ConfigError(f"{p}: not usable YAML ({unusable(exc)})") from None
     if data is None:
         return {}
     if not isinstance(data, Mapping):

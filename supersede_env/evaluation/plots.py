@@ -28,6 +28,7 @@ def write_plots(summary: RunSummary, directory: Path) -> list[Path]:
 def _save(fig, path: Path) -> Path:  # noqa: ANN001
     # write beside and rename: a reader never sees half a PNG
     tmp = path.with_name(f".{path.name}.tmp")
+    tmp.unlink(missing_ok=True)  # a leftover (or a planted link) is removed, never written through
     fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png")
     tmp.replace(path)
     return path

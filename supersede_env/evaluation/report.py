@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from supersede_env.atomic import atomic_write_text
-from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, OutcomeCounts, RunSummary
+from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, ConditionSummary, OutcomeCounts, RunSummary
 from supersede_env.records import GRADER_LABELS
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOTS_DIR = "plots"
+
+
+class ReportPathError(ValueError):
+    """A report path that must not be written (a symbolic link); one line."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,9 @@ class ReportFiles:
 
 def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> ReportFiles:
     """Write report.json, report.md and the PNG plots into ``run_dir`` (each atomically)."""
+    if (run_dir / PLOTS_DIR).is_symlink():  # never write through a link out of the run directory
+        raise ReportPathError(f"{run_dir / PLOTS_DIR} is a symbolic link; remove it (the plots are written "
+                              "only inside the run directory), or pass --no-plots")
     json_path = run_dir / REPORT_JSON
     atomic_write_text(json_path, json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
     made: tuple[Path, ...] = ()
@@ -72,6 +79,22 @@ def _counts_cells(c: OutcomeCounts) -> list[str]:
             f"{c.fabricated} ({pct(c.fabricated_rate.rate)})", str(c.stale), str(c.hedged)]
 
 
+def _empty_cell(c: ConditionSummary) -> str:
+    if not c.empty_calls:
+        return "0"
+    return f"{c.empty_calls} (" + ", ".join(f"{k} {v}" for k, v in c.empty_finish_reasons.items()) + ")"
+
+
+def _reasons(s: RunSummary, *, answers_only: bool = False) -> str:
+    """finish_reason counts of the empty replies, over all conditions."""
+    counts: dict[str, int] = {}
+    for c in s.conditions:
+        source = c.empty_answer_finish_reasons if answers_only else c.empty_finish_reasons
+        for reason, n in source.items():
+            counts[reason] = counts.get(reason, 0) + n
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
+
+
 # -- markdown -------------------------------------------------------------------------------------
 def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: Sequence[Path] = ()) -> str:
     s = summary
@@ -101,8 +124,15 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
         out.append(f"> **{pending} pair(s) not run yet** (the run was stopped). Continue it with "
                    f"`supersede eval --resume --out {run_dir or 'DIR'}`.")
         out.append("")
+    empty = sum(c.empty_answers for c in s.conditions)
+    if empty:
+        out.append(f"> **{empty} answer(s) were EMPTY** (null or blank content; finish_reason: "
+                   f"{_reasons(s, answers_only=True)}). They count as not correct and are shown as *empty*, "
+                   "apart from *wrong*, in the verdict mix; see [Run](#run) for empty memo replies.")
+        out.append("")
     if not failed and not pending:
-        out.append("All pairs completed; no model call failed.")
+        out.append("All pairs completed; no model call failed." if not empty else
+                   "All pairs completed; no model call failed, but some answers were empty.")
         out.append("")
 
     # accuracy
@@ -114,12 +144,13 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
                f"graded in {modes} mode (`official`: LongMemEval's judge rule, history may sit beside the "
                "current value; `strict`: the training reward, the value alone).")
     out.append("")
-    header = ["condition", "graded", "failed", "pending"]
+    header = ["condition", "graded", "failed", "pending", "empty answers"]
     for grader in s.graders:
         header += [f"{GRADER_NAMES[grader]}: all", "answerable", "abstention"]
     rows = []
     for c in s.conditions:
-        row: list[object] = [f"`{c.name}`", c.graded, f"**{c.failed}**" if c.failed else 0, c.pending]
+        row: list[object] = [f"`{c.name}`", c.graded, f"**{c.failed}**" if c.failed else 0, c.pending,
+                             f"**{c.empty_answers}**" if c.empty_answers else 0]
         for grader in s.graders:
             acc = c.accuracy[grader]
             row += [fmt_acc(acc.overall), fmt_acc(acc.answerable), fmt_acc(acc.abstention)]
@@ -135,18 +166,19 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     # verdict mix
     out.append("## Verdict mix (string grader)")
     out.append("")
-    out.append("Answerable items. *fabricated*: a confident value that is neither current nor superseded.")
+    out.append("Answerable items. *fabricated*: a confident value that is neither current nor superseded. "
+               "*empty*: no answer text at all (null or blank content), not counted under any label.")
     out.append("")
-    out += _table(["condition", *GRADER_LABELS, "fabricated"],
-                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in GRADER_LABELS), c.fabricated_answerable]
-                   for c in s.conditions])
+    out += _table(["condition", *GRADER_LABELS, "empty", "fabricated"],
+                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in (*GRADER_LABELS, "empty")),
+                    c.fabricated_answerable] for c in s.conditions])
     if s.n_abstention:
         out.append("Abstention items (the right answer is to say the information is not there).")
         out.append("")
-        out += _table(["condition", "abstained (right)", "gave a value (wrong)", "hedged", "stale"],
+        out += _table(["condition", "abstained (right)", "gave a value (wrong)", "hedged", "stale", "empty"],
                       [[f"`{c.name}`", c.mix_abstention.get("abstained", 0), c.mix_abstention.get("wrong", 0)
                         + c.mix_abstention.get("current", 0), c.mix_abstention.get("hedged", 0),
-                        c.mix_abstention.get("stale", 0)] for c in s.conditions])
+                        c.mix_abstention.get("stale", 0), c.mix_abstention.get("empty", 0)] for c in s.conditions])
 
     # stale answers: only items that list superseded values can be recognised as stale
     out.append("## Stale answers")
@@ -286,9 +318,10 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     # run details
     out.append("## Run")
     out.append("")
-    out += _table(["condition", "calls", "failed calls", "tokens in", "tokens out", "mean latency (s)"],
-                  [[f"`{c.name}`", c.calls, c.calls_failed, c.tokens_in, c.tokens_out, fmt_num(c.mean_latency_s, 3)]
-                   for c in s.conditions])
+    out += _table(["condition", "calls", "failed calls", "empty replies (finish_reason)", "tokens in", "tokens out",
+                   "mean latency (s)"],
+                  [[f"`{c.name}`", c.calls, c.calls_failed, _empty_cell(c), c.tokens_in, c.tokens_out,
+                    fmt_num(c.mean_latency_s, 3)] for c in s.conditions])
     out.append("Model: `" + json.dumps(model, sort_keys=True) + "`")
     out.append("")
     out.append("Packages: " + ", ".join(f"{k} {v}" for k, v in sorted(run["packages"].items())))

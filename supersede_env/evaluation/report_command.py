@@ -43,6 +43,8 @@ def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, Repo
     run_dir = Path(run_dir).expanduser()
     if not (run_dir / RECORDS_FILE).is_file():
         raise UserError(f"{run_dir}: not a run directory ({RECORDS_FILE} is missing)")
+    if (run_dir / RECORDS_FILE).is_symlink():
+        raise UserError(f"{run_dir / RECORDS_FILE} is a symbolic link; a run's records must be its own file")
     log = load_run(run_dir)
     episodes = read_snapshot(run_dir, log.header.episodes_sha256)
     summary = summarize(log, episodes)
@@ -62,10 +64,12 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     table.add_column("condition")
     table.add_column("graded", justify="right")
     table.add_column("failed", justify="right")
+    table.add_column("empty", justify="right")
     for grader in summary.graders:
         table.add_column(GRADER_NAMES[grader], justify="right")
     for c in summary.conditions:
-        row: list[Any] = [c.name, str(c.graded), f"[bold red]{c.failed}[/]" if c.failed else "0"]
+        row: list[Any] = [c.name, str(c.graded), f"[bold red]{c.failed}[/]" if c.failed else "0",
+                          f"[bold yellow]{c.empty_answers}[/]" if c.empty_answers else "0"]
         for grader in summary.graders:
             acc = c.accuracy[grader].overall
             row.append("n/a" if acc.n == 0 else f"{pct(acc.rate)} [{pct(acc.ci_low)}, {pct(acc.ci_high)}]")
@@ -87,6 +91,15 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
                       "see the report's Failures section)")
     if pending:
         console.print(f"[yellow]{pending} pair(s) not run yet[/]")
+    empty = sum(c.empty_answers for c in summary.conditions)
+    if empty:
+        reasons: dict[str, int] = {}
+        for c in summary.conditions:
+            for reason, n in c.empty_answer_finish_reasons.items():
+                reasons[reason] = reasons.get(reason, 0) + n
+        console.print(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
+                      + "); graded as not correct, shown apart from wrong in the report")
     if wall_s is not None:
         console.print(f"run time: {wall_s:.1f} s")
     # plain prints: a path must never be wrapped or styled (scripts read these lines)

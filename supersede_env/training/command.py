@@ -19,6 +19,9 @@ from typing import Any
 from supersede_env.training.config import field_help
 
 _DEST = "cfg__"
+# What `pip install 'supersede-env[train]'` brings that training imports (the base install has none).
+TRAIN_EXTRA_MODULES: tuple[str, ...] = ("torch", "transformers", "accelerate", "trl", "peft", "datasets")
+TRAIN_EXTRA_HINT = "pip install 'supersede-env[train]'"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,10 +81,14 @@ def main(args: argparse.Namespace) -> int:
     if args.print_config:
         print(yaml.safe_dump(config.to_dict(), sort_keys=False), end="")
         return 0
+    require_train_extra()
     # A training run phones nowhere unless asked: no Hub telemetry from TRL/transformers.
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    from supersede_env.training.run import prepare, run
+    try:
+        from supersede_env.training.run import prepare, run
+    except ModuleNotFoundError as exc:  # a dependency of the extra's packages, or a broken install
+        raise _missing(exc.name or str(exc)) from None
 
     prepared = prepare(config, source=str(args.config))
     outcome = run(prepared, resume=args.resume)
@@ -94,6 +101,21 @@ def main(args: argparse.Namespace) -> int:
         for key, value in sorted(outcome.metrics.items()):
             print(f"  {key} = {_fmt(value)}")
     return 0
+
+
+def require_train_extra() -> None:
+    """One line naming the install command when the train extra is missing (checked without importing)."""
+    import importlib.util
+
+    missing = [name for name in TRAIN_EXTRA_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise _missing(", ".join(missing))
+
+
+def _missing(names: str) -> Exception:
+    from supersede_env.cli import UserError
+
+    return UserError(f"training needs the train extra ({names} not installed): {TRAIN_EXTRA_HINT}")
 
 
 def _is_main_process() -> bool:
@@ -109,7 +131,9 @@ def standalone(argv: list[str] | None = None) -> int:
     options and the same one-line errors as ``supersede train``."""
     from supersede_env.cli import run_command
 
-    parser = argparse.ArgumentParser(prog="supersede train", description=(__doc__ or "").split("\n\n")[0])
+    from supersede_env.cli import OneLineParser
+
+    parser = OneLineParser(prog="supersede train", description=(__doc__ or "").split("\n\n")[0])
     add_arguments(parser)
     return run_command("train", main, parser.parse_args(argv))
 

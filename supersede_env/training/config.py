@@ -239,6 +239,12 @@ def load_config(path: str | Path, overrides: Sequence[Override] = ()) -> TrainCo
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise ConfigError(f"{p}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
+        from supersede_env.jsonl import unusable
+
+        raise ConfigError(f"{p}: not usable YAML ({unusable(exc)})") from None
     return config_from_dict(raw if raw is not None else {}, source=str(p), overrides=overrides)
 
 
@@ -283,8 +289,8 @@ def _parse_scalar(text: str, name: str, where: str) -> Any:
 
     try:
         return yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise ConfigError(f"{where}: field {name}: cannot read {text!r} as a value") from None
+    except (yaml.YAMLError, ValueError, RecursionError):  # ValueError: e.g. a 5,000-digit integer
+        raise ConfigError(f"{where}: field {name}: cannot read {text[:60]!r} as a value") from None
 
 
 def _origins(values: Mapping[str, Mapping[str, tuple[Any, str]]], source: str) -> dict[str, str]:
