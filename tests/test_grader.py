@@ -424,7 +424,8 @@ def test_a_preamble_marker_does_not_hide_the_reasoning() -> None:
 
 
 def test_conclusion_without_content_falls_back_to_the_whole_answer() -> None:
-    answer = ("From Session 40, the user has had their camera on five trips now.\n\n"
+    answer = ("From Session 40, the user has had their camera on five trips now. " + "Earlier sessions discuss "
+              "lenses, bags and memory cards, which do not bear on the count. " * 8 + "\n\n"
               "Since this note is directly related to the question, I can rely on it.")
     v = grade(answer, "five")
     assert v.label == "current" and "whole answer" in v.reason

@@ -90,6 +90,8 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
     if not place.text.strip():
         return verdict("wrong", "empty answer", "", mode)
     result = _grade_place(place.text, gold_text, stale, decoys, abstention, question, mode)
+    if place.doubt is not None and result.label == "current":
+        result = verdict("hedged", f"{result.reason}, but the reply's {place.doubt}", result.extracted, mode)
     notes = []
     if place.source != "reply":
         notes.append(f"read from the {place.source}")

@@ -3,13 +3,15 @@
 1. :func:`answer_place`: the designated answer is read once, and everything else is evidence,
    never the answer. A contract reply (``STATUS:`` / ``EVIDENCE:`` / ``ANSWER:`` / ``MISSING:``
    lines) is its ANSWER field, and no answer at all without one; a JSON object with an ``answer``
-   key is that value (``null``: no answer); anything else is the whole reply. Replies over
+   key is that value (``null``: no answer), its other fields read after it; ``<answer>`` tags are
+   their content; anything else is the whole reply. Replies over
    :data:`MAX_ANSWER_CHARS` are read on their last :data:`MAX_ANSWER_CHARS` characters (where
    replies conclude) and flagged, so grading time never grows past a bound.
 2. :func:`read_answer`: the place normalised and tokenised once, with the restated question masked,
    list numbering ("2. Denver") turned into labels, and where the conclusion starts: after the last
-   "Answer:" / "the answer is" marker, else the last "therefore", else the last paragraph. In
-   ``whole`` mode (the strict reward) the conclusion is the whole place.
+   "Answer:" / "the answer is" marker, else the last "therefore", else (replies over
+   :data:`SHORT_REPLY` characters) the last paragraph. In ``whole`` mode (the strict reward) the conclusion is
+   everything after an explicit answer marker, else the whole place.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from supersede_env.grader.text import normalise_text
 from supersede_env.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
 from supersede_env.grader.words import QUESTION_WORDS, SENTENCE_END, SOFT
 
-__all__ = ["MAX_ANSWER_CHARS", "AnswerPlace", "Answer", "answer_place", "read_answer", "Span"]
+__all__ = ["MAX_ANSWER_CHARS", "SHORT_REPLY", "AnswerPlace", "Answer", "answer_place", "read_answer", "Span"]
 
 MAX_ANSWER_CHARS = 4_000  # the longest judged dev answer is 3,832 characters; replies conclude at their end
+SHORT_REPLY = 600  # a reply this short is read whole: "Not sure.\n\nPortland" is not concluded by its last line
 Span = tuple[int, int]  # first and last token index of a match
 
 
@@ -41,64 +44,105 @@ class AnswerPlace:
     """The text to grade, where it came from, and how long the reply was when it was cut."""
 
     text: str
-    source: str  # "reply", "ANSWER field", "JSON answer"
+    source: str  # "reply", "ANSWER field", "JSON answer", "JSON reply", "<answer> tags"
     missing: str | None = None  # why there is no answer ("a contract reply without an ANSWER field")
     cut_from: int | None = None  # the reply's length when only its last MAX_ANSWER_CHARS were read
+    doubt: str | None = None  # the reply's own status doubts its answer ("STATUS: NOT FOUND")
 
 
 _CONTRACT_FIELD = re.compile(r"^[ \t]*[*_#>\-\s]*(STATUS|EVIDENCE|ANSWER|MISSING)[*_ \t]*:[ \t]*(.*)$",
                              re.I | re.M)
 _JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(\{.*\})\s*```\s*$", re.S)
 _ANSWER_KEYS = ("answer", "final_answer", "final answer")
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)
+_FOUND = re.compile(r"^\W*found\b", re.I)
 
 
 def _contract_answer(reply: str) -> AnswerPlace | None:
-    """A reply in the evidence-contract form: its ANSWER field(s), every one of them."""
+    """A reply in the evidence-contract form: its ANSWER field(s), every one of them. A STATUS other
+    than FOUND ("NOT FOUND", "partial") doubts whatever the ANSWER field then gives."""
     if ":" not in reply:
         return None
     fields = list(_CONTRACT_FIELD.finditer(reply))
     labels = {m.group(1).lower() for m in fields}
     if not fields or not (labels - {"answer"} or len(fields) > 1):
         return None  # a lone "Answer: ..." line is a conclusion marker, not a contract
-    answers = []
+    answers, statuses = [], []
     for k, m in enumerate(fields):
-        if m.group(1).lower() != "answer":
-            continue
         end = fields[k + 1].start() if k + 1 < len(fields) else len(reply)
-        answers.append((m.group(2) + reply[m.end():end]).strip().strip("*").strip())
-    if not answers:
+        value = (m.group(2) + reply[m.end():end]).strip().strip("*").strip()
+        if m.group(1).lower() == "answer":
+            answers.append(value)
+        elif m.group(1).lower() == "status":
+            statuses.append(value)
+    if not any(answers):
         return AnswerPlace("", "ANSWER field", missing="a contract reply without an ANSWER field")
-    return AnswerPlace("\n".join(answers), "ANSWER field")
+    doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None)
+    return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt)
+
+
+def _flatten(value: object, depth: int = 0) -> str:
+    """A JSON value as plain text ("key: value" lines), so that its words read as an answer's would."""
+    if depth > 3:
+        return ""
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {_flatten(v, depth + 1)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_flatten(v, depth + 1) for v in value)
+    return "none" if value is None else str(value)
 
 
 def _json_answer(reply: str) -> AnswerPlace | None:
-    """A reply that is one JSON object with an answer key: that value alone."""
+    """A reply that is one JSON object. With an answer key (every one of them, duplicates included),
+    that value is the answer and the other fields follow it as plain lines (an "alternatives" or a
+    "confidence: low" field speaks about the answer); without one, the whole object as plain lines."""
     stripped = reply.strip()
     fenced = _JSON_FENCE.match(stripped)
     body = fenced.group(1) if fenced else stripped
     if not (body.startswith("{") and body.endswith("}")) or len(body) > MAX_ANSWER_CHARS:
         return None
     try:
-        data = json.loads(body)
+        pairs = json.loads(body, object_pairs_hook=lambda items: items)
     except (ValueError, RecursionError):  # not JSON, or nested too deep to parse: read as text
         return None
-    if not isinstance(data, dict):
+    if not isinstance(pairs, list):
         return None
-    for key, value in data.items():
-        if isinstance(key, str) and key.strip().lower() in _ANSWER_KEYS:
-            if value is None or (isinstance(value, str) and not value.strip()):
-                return AnswerPlace("", "JSON answer", missing=f'a JSON reply whose "{key}" is empty')
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                return AnswerPlace(str(value), "JSON answer")
-            return AnswerPlace(json.dumps(value), "JSON answer")
-    return None
+    answers = [v for k, v in pairs if isinstance(k, str) and k.strip().lower() in _ANSWER_KEYS]
+    others = "\n".join(f"{k}: {_flatten(_as_dict(v))}" for k, v in pairs
+                       if not (isinstance(k, str) and k.strip().lower() in _ANSWER_KEYS))
+    if not answers:
+        return AnswerPlace(others, "JSON reply")
+    given = [_flatten(_as_dict(v)) for v in answers if v is not None and not (isinstance(v, str) and not v.strip())]
+    if not given:
+        return AnswerPlace("", "JSON answer", missing="a JSON reply whose answer is empty")
+    text = "\n".join(given) + (f"\n\n{others}" if others else "")
+    return AnswerPlace(text, "JSON answer")
+
+
+def _as_dict(value: object) -> object:
+    """object_pairs_hook gives pairs for every object: back to dicts (duplicates were read above)."""
+    if isinstance(value, list) and value and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        return {k: _as_dict(v) for k, v in value}
+    if isinstance(value, list):
+        return [_as_dict(v) for v in value]
+    return value
+
+
+def _tagged_answer(reply: str) -> AnswerPlace | None:
+    """``<answer>...</answer>``: the tagged text, every tag of it."""
+    if "<answer>" not in reply.lower():
+        return None
+    found = [m.strip() for m in _ANSWER_TAG.findall(reply)]
+    if not any(found):
+        return AnswerPlace("", "<answer> tags", missing="empty <answer> tags")
+    return AnswerPlace("\n".join(f for f in found if f), "<answer> tags")
 
 
 def answer_place(reply: str) -> AnswerPlace:
     """The designated answer of ``reply`` (see the module docstring)."""
-    place = _contract_answer(reply) or _json_answer(reply) or AnswerPlace(reply, "reply")
+    place = _contract_answer(reply) or _json_answer(reply) or _tagged_answer(reply) or AnswerPlace(reply, "reply")
     if len(place.text) > MAX_ANSWER_CHARS:
-        return AnswerPlace(place.text[-MAX_ANSWER_CHARS:], place.source, place.missing, len(place.text))
+        return AnswerPlace(place.text[-MAX_ANSWER_CHARS:], place.source, place.missing, len(place.text), place.doubt)
     return place
 
 
@@ -362,15 +406,17 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
     if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
         unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
         content = [i for i in content if i not in masked]
-    strong = None if whole else _strong_offset(text)
-    if whole:
-        start = 0
-    elif strong is not None:
+    strong = _strong_offset(text)
+    if strong is not None:
         start = bisect_left(tokens, strong, key=_START_OF)  # the first token at or after it
+    elif whole:
+        start = 0
     else:
         weak_start = _weak_start(text, tokens, weak) if weak else None
         if weak_start is not None:
             start = weak_start
+        elif len(text) <= SHORT_REPLY:
+            start = 0
         else:
             para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
             start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)

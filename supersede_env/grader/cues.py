@@ -12,7 +12,9 @@ Kinds:
 
 - ``neg``: the mention is denied ("not Denver", "Denver isn't right", "no longer in Denver");
 - ``past``: the mention is history ("used to be", "previously", "from X to ...", "(old)");
-- ``hypo``: the mention is a hypothetical or fallback ("if not, X", "otherwise X", "unless X");
+- ``hypo``: the mention is a hypothetical, planned or fallback value ("if not, X", "otherwise X",
+  "it will be X", "unless X");
+- ``other``: the mention is someone else's ("your roommate's is X", "a friend: X"), not the user's;
 - ``hedge``: the mention is offered without commitment ("maybe X", "X, I guess", "X, probably");
   ``softhedge`` ("I think X", "likely X") counts only for the strict reward;
 - ``now``: the mention is marked as the current state ("now X", "X (current)", "latest: X");
@@ -33,7 +35,7 @@ __all__ = ["Cue", "CUES", "CHANGE_VERBS", "cue_table"]
 @dataclass(frozen=True, slots=True)
 class Cue:
     words: tuple[str, ...]
-    kind: str  # neg | past | hypo | hedge | softhedge | now | next | pasttense | presenttense
+    kind: str  # neg | past | hypo | other | hedge | softhedge | now | next | pasttense | presenttense
     side: str  # fwd | bwd | both
 
 
@@ -45,54 +47,82 @@ def _cues(kind: str, side: str, phrases: str) -> list[Cue]:
 CHANGE_VERBS = frozenset(
     """moved switched changed upgraded downgraded went transferred relocated shifted increased decreased
     rose grew dropped fell jumped raised lowered cut bumped updated converted traded swapped graduated
-    progressed advanced improved""".split()
+    progressed advanced improved moving switching changing upgrading downgrading transferring relocating
+    shifting increasing decreasing updating converting trading swapping""".split()
 )
+# People other than the user: a value that is theirs is not the user's ("your roommate's is 47")
+_OTHERS = ("friend roommate sister brother mom mother dad father partner coworker co-worker colleague neighbor "
+           "neighbour boss wife husband cousin son daughter kid kids child children parents aunt uncle "
+           "grandma grandpa girlfriend boyfriend manager teammate").split()
 
 CUES: tuple[Cue, ...] = tuple(
     _cues("neg", "fwd", "not, no, never, neither, nor, without, none, cannot, instead of, rather than, other than, "
                         "except, aren't, don't, doesn't, didn't, won't, can't, couldn't, haven't, hasn't, hadn't, "
-                        "no longer, not anymore, not any more, anything but, definitely not, certainly not, "
-                        "not really")
-    + _cues("neg", "both", "isn't, wasn't, weren't, is not, was not, are not, were not")
+                        "anything but, definitely not, certainly not, not really")
+    + _cues("neg", "both", "isn't, wasn't, weren't, is not, was not, are not, were not, no longer, not anymore, "
+                           "not any more, no longer valid, no longer true")
     + _cues("neg", "bwd", "anymore, any more, is wrong, is incorrect, was wrong, is outdated now, is false, was false, "
-                          "( wrong ), ( no ), ( incorrect ), ( not ), ( false ), ( x ), is not it, isn't it")
+                          "( wrong ), ( no ), ( incorrect ), ( not ), ( false ), ( x ), is not it, isn't it, "
+                          "or not, but not anymore, but no longer")
     + _cues("past", "both", "previously, formerly, originally, initially, earlier, at first, in the past, back then, "
                             "at one point, used to, historically, outdated, obsolete, superseded, "
                             "before that, before then, before this, until recently, in earlier sessions, "
-                            "in an earlier session, stale")
+                            "in an earlier session, stale, once upon a time")
     # adjectives reach the noun after them ("your former manager", "my old car, a Civic"), or a value
     # they follow in parentheses ("Denver (old)")
-    + _cues("past", "fwd", "old, older, former, previous, prior, past")
-    + _cues("past", "bwd", "( old ), ( older ), ( former ), ( previous ), ( prior ), ( past ), ( before )")
-    + _cues("past", "bwd", "before, ago, replaced by, superseded by, was replaced, were replaced, no longer applies, "
+    + _cues("past", "fwd", "old, older, former, previous, prior, past, ( was, was once, "
+                           "replaced, replacing, replaces, supersedes, superseding, overrides, ex, from, after, "
+                           "after leaving, after selling, sold, sold the, traded in, traded, got rid of, gave away, "
+                           "stopped using, quit, left, moved out of, moved away from, gave up, "
+                           "ditched, <-, updated from, changed from, switched from, moved from, switching from, "
+                           "changing from, upgraded from, went from, moved on from")
+    # "from" counts only in a change: after a change verb, or with "to <value>" after its value
+    + _cues("past", "bwd", "( old ), ( older ), ( former ), ( previous ), ( prior ), ( past ), ( before ), "
+                           "( outdated ), ( stale ), ( superseded ), ( earlier ), ( obsolete ), ( history ), "
+                           "before, ago, replaced by, superseded by, was replaced, were replaced, no longer applies, "
                            "is old, is history, was earlier, earlier on, was the old, is the old, was the previous, "
                            "is the previous, was the former, is the former, was the earlier, is outdated, was outdated, "
-                           "but that is outdated, but that's outdated, but that is old, that is outdated, "
-                           "which is outdated, is no longer current, is not current, was before")
-    # "from" counts only in a change: after a change verb, or with "to <value>" after its value
-    + _cues("past", "fwd", "replaced, replacing, ex, from, after, after leaving, after selling")
+                           "that is outdated, that's outdated, that is old, that's old, that's old info, old info, "
+                           "old news, outdated info, which is outdated, is no longer current, is not current, "
+                           "was before, that changed, that has changed, that's changed, that has changed since, "
+                           "has changed since, changed since, this may have changed, may have changed, is gone, "
+                           "is over, has ended, ended, is no more, as of last year, "
+                           "but that is outdated, but that's outdated, but that changed, but that has changed")
     + _cues("hypo", "fwd", "if, if not, otherwise, or else, failing that, alternatively, unless, in case, suppose, "
-                           "assuming, in the event, "
-                           "supposing, hypothetically, would have been, could have been, thinking about, "
-                           "thinking of, considering, plan to, planning to, want to, wanted to")
+                           "assuming, in the event, supposing, hypothetically, would have been, could have been, "
+                           "thinking about, thinking of, considering, plan to, planning to, want to, wanted to, "
+                           "would be, will be, going to, gonna, is going to, someday, one day")
+    + _cues("other", "fwd", ", ".join(f"your {o}, your {o}'s, {o}'s, a {o}, my {o}, his {o}, her {o}" for o in _OTHERS)
+                            + ", someone else, someone else's, another person, other people")
+    + _cues("hypo", "both", "next month, next year, next week, soon, in the future")
+    + _cues("hypo", "bwd", "is planned, is the plan, "
+                           "unless it changed, unless it changed again, unless that changed")
     + _cues("hedge", "both", "maybe, perhaps, possibly, probably, presumably, might, may, could, guess, i guess, "
                              "not sure, unsure, uncertain, not certain, if i remember, if i recall, if i'm not mistaken, "
                              "i suppose, supposedly, or so i think, i'm guessing, my guess, best guess, i'd guess, "
                              "if i had to guess, conceivably, allegedly, reportedly, if memory serves, "
                              "don't quote me, or something, or something like that, not confident, no idea, "
                              "can't be sure, cannot be sure, hard to say, possible, it's possible, it is possible, "
-                             "potentially")
+                             "potentially, unconfirmed, unverified, tentative, tentatively, low confidence, "
+                             "confidence : low, could be wrong, i could be wrong, might be wrong, may be wrong, "
+                             "last i heard, last i knew, not 100% sure, ±, + / -, give or take, plus or minus, "
+                             "or the other one, or the other, or the previous one, or the old one, or something else, "
+                             "or another, or whichever, or whatever, either way, who knows, your call, "
+                             "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
-                                 "presumably, probable")
+                                 "probable, as far as i can tell, from what i recall, if i'm right")
     + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
                            "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
-                           "current, up to date, updated, still, is now, most up to date")
+                           "current, up to date, updated, still, is now, most up to date, ( current ), ( now ), "
+                           "( latest ), ( new ), ( updated )")
     + _cues("next", "fwd", "then, later, after that, afterwards, afterward, eventually, finally, in the end, "
                           "subsequently, switched to, moved to, changed to, upgraded to, went to, changed it to, ->, "
                           "actually, no wait, wait, i mean, correction, or rather, scratch that, make that, "
-                          "changed over to, updated to, switched over to")
+                          "changed over to, updated to, switched over to, bought, bought the, got a, started using, "
+                          "replaced it with, replaced them with, swapped it for, traded it for, joined, "
+                          "now uses, and now")
     + _cues("pasttense", "fwd", "was, were, had, lived, drove, worked, owned, paid, earned, visited, used, did, "
                                 "took, got")
     + _cues("presenttense", "fwd", "is, are, am, 's, live, lives, drive, drives, have, has, own, owns, work, works, "

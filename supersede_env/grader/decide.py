@@ -70,7 +70,7 @@ def _tense_decides(mentions: list[Mention]) -> None:
     """"It was Phoenix; it is Lexington": between rivals stated as current, one spoken of in the past
     tense beside one in the present tense is history. Without both tenses nothing changes."""
     current = [m for m in mentions if m.role == "current" and not m.loose]
-    present = {m.text for m in current if m.tense == "present"}
+    present = {m.text for m in current if m.tense == "present" or m.marked == "now"}
     if not present:
         return
     for m in current:
@@ -102,11 +102,12 @@ _AFTER_CUES = frozenset(stem(w) for w in "after later following subsequently".sp
 
 def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool,
               question: str | None) -> tuple[list[Mention], Answer]:
-    mentions = find_mentions(a, gold, stale, decoys, strict)
+    stems = question_info(question).stems
+    mentions = find_mentions(a, gold, stale, decoys, strict, stems)
     if not any(m.kind == "gold" for m in mentions) and (whole := a.unmasked()) is not None:
         # the gold may be worded like the question ("the meeting with Rachel happened first"): read
         # the restated options too (never a restated question), for the gold and its rivals alike
-        again = find_mentions(whole, gold, stale, decoys, strict)
+        again = find_mentions(whole, gold, stale, decoys, strict, stems)
         if any(m.kind == "gold" for m in again):
             mentions, a = again, whole
     # in "which came first" questions, order words ("before", "then") are the answer, not history

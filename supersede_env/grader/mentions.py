@@ -6,7 +6,8 @@ the gold (another time of day for a time, another bare number listed next to a c
 name offered with "or"). :func:`find_mentions` finds them; :func:`assign_roles` gives each one role,
 by the same cues whichever value it is (:mod:`supersede_env.grader.cues`):
 
-``current`` (asserted), ``past`` (history), ``negated``, ``hypothetical``, ``hedged``.
+``current`` (asserted), ``past`` (history), ``negated``, ``other`` (someone else's), ``hypothetical``,
+``hedged``.
 
 Direction comes from sequences: a mention marked ``now`` or ``next`` ("now Y", "then Y", "-> Y",
 "from X to Y") turns the unmarked mentions before it into history, and a tense-only mark ("was X")
@@ -26,15 +27,17 @@ from supersede_env.grader.cues import CHANGE_VERBS, Cue, cue_table
 from supersede_env.grader.gold import Gold, Pattern, parse_value
 from supersede_env.grader.tokens import CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, values_equal
 from supersede_env.grader.words import (
-    BOUND_BEFORE, CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
+    BOUND_BEFORE, CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
+    WEEKDAYS,
 )
 
 __all__ = ["Mention", "find", "find_mentions", "assign_roles", "ROLES", "OFFERED"]
 
-ROLES = ("current", "past", "negated", "hypothetical", "hedged")
+ROLES = ("current", "past", "negated", "other", "hypothetical", "hedged")
 OFFERED = frozenset({"current", "hedged", "hypothetical"})  # roles that put a value forward as the answer
-_PRECEDENCE = {"negated": 0, "past": 1, "hypothetical": 2, "hedged": 3, "current": 4}
-_ROLE_OF_CUE = {"neg": "negated", "past": "past", "hypo": "hypothetical", "hedge": "hedged", "softhedge": "hedged"}
+_PRECEDENCE = {"negated": 0, "past": 1, "other": 2, "hypothetical": 3, "hedged": 4, "current": 5}
+_ROLE_OF_CUE = {"neg": "negated", "past": "past", "other": "other", "hypo": "hypothetical", "hedge": "hedged",
+                "softhedge": "hedged"}
 
 
 @dataclass(slots=True)
@@ -188,7 +191,7 @@ def _comparable(gold_tok: Token, t: Token, strict: bool) -> bool:
     if gk == NUM:
         if gold_tok.unit is not None:
             return t.kind == NUM and (t.unit == gold_tok.unit or (strict and t.unit is None))
-        return strict and t.kind in (NUM, DUR)
+        return strict and t.kind == DUR
     return False
 
 
@@ -218,13 +221,25 @@ def _bare_item(tokens: list[Token], i: int, j: int, units: frozenset) -> bool:
     return True
 
 
-def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool) -> list[Mention]:
-    """Other values of the gold's sort in the conclusion: rivals whatever their role."""
+def _is_year(t: Token) -> bool:
+    return t.kind == NUM and t.unit is None and float(t.value).is_integer() and 1900 <= t.value <= 2100
+
+
+def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, question: frozenset[str],
+                  gold_spans: list[Span]) -> list[Mention]:
+    """Other values of the gold's sort in the conclusion: rivals whatever their role.
+
+    Typed values (times, dates, money, durations, frequencies) compete wherever they stand. A bare
+    count competes when it stands as a list item ("15; 18"), beside another number ("42 43 44"), or
+    (strict) counts the same thing ("47 plants ... 62 plants"); a year is a date, not a count."""
     gold_tok = gold.single_value
     if gold_tok is None:
         return []
     tokens = a.tokens
     units = gold.alternatives[0].parts[0].optional
+    n = len(tokens)
+    # what the gold counts: its unit words, the question's words, the word after it in the answer
+    nouns = units | question | {tokens[e + 1].value for _, e in gold_spans if e + 1 < n and tokens[e + 1].kind == WORD}
     starts = [s for s, _ in covered]
     out = []
     for i in a.content:
@@ -234,8 +249,14 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool) -> l
         k = bisect_right(starts, i) - 1
         if k >= 0 and covered[k][0] <= i <= covered[k][1]:
             continue  # part of a known candidate
-        if _comparable(gold_tok, t, strict) or (t.kind == NUM and gold_tok.kind == NUM and t.unit == gold_tok.unit
-                                                 and _bare_item(tokens, i, i, units)):
+        if gold_tok.kind == NUM and t.kind == NUM and t.unit == gold_tok.unit:
+            if _is_year(t) and not _is_year(gold_tok):
+                continue
+            beside_number = (i > 0 and tokens[i - 1].kind == NUM) or (i + 1 < n and tokens[i + 1].kind == NUM)
+            counts_same = i + 1 >= n or tokens[i + 1].kind != WORD or tokens[i + 1].value in nouns
+            if _bare_item(tokens, i, i, units) or beside_number or (strict and counts_same):
+                out.append(Mention(a.snippet(i, i), "rival", i, i))
+        elif _comparable(gold_tok, t, strict):
             out.append(Mention(a.snippet(i, i), "rival", i, i))
     return out
 
@@ -387,8 +408,30 @@ def _own_words(pattern: Pattern) -> frozenset:
     return frozenset(t.value for t in pattern.required) | pattern.optional
 
 
-def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool
-                  ) -> list[Mention]:
+def _closed_class_rivals(a: Answer, gold: Gold, covered: list[Span]) -> list[Mention]:
+    """Days of the week and months are values of a closed kind: when the gold names some, every other
+    one the answer names competes with it ("Mondays, Tuesdays, ..., Sundays" for "Mondays and
+    Wednesdays" is a sweep, not an answer)."""
+    words = {t.value for alt in gold.alternatives for p in alt.parts for t in p.required if t.kind == WORD}
+    classes = [c for c in (WEEKDAYS, MONTHS) if words & c]
+    if not classes:
+        return []
+    tokens = a.tokens
+    starts = [s for s, _ in covered]
+    out = []
+    for i in a.content:
+        t = tokens[i]
+        if t.kind != WORD or t.value in words or not any(t.value in c for c in classes):
+            continue
+        k = bisect_right(starts, i) - 1
+        if k >= 0 and covered[k][0] <= i <= covered[k][1]:
+            continue
+        out.append(Mention(a.snippet(i, i), "rival", i, i))
+    return out
+
+
+def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool,
+                  question: frozenset[str] = frozenset()) -> list[Mention]:
     """Every candidate mention in the answer's conclusion, in text order (roles not yet assigned)."""
     mentions: list[Mention] = []
     own: dict[int, frozenset] = {}
@@ -416,7 +459,8 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
     covered = [(m.first, m.last) for m in mentions if not m.loose]
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
     value_gold = gold.single_value is not None
-    rivals = _value_rivals(a, gold, covered, strict) if value_gold else []
+    rivals = _value_rivals(a, gold, covered, strict, question, gold_spans) if value_gold else []
+    rivals += _closed_class_rivals(a, gold, covered)
     text = a.text
     if gold_spans:
         if _OR_HINT.search(text) or (value_gold and _RANGE_HINT.search(text)):
@@ -448,15 +492,16 @@ _CUES = cue_table()
 _CUES_WITHOUT_TENSES = {w: kept for w, cues in _CUES.items()
                         if (kept := [c for c in cues if c.kind not in ("pasttense", "presenttense")])}
 _NOT_CUE = Cue(("n't",), "neg", "fwd")
-_WINDOW = {"neg": 3, "past": 3, "hypo": 4, "hedge": 4, "softhedge": 4, "now": 3, "next": 3, "pasttense": 2,
-           "presenttense": 2}
+_WINDOW = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 4, "now": 3, "next": 3,
+           "pasttense": 2, "presenttense": 2}
 _BACK_WINDOW = 2  # "Denver, previously" / "Denver (previously)": a cue after a value sits right after it
 _COMPARATIVES = frozenset("more less fewer higher lower longer shorter earlier later bigger smaller".split())
 _TIGHT = frozenset({("from",), ("ex",), ("after",)})  # bind only to the value right after them ("from Denver")
 # corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
 _CORRECTIONS = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",), ("or", "rather"),
                           ("scratch", "that"), ("make", "that")})
-_FRAME_KINDS = frozenset({"past", "hypo"})
+_FRAME_KINDS = frozenset({"past", "hypo", "other"})
+_CLAUSE_FINAL = frozenset({("before",), ("earlier",)})  # adverbs only at the end of a clause
 _HEDGE_CROSSES = frozenset({"but", "though", "although"})
 _TO_WORDS = frozenset({"to", "into"})
 
@@ -471,12 +516,14 @@ class _CueHit:
 _NEAR = 14  # tokens: no cue binds farther than this from its mention
 
 
-def _cue_hits_near(tokens: list[Token], mentions: list[Mention], inside: set[int], tenses: bool) -> list[_CueHit]:
-    """The cues within reach of some mention (windows around the mentions, merged)."""
+def _cue_hits_near(tokens: list[Token], mentions: list[Mention], inside: set[int], tenses: bool,
+                   floor: int) -> list[_CueHit]:
+    """The cues within reach of some mention (windows around the mentions, merged), none before token
+    ``floor`` (the conclusion's start: "The answer would be: X" does not make X hypothetical)."""
     hits: list[_CueHit] = []
     start = end = -1
     for m in mentions:
-        lo, hi = max(0, m.first - _NEAR), m.last + _NEAR
+        lo, hi = max(floor, m.first - _NEAR), m.last + _NEAR
         if lo > end:
             if end >= 0:
                 hits += _cue_hits(tokens, start, end, inside, tenses)
@@ -580,6 +627,35 @@ def _from_is_change(tokens: list[Token], hit: _CueHit, target: Mention, firsts: 
 
 
 _ORDER_KINDS = frozenset({"past", "now", "next", "pasttense", "presenttense"})
+_CROSSING_KINDS = frozenset({"hedge", "softhedge", "past", "neg"})  # "X, but not anymore", "X, but I'm not sure"
+_AFTERTHOUGHT_KINDS = frozenset({"hedge", "softhedge", "past", "neg", "hypo"})
+
+
+def _afterthought(tokens: list[Token], hit: _CueHit, mentions: list[Mention], by_last: list[int],
+                  lasts: list[int]) -> Mention | None:
+    """"Portland. Probably." / "47\n\nCould be wrong.": a short sentence that is only a cue speaks of
+    the value just before it. The cue must open its sentence, the sentence must hold at most three
+    more words and no value, and the value must end the sentence before."""
+    k = hit.first - 1
+    while k >= 0 and tokens[k].kind == WORD and tokens[k].text in SOFT:
+        k -= 1
+    if k >= 0 and not (tokens[k].kind == PUNCT and tokens[k].text in SENTENCE_END):
+        return None
+    words, j = 0, hit.last + 1
+    while j < len(tokens) and not (tokens[j].kind == PUNCT and tokens[j].text in SENTENCE_END):
+        if tokens[j].kind in VALUE_KINDS or (tokens[j].kind == WORD and tokens[j].text not in SOFT):
+            words += 1
+        j += 1
+    if words > 3:
+        return None
+    i = bisect_right(lasts, hit.first - 1) - 1
+    if i < 0:
+        return None
+    before = mentions[by_last[i]]
+    # nothing but punctuation between the value and the end of its sentence
+    if k < 0 or any(t.kind != PUNCT for t in tokens[before.last + 1:k]):
+        return None
+    return before
 
 
 def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
@@ -600,14 +676,16 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         if tokens[m.first].kind in VALUE_KINDS and _operand_or_bound(tokens, m.first, m.last):
             m.set_role("negated", "an operand or a bound")
     tenses = len({m.text for m in mentions}) > 1
-    for hit in _cue_hits_near(tokens, mentions, inside, tenses):
+    for hit in _cue_hits_near(tokens, mentions, inside, tenses, a.start):
         cue = hit.cue
         if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS) or (
                 cue.kind == "softhedge" and not strict):
             continue
         if frame and cue.kind in _FRAME_KINDS and cue.words not in _TIGHT and all(
-                tokens[k].value in frame for k in range(hit.first, hit.last + 1)):
+                tokens[k].value in frame for k in range(hit.first, hit.last + 1) if tokens[k].text not in SOFT):
             continue
+        if cue.words in _CLAUSE_FINAL and hit.last + 1 < len(tokens) and tokens[hit.last + 1].kind != PUNCT:
+            continue  # "Denver before, Portland now" is history; "10 minutes before washing" is not
         if cue.words in _CORRECTIONS and hit.first > 0 and tokens[hit.first - 1].kind != PUNCT:
             continue
         limit = 0 if cue.words in _TIGHT else _WINDOW[cue.kind]
@@ -625,8 +703,10 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
                 if hedge and hit.last + 1 < len(tokens) and tokens[hit.last + 1].text in _COMPARATIVES:
                     continue  # "at least 2, but possibly more": the hedge is about the bound
                 if _reach(tokens, before.last + 1, hit.first - 1, _BACK_WINDOW + (2 if hedge else 0),
-                          allow_paren=True, crossing=_HEDGE_CROSSES if hedge else frozenset()):
+                          allow_paren=True, crossing=_HEDGE_CROSSES if cue.kind in _CROSSING_KINDS else frozenset()):
                     target = before
+        if target is None and cue.kind in _AFTERTHOUGHT_KINDS and cue.side != "fwd":
+            target = _afterthought(tokens, hit, mentions, by_last, lasts)
         if target is None:
             continue
         words = " ".join(cue.words)

@@ -222,7 +222,7 @@ _MASTER = re.compile(
     | (?P<number>(?P<num>(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d))
           (?P<suf>%|(?:st|nd|rd|th)\b|k\b|bn\b|m\b|s\b)?)
     )
-  | (?P<arrow>-+>|=+>)
+  | (?P<arrow>-+>|=+>|<-+|<=+)
   | (?P<markup>[*#`_~>]+)
   | (?P<para>\n[ \t]*(?:\n[ \t]*)+)
   | (?P<nl>\n)
@@ -231,6 +231,9 @@ _MASTER = re.compile(
     """,
     re.VERBOSE,
 )
+
+
+_BRACKETS = {"[": "(", "]": ")", "{": "(", "}": ")"}
 
 
 def _num(text: str) -> float:
@@ -275,13 +278,14 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
             append(Token(WORD, code, start, end, code))
             continue
         if group == "p":
-            ch = m.group()
+            ch = _BRACKETS.get(m.group(), m.group())  # "[previous]" reads like "(previous)"
             if ch in _CURRENCY_SYMBOLS:
                 need_structure = True
             append(Token(PUNCT, ch, start, end, ch))
             continue
-        if group == "arrow":
-            append(Token(PUNCT, "->", start, end, "->"))  # "Denver -> Portland", "=>": a change
+        if group == "arrow":  # "Denver -> Portland", "=>": a change; "Portland <- Denver" the other way
+            arrow = "<-" if m.group().startswith("<") else "->"
+            append(Token(PUNCT, arrow, start, end, arrow))
             continue
         if group == "markup":
             continue  # markdown emphasis, headings, bullets: layout, not content
@@ -724,6 +728,10 @@ def _ranges(toks: list[Token]) -> list[Token]:
     n = len(toks)
     for i in range(1, n - 1):
         t = toks[i]
+        if t.text == "and" and i >= 2 and toks[i - 2].text == "between" and toks[i - 1].kind in _RANGE_ENDS \
+                and toks[i + 1].kind in _RANGE_ENDS:
+            toks[i] = Token(WORD, "~", t.start, t.end, "to")  # "between 2.5 and 5.5 weeks" is a range
+            continue
         if t.text not in _RANGE_SEPARATORS:
             continue  # fast path: the test below fails
         if t.kind == PUNCT and t.text in ("-", ":") or (t.kind == WORD and t.text in ("to", "through")):

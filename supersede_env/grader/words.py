@@ -38,3 +38,7 @@ NOT_A_RIVAL = frozenset(
     maybe even higher lower greater later earlier slightly a an the none neither nor no both rather
     that this these those it they them he she i you we""".split()
 )
+# Closed kinds of value: when the gold names one, the others are its rivals (stems)
+WEEKDAYS = frozenset(stem(d) for d in "monday tuesday wednesday thursday friday saturday sunday".split())
+MONTHS = frozenset(stem(m) for m in """january february march april june july august september october november
+    december""".split())  # not "may": a modal far more often than a month
