@@ -1,6 +1,6 @@
 """Benchmark: the grader's speed, pure Python and the optional compiled build, side by side.
 
-Builds the compiled grader (``setup.py``, ``SUPERSEDE_ENV_COMPILE=1``) into a temporary directory,
+Builds the compiled grader (``hatch_build.py``, ``SUPERSEDE_ENV_COMPILE=1``) into a temporary directory,
 then times both builds in alternating rounds, each round in a fresh process per build, on the answers
 of :mod:`tests.grader_cases`: short dev answers and conclusions (grades/s), policy-style answers on the
 synthetic split (grades/s, the median of five passes per round), and dev answers over 1,000

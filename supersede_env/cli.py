@@ -26,6 +26,19 @@ class UserError(Exception):
     """An error the user can fix; printed as one line, exit status 2."""
 
 
+def require_extra(extra: str, *modules: str) -> None:
+    """Raise :class:`UserError` naming the extra to install when one of ``modules`` cannot be imported."""
+    missing = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        raise UserError(f"this command needs the '{extra}' extra ({', '.join(missing)} not installed): "
+                        f"pip install 'supersede-env[{extra}]'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from supersede_env import __version__
 

@@ -1,6 +1,6 @@
 """The grader's verdict: what :func:`supersede_env.grader.grade` returns, and its labels.
 
-A module of its own, never compiled (``setup.py`` compiles the grader): a mypyc-compiled frozen
+A module of its own, never compiled (``hatch_build.py`` compiles the grader): a mypyc-compiled frozen
 dataclass cannot be copied or unpickled, and verdicts cross process boundaries in evaluation and
 training. Light to import: the records and reports need the labels without loading the grader.
 """

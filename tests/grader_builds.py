@@ -1,4 +1,4 @@
-"""The optional compiled grader (``setup.py``, ``SUPERSEDE_ENV_COMPILE=1``), installed into a directory
+"""The optional compiled grader (``hatch_build.py``, ``SUPERSEDE_ENV_COMPILE=1``), installed into a directory
 of its own, for the test that compares it with the source and for ``eval/bench_grader_builds.py``."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def install_compiled(site: Path, workdir: Path) -> Path:
     it into ``site``, as ``pip install --no-build-isolation --target`` does for a user."""
     src = workdir / "src"
     src.mkdir(parents=True)
-    for name in ("pyproject.toml", "setup.py", "README.md"):
+    for name in ("pyproject.toml", "hatch_build.py", "README.md"):
         shutil.copy2(REPO_ROOT / name, src / name)
     shutil.copytree(REPO_ROOT / "supersede_env", src / "supersede_env",
                     ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.egg-info"))

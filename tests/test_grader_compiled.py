@@ -1,4 +1,4 @@
-"""The optional compiled grader (``SUPERSEDE_ENV_COMPILE=1``, see ``setup.py``) grades exactly as its
+"""The optional compiled grader (``SUPERSEDE_ENV_COMPILE=1``, see ``hatch_build.py``) grades exactly as its
 source does.
 
 The package is built and installed the way a user would build it (``pip install --no-build-isolation

@@ -446,3 +446,63 @@ def test_vf_validate_offline_without_the_release_is_one_line(tmp_path):
     assert "Traceback" not in output
     assert ("xiaowu0162/longmemeval-cleaned@98d7416c/longmemeval_oracle.json: not in the Hugging Face cache, "
             "and HF_HUB_OFFLINE is set") in output
+
+
+# -- the prime-rl example: its env tables, loaded and played as prime-rl's env server does ---------
+PRIME_RL_EXAMPLE = Path(__file__).resolve().parents[1] / "configs" / "prime-rl-supersede.toml"
+
+
+def seed_hub_cache(cache: Path, source: Path, filename: str) -> None:
+    """A Hugging Face cache holding ``source`` as the pinned release's ``filename`` (as a download
+    would leave it: a blob named by its sha256, linked from the revision's snapshot)."""
+    import hashlib
+
+    from supersede_env.longmemeval import HF_REPO_ID, HF_REVISION
+
+    repo = cache / f"datasets--{HF_REPO_ID.replace('/', '--')}"
+    data = source.read_bytes()
+    blob = repo / "blobs" / hashlib.sha256(data).hexdigest()
+    blob.parent.mkdir(parents=True)
+    blob.write_bytes(data)
+    snapshot = repo / "snapshots" / HF_REVISION
+    snapshot.mkdir(parents=True)
+    (snapshot / filename).symlink_to(Path("../..") / "blobs" / blob.name)
+
+
+def test_the_prime_rl_example_loads_and_plays_an_episode_of_each_source(tmp_path, monkeypatch):
+    import tomllib
+
+    import verifiers.v1 as vf
+    from huggingface_hub import constants
+
+    from tests.conftest import shared_file
+
+    # offline, with the LongMemEval release already in the Hugging Face cache (here: its 78
+    # knowledge-update items, standing in for the full file)
+    seed_hub_cache(tmp_path / "hub", shared_file("longmemeval", "ku_oracle.json"), "longmemeval_oracle.json")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("SUPERSEDE_TEST_KEY", API_KEY)
+    orchestrator = tomllib.loads(PRIME_RL_EXAMPLE.read_text())["orchestrator"]
+    sources = orchestrator["train"]["source"] + orchestrator["eval"]["source"]
+    assert [s["name"] for s in sources] == ["supersede-synthetic", "supersede-lme-oracle"]
+
+    async def play(config: vf.EnvConfig, url: str) -> vf.Episode:
+        env = vf.load_environment(config)
+        task = next(iter(env.taskset))
+        context = vf.ModelContext(model="fake-model",
+                                  client=vf.EvalClientConfig(base_url=url, api_key_var="SUPERSEDE_TEST_KEY"))
+        async with env.serving():
+            return await env.run_episode(task, context)
+
+    with ChatServer(reply=scripted_model, api_key=API_KEY) as server:
+        for source in sources:
+            # what prime-rl's EnvConfig does with the table (prime_rl/configs/orchestrator.py)
+            config = vf.resolve_env_field({"env": source["env"]})["env"]
+            assert type(config).__name__ == "SupersedeEnvConfig"
+            played = asyncio.run(play(config, server.url))
+            assert played.ok, played.errors
+            sessions = len(played.task.data.episode["sessions"])
+            assert [t.agent.name for t in played.traces] == ["memo"] * sessions + ["answer"]
+            assert all(set(t.rewards) == {"r_cur", "r_stale"} for t in played.traces)
+            assert played.traces[-1].info["supersede_verdict"]["label"] in {"wrong", "abstained", "current", "stale"}

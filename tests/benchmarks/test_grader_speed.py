@@ -3,7 +3,7 @@ time per grade on answers over 1,000 characters is reported).
 
 The answers are those of :mod:`tests.grader_cases`: short dev answers and conclusions, long dev
 answers graded whole, and policy-style answers on the frozen synthetic split. The benchmark times the
-grader this environment imports, pure Python or the optional compiled build (``setup.py``); each
+grader this environment imports, pure Python or the optional compiled build (``hatch_build.py``); each
 result says which. ``eval/bench_grader_builds.py`` times both builds side by side.
 
 Opt-in, never part of the default run (marked ``slow``)::
