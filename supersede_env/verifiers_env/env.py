@@ -81,7 +81,8 @@ class StepTask(vf.Task[StepData]):
 
 @dataclass
 class RunSummary:
-    """Per-episode figures of the episodes this env finished in this process."""
+    """Per-episode figures of the episodes this env finalized in this process (with
+    ``--env.retries``, each attempt of a retried episode counts)."""
 
     episodes: int = 0
     failed: int = 0
