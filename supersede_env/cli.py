@@ -39,6 +39,19 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 
 
+def require_extra(extra: str, *modules: str) -> None:
+    """Raise :class:`UserError` naming the extra to install when one of ``modules`` cannot be imported."""
+    missing = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        raise UserError(f"this command needs the '{extra}' extra ({', '.join(missing)} not installed): "
+                        f"pip install 'supersede-env[{extra}]'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from supersede_env import __version__
 

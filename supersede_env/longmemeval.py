@@ -14,9 +14,9 @@ Three jobs, one function each:
   date strings kept, ``has_answer`` flags dropped (they must never reach a model), and this
   project's superseded-value annotations attached where they hold for the item
   (:mod:`supersede_env.longmemeval_superseded`).
-- :func:`fetch_longmemeval` downloads a cleaned release file (``oracle`` or ``s``) from the Hugging
-  Face dataset ``xiaowu0162/longmemeval-cleaned`` into a cache, atomically and with a sha256
-  sidecar, so an interrupted download never leaves a file that looks complete.
+- :func:`fetch_longmemeval` downloads a cleaned release file (``oracle`` or ``s``) of the Hugging
+  Face dataset ``xiaowu0162/longmemeval-cleaned`` at a pinned revision through ``huggingface_hub``
+  (the shared Hub cache, mirrors, offline mode, resumed downloads) and checks the copy's hash.
 - :func:`resolve_longmemeval` turns what a user typed (a path, ``oracle`` or ``s``) into a local file.
 """
 
@@ -25,21 +25,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
 import re
-import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from supersede_env.cache import cache_path
-from supersede_env.atomic import atomic_write_text
 from supersede_env.episode import ROLES, Episode, Session, Turn
 from supersede_env.longmemeval_superseded import annotate
-
-log = logging.getLogger(__name__)
 
 DEFAULT_QUESTION_TYPES: tuple[str, ...] = ("knowledge-update",)
 
@@ -48,8 +42,9 @@ VARIANT_FILES: dict[str, str] = {
     "oracle": "longmemeval_oracle.json",
     "s": "longmemeval_s_cleaned.json",
 }
-DEFAULT_BASE_URL = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main"
-URL_ENV = "SUPERSEDE_LONGMEMEVAL_URL"
+# The cleaned release on the Hugging Face Hub, pinned: a commit's files never change.
+HF_REPO_ID = "xiaowu0162/longmemeval-cleaned"
+HF_REVISION = "98d7416c24c778c2fee6e6f3006e7a073259d48f"  # 2025-09-20, the cleaned release
 
 _REQUIRED_FIELDS = (
     "question_id", "question_type", "question", "answer", "question_date",
@@ -319,156 +314,114 @@ def _build_episode(item: Mapping[str, Any], dates: list[datetime]) -> Episode:
 
 
 # -- download and cache ----------------------------------------------------------------------
-def default_cache_dir() -> Path:
-    """``$SUPERSEDE_CACHE/longmemeval``, else ``<$XDG_CACHE_HOME or ~/.cache>/supersede-env/longmemeval``."""
-    return cache_path("longmemeval")
-
-
 def fetch_longmemeval(
     variant: str = "oracle",
     *,
     cache_dir: str | os.PathLike[str] | None = None,
-    base_url: str | None = None,
+    revision: str = HF_REVISION,
     expected_sha256: str | None = None,
-    timeout: float = 60.0,
+    endpoint: str | None = None,
 ) -> Path:
-    """Return a verified local copy of a cleaned release file, downloading it on a cache miss.
+    """A verified local copy of a cleaned release file, downloaded on a cache miss.
 
     ``variant`` is ``"oracle"`` (``longmemeval_oracle.json``) or ``"s"``
-    (``longmemeval_s_cleaned.json``). The base URL is ``base_url``, else ``$SUPERSEDE_LONGMEMEVAL_URL``,
-    else the Hugging Face dataset. A cached file is used only if its ``<file>.sha256`` sidecar
-    matches its content; a corrupt entry is removed and downloaded again. The download streams to a
-    temporary file in the cache directory while hashing it, is checked against ``expected_sha256``
-    or the server's sha256 ETag (Hugging Face sends one for LFS files) or, lacking both, parsed as
-    JSON, and only then renamed into place. Raises :class:`LongMemEvalDownloadError` (one line).
+    (``longmemeval_s_cleaned.json``). The file comes from the Hugging Face dataset
+    ``xiaowu0162/longmemeval-cleaned`` at the pinned ``revision`` through
+    :func:`huggingface_hub.hf_hub_download`, so the shared Hugging Face cache (or ``cache_dir``),
+    ``HF_ENDPOINT`` mirrors (or ``endpoint``), ``HF_TOKEN``, ``HF_HUB_OFFLINE`` and resumed
+    downloads all work as they do for any Hub file. The copy is then checked against ``expected_sha256`` when given, else
+    against the hash the cache entry is named by (the Hub's sha256 for an LFS file, its git blob
+    hash otherwise); a copy that fails is removed from the cache. Raises
+    :class:`LongMemEvalDownloadError` (one line).
     """
     if variant not in VARIANT_FILES:
         raise ValueError(f"unknown LongMemEval variant {variant!r} (choose from {', '.join(VARIANT_FILES)})")
-    if expected_sha256 is not None and not _is_sha256(expected_sha256.lower()):
+    if expected_sha256 is not None and not _is_hex(expected_sha256.lower(), 64):
         raise ValueError(f"expected_sha256 must be 64 hex digits, not {expected_sha256!r}")
+    # imported here: only downloads need it, and the core stays quick to import
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError
+
     filename = VARIANT_FILES[variant]
-    directory = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
-    target = directory / filename
-    sidecar = directory / f"{filename}.sha256"
-
-    cached = _cached_digest(target, sidecar)
-    if cached is not None and (expected_sha256 is None or cached == expected_sha256.lower()):
-        return target
-
-    url = f"{(base_url or os.environ.get(URL_ENV) or DEFAULT_BASE_URL).rstrip('/')}/{filename}"
-    directory.mkdir(parents=True, exist_ok=True)
-    log.info("downloading %s to %s", url, target)
-    digest = _download(url, target, expected_sha256.lower() if expected_sha256 else None, timeout, directory)
-    atomic_write_text(sidecar, f"{digest}  {filename}\n")
-    return target
-
-
-def _is_sha256(text: str) -> bool:
-    return re.fullmatch(r"[0-9a-f]{64}", text) is not None
+    where = f"{HF_REPO_ID}@{revision[:8]}/{filename}"
+    try:
+        path = Path(hf_hub_download(HF_REPO_ID, filename, repo_type="dataset", revision=revision,
+                                    cache_dir=cache_dir, endpoint=endpoint))
+    except (OSError, EntryNotFoundError) as exc:
+        if _hub_offline():
+            problem = "not in the Hugging Face cache, and HF_HUB_OFFLINE is set"
+        else:
+            problem = f"download failed ({type(exc).__name__}: {_first_sentence(exc)})"
+        raise LongMemEvalDownloadError(f"{where}: {problem}; download it once online, or pass a local file's path") \
+            from None
+    _verify(path, where, expected_sha256.lower() if expected_sha256 else None)
+    return path
 
 
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
+def _hub_offline() -> bool:
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def _is_hex(text: str, digits: int) -> bool:
+    return re.fullmatch(f"[0-9a-f]{{{digits}}}", text) is not None
+
+
+def _verify(path: Path, where: str, expected_sha256: str | None) -> None:
+    """Check a cached copy against its expected hash; remove it from the cache when it fails.
+
+    The Hugging Face cache names every blob by the hash the Hub gave for it: the sha256 of an LFS
+    file, the git blob sha1 of a small one. So a truncated or altered copy is detectable offline."""
+    blob = path.resolve()
+    name = blob.name.lower()
+    if expected_sha256 is not None:
+        digest, wanted, kind = _file_hash(blob, "sha256"), expected_sha256, "sha256"
+    elif _is_hex(name, 64):
+        digest, wanted, kind = _file_hash(blob, "sha256"), name, "sha256"
+    elif _is_hex(name, 40):
+        digest, wanted, kind = _file_hash(blob, "git"), name, "git blob sha1"
+    else:  # a cache laid out by hand (e.g. HF_HUB_DISABLE_SYMLINKS on some systems): nothing to check against
+        return
+    if digest == wanted:
+        return
+    for stale in {path, blob}:
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
+    raise LongMemEvalDownloadError(
+        f"{where}: the cached copy's {kind} is {digest}, not {wanted}; removed it from the cache, run again to download it"
+    )
+
+
+def _file_hash(path: Path, kind: str) -> str:
+    if kind == "git":  # what git (and the Hub, for non-LFS files) names a blob by
+        h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    else:
+        h = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
 
 
-def _cached_digest(target: Path, sidecar: Path) -> str | None:
-    """The checksum of a good cache entry, or None. A corrupt or half-written entry is removed."""
-    if not target.is_file():
-        return None
-    words = sidecar.read_text(encoding="utf-8", errors="replace").split() if sidecar.is_file() else []
-    recorded = words[0].lower() if words else ""
-    if _is_sha256(recorded) and _file_sha256(target) == recorded:
-        return recorded
-    # A file without a matching sidecar is not trusted: it may be truncated or edited.
-    log.warning("cached %s does not match its checksum sidecar; removing it", target)
-    for stale in (target, sidecar):
-        with contextlib.suppress(FileNotFoundError):
-            stale.unlink()
-    return None
-
-
-def _server_sha256(responses: Iterable[Any]) -> str | None:
-    """A sha256 the server vouches for: Hugging Face puts it in X-Linked-Etag / ETag for LFS files."""
-    for response in responses:
-        for header in ("x-linked-etag", "etag"):
-            value = response.headers.get(header, "").removeprefix("W/").strip('"').lower()
-            if _is_sha256(value):
-                return value
-    return None
-
-
-def _download(url: str, target: Path, expected: str | None, timeout: float, directory: Path) -> str:
-    import httpx  # imported here: only downloads need it, and the core stays quick to import
-
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=directory)
-    tmp = Path(tmp_name)
-    try:
-        h = hashlib.sha256()
-        try:
-            with os.fdopen(fd, "wb") as out, httpx.stream(
-                "GET", url, follow_redirects=True, timeout=timeout
-            ) as response:
-                if response.status_code != 200:
-                    raise LongMemEvalDownloadError(
-                        f"{url}: HTTP {response.status_code} {response.reason_phrase}; not cached in {directory}"
-                    )
-                vouched = expected or _server_sha256([*response.history, response])
-                # httpx raises if the connection closes before Content-Length bytes arrived
-                for chunk in response.iter_bytes(1 << 20):
-                    out.write(chunk)
-                    h.update(chunk)
-                out.flush()
-                os.fsync(out.fileno())
-        except httpx.HTTPError as exc:
-            raise LongMemEvalDownloadError(
-                f"{url}: download failed ({type(exc).__name__}: {_one_line(exc)}); not cached in "
-                f"{directory}; download the file elsewhere and pass its path"
-            ) from None
-        digest = h.hexdigest()
-        if vouched is not None:
-            if digest != vouched:
-                raise LongMemEvalDownloadError(f"{url}: sha256 {digest} does not match the expected {vouched}")
-        else:
-            _check_json_list(tmp, url)
-        os.replace(tmp, target)
-        return digest
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-
-
-def _check_json_list(path: Path, url: str) -> None:
-    try:
-        with path.open("rb") as handle:
-            data = json.load(handle)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise LongMemEvalDownloadError(f"{url}: the downloaded file is not valid JSON ({_one_line(exc)})") from None
-    if not isinstance(data, list):
-        raise LongMemEvalDownloadError(f"{url}: the downloaded file is not a JSON list of items")
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+def _first_sentence(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text.split(". ", 1)[0].rstrip(".")
 
 
 def resolve_longmemeval(
     path_or_variant: str | os.PathLike[str],
     *,
     cache_dir: str | os.PathLike[str] | None = None,
-    base_url: str | None = None,
 ) -> Path:
     """A local LongMemEval file for what a user typed.
 
-    The strings ``"oracle"`` and ``"s"`` name the cleaned release (cached, downloaded on a miss;
-    a local file literally named ``s`` is passed as ``./s`` or as a ``Path``). Anything else is a
-    path that must exist.
+    The strings ``"oracle"`` and ``"s"`` name the cleaned release (from the Hugging Face cache,
+    downloaded on a miss; a local file literally named ``s`` is passed as ``./s`` or as a ``Path``).
+    Anything else is a path that must exist.
     """
     if isinstance(path_or_variant, str) and path_or_variant in VARIANT_FILES:
-        return fetch_longmemeval(path_or_variant, cache_dir=cache_dir, base_url=base_url)
+        return fetch_longmemeval(path_or_variant, cache_dir=cache_dir)
     p = Path(path_or_variant).expanduser()
     if not p.is_file():
         choices = " / ".join(VARIANT_FILES)

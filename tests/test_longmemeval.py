@@ -1,7 +1,8 @@
-"""The LongMemEval loader on the real knowledge-update files, on malformed files, and the download cache.
+"""The LongMemEval loader on the real knowledge-update files, on malformed files, and the download.
 
 The real files live outside the repository (``../shared/data/longmemeval``); tests that need them
-skip with a reason when they are absent. Download tests use a local HTTP server on 127.0.0.1.
+skip with a reason when they are absent. Download tests run huggingface_hub against a local stand-in
+for the Hub on 127.0.0.1 (there is no network to the Hub here).
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ import collections
 import hashlib
 import http.server
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +25,8 @@ import pytest
 
 from supersede_env.episode import Episode
 from supersede_env.longmemeval import (
+    HF_REPO_ID,
+    HF_REVISION,
     LongMemEvalDownloadError,
     LongMemEvalError,
     fetch_longmemeval,
@@ -359,21 +365,28 @@ def test_date_parser_rejects_non_dates(text):
         parse_longmemeval_date(text)
 
 
-# -- download and cache against a local server -----------------------------------------------
+# -- download through huggingface_hub, against a local stand-in for the Hub --------------------
+RELEASE_PATH = f"/datasets/{HF_REPO_ID}/resolve/{HF_REVISION}"
+
+
 @dataclass
 class Route:
     body: bytes = b""
-    status: int = 200
-    etag: str | None = None  # sent as ETag
-    linked_etag_redirect_to: str | None = None  # answer 302 with X-Linked-Etag, like the Hub
-    truncate: bool = False  # announce the full length, send half, close the connection
+    etag: str | None = None  # what the Hub names the file by: sha256 for LFS files, git blob sha1 else
+    served: bytes | None = None  # the bytes actually sent (a corrupted transfer), if not ``body``
 
 
 @dataclass
 class FakeHub:
+    """Answers ``HEAD``/``GET {endpoint}/datasets/<repo>/resolve/<revision>/<file>`` as the Hub does
+    (``X-Repo-Commit``, ``ETag``, ``Content-Length``), for the pinned revision only."""
+
     url: str
     routes: dict[str, Route] = field(default_factory=dict)
     hits: collections.Counter = field(default_factory=collections.Counter)
+
+    def publish(self, filename: str, body: bytes, *, etag: str | None = None, served: bytes | None = None) -> None:
+        self.routes[f"{RELEASE_PATH}/{filename}"] = Route(body, etag or sha256(body), served)
 
 
 @pytest.fixture
@@ -381,31 +394,29 @@ def hub() -> Iterator[FakeHub]:
     state = FakeHub(url="")
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-            state.hits[self.path] += 1
+        def _headers(self) -> Route | None:
+            state.hits[f"{self.command} {self.path}"] += 1
             route = state.routes.get(self.path)
             if route is None:
-                self.send_error(404)
-                return
-            if route.linked_etag_redirect_to:
-                self.send_response(302)
-                self.send_header("Location", route.linked_etag_redirect_to)
-                self.send_header("X-Linked-Etag", f'"{route.etag}"')
+                self.send_response(404)
+                self.send_header("X-Error-Code", "EntryNotFound")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
-                return
-            self.send_response(route.status)
+                return None
+            self.send_response(200)
+            self.send_header("X-Repo-Commit", HF_REVISION)
+            self.send_header("ETag", f'"{route.etag}"')
             self.send_header("Content-Length", str(len(route.body)))
-            if route.etag:
-                self.send_header("ETag", f'"{route.etag}"')
             self.end_headers()
-            if route.truncate:
-                self.wfile.write(route.body[: len(route.body) // 2])
-                self.wfile.flush()
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
-            self.wfile.write(route.body)
+            return route
+
+        def do_HEAD(self) -> None:  # noqa: N802 (http.server's naming)
+            self._headers()
+
+        def do_GET(self) -> None:  # noqa: N802
+            route = self._headers()
+            if route is not None:
+                self.wfile.write(route.served if route.served is not None else route.body)
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -414,7 +425,7 @@ def hub() -> Iterator[FakeHub]:
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/resolve/main"
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         yield state
     finally:
@@ -431,119 +442,121 @@ def closed_port_url() -> str:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/resolve/main"
+    return f"http://127.0.0.1:{port}"
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def test_download_writes_the_file_and_a_checksum_sidecar_then_serves_from_cache(hub, tmp_path, release_bytes):
-    hub.routes["/resolve/main/longmemeval_oracle.json"] = Route(body=release_bytes)
-    cache = tmp_path / "cache"
-    path = fetch_longmemeval("oracle", cache_dir=cache, base_url=hub.url)
-    assert path == cache / "longmemeval_oracle.json"
+def git_blob_sha1(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def cached_files(cache: Path) -> list[str]:
+    return sorted(str(p.relative_to(cache)) for p in cache.rglob("*") if p.is_file() and ".locks" not in p.parts)
+
+
+def test_download_lands_in_the_hub_cache_at_the_pinned_revision_then_serves_offline(hub, tmp_path,
+                                                                                     release_bytes):
+    hub.publish("longmemeval_oracle.json", release_bytes)
+    cache = tmp_path / "hub"
+    path = fetch_longmemeval("oracle", cache_dir=cache, endpoint=hub.url)
     assert path.read_bytes() == release_bytes
-    sidecar = cache / "longmemeval_oracle.json.sha256"
-    assert sidecar.read_text() == f"{sha256(release_bytes)}  longmemeval_oracle.json\n"
-    assert sorted(p.name for p in cache.iterdir()) == ["longmemeval_oracle.json", "longmemeval_oracle.json.sha256"]
-    # a cache hit makes no request, even with no server at all
-    assert fetch_longmemeval("oracle", cache_dir=cache, base_url=hub.url) == path
-    assert fetch_longmemeval("oracle", cache_dir=cache, base_url=closed_port_url()) == path
-    assert hub.hits["/resolve/main/longmemeval_oracle.json"] == 1
-    assert [e.id for e in load_longmemeval(path)] == ["k1", "k2_abs"]
+    assert path == cache / "datasets--xiaowu0162--longmemeval-cleaned" / "snapshots" / HF_REVISION / "longmemeval_oracle.json"
+    assert [e.id for e in load_longmemeval(path, question_types="all")] == ["k1", "k2_abs", "t1"]
+    # a pinned revision in the cache needs no network at all
+    assert fetch_longmemeval("oracle", cache_dir=cache, endpoint=closed_port_url()) == path
+    assert hub.hits[f"GET {RELEASE_PATH}/longmemeval_oracle.json"] == 1
 
 
-def test_a_corrupt_cache_entry_is_downloaded_again(hub, tmp_path, release_bytes):
-    hub.routes["/resolve/main/longmemeval_s_cleaned.json"] = Route(body=release_bytes)
-    cache = tmp_path / "cache"
-    path = fetch_longmemeval("s", cache_dir=cache, base_url=hub.url)
-    path.write_bytes(release_bytes[:100])  # e.g. a disk fault or an edit
-    assert fetch_longmemeval("s", cache_dir=cache, base_url=hub.url).read_bytes() == release_bytes
-    assert hub.hits["/resolve/main/longmemeval_s_cleaned.json"] == 2
-
-
-def test_an_interrupted_download_leaves_nothing_behind(hub, tmp_path, release_bytes):
-    hub.routes["/resolve/main/longmemeval_oracle.json"] = Route(body=release_bytes, truncate=True)
-    cache = tmp_path / "cache"
+def test_a_corrupt_transfer_is_caught_removed_and_downloaded_again(hub, tmp_path, release_bytes):
+    corrupt = release_bytes.replace(b"garage", b"GARAGE")  # same length: only the hash can tell
+    hub.publish("longmemeval_s_cleaned.json", release_bytes, served=corrupt)
+    cache = tmp_path / "hub"
     with pytest.raises(LongMemEvalDownloadError) as info:
-        fetch_longmemeval("oracle", cache_dir=cache, base_url=hub.url)
-    assert "\n" not in str(info.value) and "longmemeval_oracle.json" in str(info.value)
-    assert list(cache.iterdir()) == []  # no file, no sidecar, no temporary .part
-
-
-def test_an_interrupted_redownload_also_removes_the_corrupt_entry(hub, tmp_path, release_bytes):
-    route = Route(body=release_bytes)
-    hub.routes["/resolve/main/longmemeval_oracle.json"] = route
-    cache = tmp_path / "cache"
-    path = fetch_longmemeval("oracle", cache_dir=cache, base_url=hub.url)
-    path.write_bytes(b"[]")
-    route.truncate = True
-    with pytest.raises(LongMemEvalDownloadError):
-        fetch_longmemeval("oracle", cache_dir=cache, base_url=hub.url)
-    assert list(cache.iterdir()) == []
-
-
-def test_the_servers_sha256_etag_is_checked_across_a_redirect(hub, tmp_path, release_bytes):
-    # like the Hub: /resolve/ answers 302 with X-Linked-Etag (the sha256), the CDN serves the bytes
-    hub.routes["/resolve/main/longmemeval_oracle.json"] = Route(
-        etag=sha256(release_bytes), linked_etag_redirect_to="/cdn/blob"
-    )
-    hub.routes["/cdn/blob"] = Route(body=release_bytes, etag="0" * 32)  # an md5-like ETag is ignored
-    cache = tmp_path / "good"
-    assert fetch_longmemeval("oracle", cache_dir=cache, base_url=hub.url).read_bytes() == release_bytes
-
-    hub.routes["/cdn/blob"] = Route(body=release_bytes.replace(b"garage", b"attic!"))  # same length, other bytes
-    cache = tmp_path / "bad"
-    with pytest.raises(LongMemEvalDownloadError, match="does not match the expected"):
-        fetch_longmemeval("oracle", cache_dir=cache, base_url=hub.url)
-    assert list(cache.iterdir()) == []
-
-
-def test_expected_sha256_and_the_json_check(hub, tmp_path, release_bytes):
-    hub.routes["/resolve/main/longmemeval_oracle.json"] = Route(body=release_bytes)
-    with pytest.raises(LongMemEvalDownloadError, match="does not match the expected"):
-        fetch_longmemeval("oracle", cache_dir=tmp_path / "a", base_url=hub.url, expected_sha256="ab" * 32)
-    assert list((tmp_path / "a").iterdir()) == []
-    good = sha256(release_bytes)
-    path = fetch_longmemeval("oracle", cache_dir=tmp_path / "a", base_url=hub.url, expected_sha256=good)
-    assert path.read_bytes() == release_bytes
-
-    # no checksum from anywhere: the body must at least be a JSON list
-    hub.routes["/resolve/main/longmemeval_oracle.json"] = Route(body=b"<html>rate limited</html>")
-    with pytest.raises(LongMemEvalDownloadError, match="not valid JSON"):
-        fetch_longmemeval("oracle", cache_dir=tmp_path / "b", base_url=hub.url)
-    assert list((tmp_path / "b").iterdir()) == []
-
-
-def test_offline_and_not_cached_is_one_clear_line(tmp_path, hub):
-    with pytest.raises(LongMemEvalDownloadError) as info:
-        fetch_longmemeval("s", cache_dir=tmp_path, base_url=closed_port_url())
+        fetch_longmemeval("s", cache_dir=cache, endpoint=hub.url)
     message = str(info.value)
     assert "\n" not in message
-    assert "longmemeval_s_cleaned.json: download failed (ConnectError" in message
-    assert f"not cached in {tmp_path}" in message
-    with pytest.raises(LongMemEvalDownloadError, match="HTTP 404"):
-        fetch_longmemeval("oracle", cache_dir=tmp_path, base_url=hub.url)
+    assert message == (f"{HF_REPO_ID}@{HF_REVISION[:8]}/longmemeval_s_cleaned.json: the cached copy's sha256 is "
+                       f"{sha256(corrupt)}, not {sha256(release_bytes)}; removed it from the cache, run again to "
+                       "download it")
+    assert not [name for name in cached_files(cache) if "longmemeval_s_cleaned" in name or "blobs" in name]
+    hub.publish("longmemeval_s_cleaned.json", release_bytes)
+    assert fetch_longmemeval("s", cache_dir=cache, endpoint=hub.url).read_bytes() == release_bytes
+
+
+def test_a_small_file_is_checked_by_its_git_blob_hash(hub, tmp_path, release_bytes):
+    hub.publish("longmemeval_oracle.json", release_bytes, etag=git_blob_sha1(release_bytes))
+    assert fetch_longmemeval("oracle", cache_dir=tmp_path / "a", endpoint=hub.url).read_bytes() == release_bytes
+    hub.publish("longmemeval_oracle.json", release_bytes, etag=git_blob_sha1(release_bytes),
+                served=release_bytes.upper())
+    with pytest.raises(LongMemEvalDownloadError, match="the cached copy's git blob sha1 is"):
+        fetch_longmemeval("oracle", cache_dir=tmp_path / "b", endpoint=hub.url)
+
+
+def test_an_expected_sha256_is_checked_too(hub, tmp_path, release_bytes):
+    hub.publish("longmemeval_oracle.json", release_bytes)
+    with pytest.raises(LongMemEvalDownloadError, match=f"sha256 is {sha256(release_bytes)}, not {'ab' * 32}"):
+        fetch_longmemeval("oracle", cache_dir=tmp_path / "a", endpoint=hub.url, expected_sha256="ab" * 32)
+    good = fetch_longmemeval("oracle", cache_dir=tmp_path / "a", endpoint=hub.url,
+                             expected_sha256=sha256(release_bytes).upper())
+    assert good.read_bytes() == release_bytes
+    with pytest.raises(ValueError, match="64 hex digits"):
+        fetch_longmemeval("oracle", cache_dir=tmp_path, endpoint=hub.url, expected_sha256="xyz")
     with pytest.raises(ValueError, match="unknown LongMemEval variant 'm'"):
         fetch_longmemeval("m", cache_dir=tmp_path)
 
 
-def test_environment_variables_pick_the_url_and_the_cache(hub, tmp_path, release_bytes, monkeypatch):
-    hub.routes["/resolve/main/longmemeval_oracle.json"] = Route(body=release_bytes)
-    monkeypatch.setenv("SUPERSEDE_LONGMEMEVAL_URL", hub.url)
-    monkeypatch.setenv("SUPERSEDE_CACHE", str(tmp_path / "root"))
-    path = resolve_longmemeval("oracle")
-    assert path == tmp_path / "root" / "longmemeval" / "longmemeval_oracle.json"
-    assert [e.id for e in load_longmemeval(path, question_types="temporal-reasoning")] == ["t1"]
+def test_unreachable_missing_and_offline_are_each_one_clear_line(hub, tmp_path, monkeypatch):
+    from huggingface_hub import constants
+    from huggingface_hub.utils._http import time as http_backoff_time
+
+    where = f"{HF_REPO_ID}@{HF_REVISION[:8]}/longmemeval_oracle.json"
+    # huggingface_hub retries a refused connection five times with back-off (23 s): skip the waits
+    monkeypatch.setattr(http_backoff_time, "sleep", lambda seconds: None)
+    with pytest.raises(LongMemEvalDownloadError) as unreachable:
+        fetch_longmemeval("oracle", cache_dir=tmp_path, endpoint=closed_port_url())
+    with pytest.raises(LongMemEvalDownloadError) as missing:
+        fetch_longmemeval("oracle", cache_dir=tmp_path, endpoint=hub.url)  # up, but without the file
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(LongMemEvalDownloadError) as offline:
+        fetch_longmemeval("oracle", cache_dir=tmp_path, endpoint=hub.url)
+    for info in (unreachable, missing, offline):
+        assert "\n" not in str(info.value) and str(info.value).startswith(f"{where}: ")
+        assert str(info.value).endswith("; download it once online, or pass a local file's path")
+    assert "download failed (LocalEntryNotFoundError" in str(unreachable.value)
+    assert "download failed (RemoteEntryNotFoundError" in str(missing.value)
+    assert "not in the Hugging Face cache, and HF_HUB_OFFLINE is set" in str(offline.value)
+
+
+def test_the_hub_environment_variables_work_as_for_any_hub_file(hub, tmp_path, release_bytes):
+    """HF_ENDPOINT (a mirror), HF_HOME (the cache) and HF_HUB_OFFLINE, read by a fresh process."""
+    hub.publish("longmemeval_oracle.json", release_bytes)
+    command = [sys.executable, "-m", "supersede_env.cli", "episodes", "--source", "longmemeval", "--path",
+               "oracle", "--question-types", "all", "--out"]
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_ENDPOINT": hub.url}
+    online = subprocess.run([*command, str(tmp_path / "a.jsonl")], env=env, capture_output=True, text=True)
+    assert online.returncode == 0, online.stderr
+    offline = subprocess.run([*command, str(tmp_path / "b.jsonl")], capture_output=True, text=True,
+                             env={**env, "HF_HUB_OFFLINE": "1", "HF_ENDPOINT": closed_port_url()})
+    assert offline.returncode == 0, offline.stderr
+    assert (tmp_path / "a.jsonl").read_text() == (tmp_path / "b.jsonl").read_text()
+    assert len((tmp_path / "a.jsonl").read_text().splitlines()) == 3
+    assert list((tmp_path / "hf" / "hub").glob("datasets--xiaowu0162--longmemeval-cleaned/snapshots/*/*.json"))
+    elsewhere = subprocess.run([*command, str(tmp_path / "c.jsonl")], capture_output=True, text=True,
+                               env={**env, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "empty")})
+    assert elsewhere.returncode == 2
+    assert elsewhere.stderr.strip().splitlines() == [
+        f"supersede episodes: error: {HF_REPO_ID}@{HF_REVISION[:8]}/longmemeval_oracle.json: not in the Hugging "
+        "Face cache, and HF_HUB_OFFLINE is set; download it once online, or pass a local file's path"]
 
 
 def test_resolve_takes_paths_as_paths(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
     local = write(tmp_path, [make_item()], name="s")
+    monkeypatch.chdir(tmp_path)
     assert resolve_longmemeval(Path("s")) == Path("s")
     assert resolve_longmemeval("./s") == Path("s")
     assert resolve_longmemeval(str(local)) == local
     with pytest.raises(LongMemEvalError, match="no such LongMemEval file .*oracle / s to download"):
         resolve_longmemeval(str(tmp_path / "missing.json"))
-

@@ -1,11 +1,15 @@
-"""The verifiers 0.4.0 package: ``vf-eval supersede-env`` runs offline and writes the traces we expect.
+"""The verifiers package: ``vf-eval supersede-env`` runs offline and writes the traces and figures we expect.
 
-One real ``vf-eval`` run (a subprocess, exactly as a user types it) against a fake OpenAI-compatible
-server on 127.0.0.1. The fake model is scripted from the prompt: a memo step keeps the latest
-"My city is X" it can read, an answer step answers the city in its notes, and a marked session
-makes the call fail with HTTP 500. Three episodes cover the three outcomes a trainer must tell
-apart: the current value (reward 1), a superseded value (reward -lambda, the update was implicit
-so the scripted model missed it), and a failed call (recorded as failed, never graded).
+Real ``vf-eval`` / ``vf-validate`` runs (subprocesses, exactly as a user types them) against a fake
+OpenAI-compatible server on 127.0.0.1. The fake model is scripted from the prompt: a memo step
+keeps the latest "My city is X" it can read, an answer step answers the city in its notes, and a
+marked session makes the call fail with HTTP 500. Three episodes cover the three outcomes a trainer
+must tell apart: the current value (reward 1), a superseded value (reward -lambda, the update was
+implicit so the scripted model missed it), and a failed call (recorded as failed, never graded).
+
+A second run on episodes of different lengths checks that each episode counts once in what a user
+reads (vf-eval's per-seat figures, the env's summary, prime-rl's per-agent means) and that it is the
+accuracy ``supersede eval`` prints for the same episodes on the same server.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from aiohttp import web
 from supersede_env.episode import Episode, Session, Turn, write_episodes
 from tests.fakeserver import FakeChatServer, Fault, ReceivedRequest
 
-VF_EVAL = Path(sys.executable).with_name("vf-eval")
+BIN = Path(sys.executable).parent
 API_KEY = "sk-fake-supersede-test"
 LAMBDA = 0.5
 FAIL_MARKER = "[the line drops here]"
@@ -50,6 +54,14 @@ EPISODES = [
     episode("failed", ["My city is Oslo.", f"{FAIL_MARKER} My city is now Bergen."], "Bergen", ["Oslo"]),
 ]
 SESSION_TEXTS = [turn.content for ep in EPISODES for s in ep.sessions for turn in s.turns if turn.role == "user"]
+# Episodes of 1 to 5 sessions: a mean over model calls (6 + 3 + 3 + 2) differs from one over episodes.
+MIXED = [
+    episode("long", ["My city is Denver.", "Any soup recipes?", "Tips for a first marathon?",
+                     "Which books came out in 2020?", "My city is now Portland."], "Portland", ["Denver"]),
+    episode("moved_a", ["My city is Lisbon.", "We relocated to Madrid last week."], "Madrid", ["Lisbon"]),
+    episode("moved_b", ["My city is Paris.", "We moved to Lyon this spring."], "Lyon", ["Paris"]),
+    episode("untold", ["Any soup recipes?"], "Oslo", []),
+]
 
 
 def scripted_model(prompt: str) -> str | Fault:
@@ -78,11 +90,33 @@ class ChatServer(FakeChatServer):
         return web.json_response({"created": int(time.time()), **body})
 
 
+def user_env(home: Path) -> dict[str, str]:
+    # A private HOME keeps verifiers' cache and any Prime CLI login out of the run; a wide terminal
+    # keeps vf-eval's dashboard rows on one line each.
+    return {**os.environ, "SUPERSEDE_TEST_KEY": API_KEY, "HOME": str(home), "COLUMNS": "300"}
+
+
+def vf_eval(server: ChatServer, episodes: Path, out: Path, *options: str) -> subprocess.CompletedProcess:
+    command = [
+        str(BIN / "vf-eval"), "supersede-env", "-m", "fake-model",
+        "--client.base-url", server.url, "--client.api-key-var", "SUPERSEDE_TEST_KEY",
+        "--env.taskset.source", "jsonl", "--env.taskset.path", str(episodes),
+        "--no-push", "-o", str(out), *options,
+    ]  # fmt: skip
+    return subprocess.run(command, env=user_env(out.parent), capture_output=True, text=True, timeout=300)
+
+
+def read_run(out: Path) -> tuple[Path, list[dict[str, Any]]]:
+    (run_dir,) = out.iterdir()
+    return run_dir, [json.loads(line) for line in (run_dir / "traces.jsonl").read_text().splitlines()]
+
+
 @dataclass(frozen=True)
 class EvalRun:
     episodes: dict[str, dict[str, Any]]  # episode id -> its traces.jsonl record
     requests: list[ReceivedRequest]  # what reached the model
     run_dir: Path
+    log: str  # what vf-eval wrote to the console (stderr)
 
 
 @pytest.fixture(scope="module")
@@ -91,22 +125,14 @@ def eval_run(tmp_path_factory: pytest.TempPathFactory) -> EvalRun:
     write_episodes(tmp / "episodes.jsonl", EPISODES)
     (tmp / "system.txt").write_text(SYSTEM_PROMPT)
     with ChatServer(reply=scripted_model, api_key=API_KEY) as server:
-        command = [
-            str(VF_EVAL), "supersede-env", "-m", "fake-model",
-            "--client.base-url", server.url, "--client.api-key-var", "SUPERSEDE_TEST_KEY",
-            "--env.taskset.source", "jsonl", "--env.taskset.path", str(tmp / "episodes.jsonl"),
-            "--env.taskset.lambda", str(LAMBDA), "--env.taskset.system-prompt", str(tmp / "system.txt"),
-            "--env.agent.runtime.type", "subprocess",
-            "-n", "3", "-r", "1", "--no-push", "--no-rich", "-o", str(tmp / "outputs"),
-        ]  # fmt: skip
-        # A private HOME keeps verifiers' cache and any Prime CLI login out of the run.
-        env = {**os.environ, "SUPERSEDE_TEST_KEY": API_KEY, "HOME": str(tmp)}
-        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
+        # lambda through verifiers' own reward-weight option, as a verifiers user sets any weight
+        result = vf_eval(server, tmp / "episodes.jsonl", tmp / "outputs",
+                         "--env.taskset.task.rewards", json.dumps({"r_stale": {"weight": LAMBDA}}),
+                         "--env.taskset.system-prompt", str(tmp / "system.txt"), "-n", "3", "-r", "1", "--no-rich")
         requests = list(server.requests)
     assert result.returncode == 0, result.stderr[-3000:]
-    (run_dir,) = (tmp / "outputs").iterdir()
-    records = [json.loads(line) for line in (run_dir / "traces.jsonl").read_text().splitlines()]
-    return EvalRun({r["task"]["data"]["id"]: r for r in records}, requests, run_dir)
+    run_dir, records = read_run(tmp / "outputs")
+    return EvalRun({r["task"]["data"]["id"]: r for r in records}, requests, run_dir, result.stderr)
 
 
 def total_reward(trace: dict[str, Any]) -> float:
@@ -118,7 +144,7 @@ def test_the_run_is_named_after_the_package_and_its_harness(eval_run):
     assert set(eval_run.episodes) == {"current", "stale", "failed"}
 
 
-def test_every_model_call_is_its_own_trace(eval_run):
+def test_every_model_call_is_its_own_trace_on_its_seat(eval_run):
     kinds = {ep_id: [t["task"]["data"]["kind"] for t in rec["traces"]] for ep_id, rec in eval_run.episodes.items()}
     # memo: one call per session, then the answer; a failed call ends the rollout where it fails
     assert kinds == {"current": ["memo"] * 3 + ["answer"], "stale": ["memo"] * 2 + ["answer"],
@@ -126,8 +152,11 @@ def test_every_model_call_is_its_own_trace(eval_run):
     for record in eval_run.episodes.values():
         for step, trace in enumerate(record["traces"]):
             assert trace["task"]["data"]["step"] == step
-            assert sum(node["sampled"] for node in trace["nodes"]) == (1 if trace["ok"] else 0)
+            assert trace["agent"]["name"] == trace["task"]["data"]["kind"]  # memo calls on "memo", answers on "answer"
+            assert sum(node["sampled"] for node in trace["nodes"]) == (0 if trace["stop_condition"] == "provider_error"
+                                                                      else 1)
             assert trace["agent"]["config"]["harness"]["id"] == "supersede-env"
+            assert trace["agent"]["config"]["runtime"]["type"] == "subprocess"  # no sandbox by default
 
 
 def test_each_call_sees_only_the_notes_and_one_session(eval_run):
@@ -147,7 +176,7 @@ def test_each_call_sees_only_the_notes_and_one_session(eval_run):
     assert {r.authorization for r in eval_run.requests} == {f"Bearer {API_KEY}"}
 
 
-def test_the_current_answer_earns_r_cur_on_every_trace(eval_run):
+def test_the_current_answer_earns_r_cur_on_every_trace_and_its_metrics_once(eval_run):
     record = eval_run.episodes["current"]
     assert record["ok"]
     for trace in record["traces"]:
@@ -155,15 +184,17 @@ def test_the_current_answer_earns_r_cur_on_every_trace(eval_run):
         assert trace["rewards"]["r_stale"] == {"score": 0.0, "weight": LAMBDA}
         assert total_reward(trace) == 1.0
         assert trace["info"]["supersede_verdict"]["label"] == "current"
-        metrics = trace["metrics"]
-        assert metrics["verdict_current"] == 1.0 and metrics["verdict_stale"] == 0.0
-        assert metrics["memo_chars"] == len("city: Portland") and metrics["chars_cut"] == 0.0
-        assert metrics["well_formed"] == 1.0 and metrics["failed_calls"] == 0.0 and metrics["model_calls"] == 4.0
+    *memo_traces, answer = record["traces"]
+    assert all(trace["metrics"] == {} for trace in memo_traces)  # episode figures sit on the answer only
+    metrics = answer["metrics"]
+    assert metrics["verdict_current"] == 1.0 and metrics["verdict_stale"] == 0.0
+    assert metrics["memo_chars"] == len("city: Portland") and metrics["chars_cut"] == 0.0
+    assert metrics["well_formed"] == 1.0 and metrics["model_calls"] == 4.0
     notes = [t["info"]["supersede_step"]["notes_after"] for t in record["traces"]]
     assert notes == ["city: Denver", "city: Denver", "city: Portland", "city: Portland"]
 
 
-def test_a_superseded_answer_is_penalised_by_lambda(eval_run):
+def test_a_superseded_answer_is_penalised_by_the_r_stale_weight(eval_run):
     record = eval_run.episodes["stale"]
     assert record["ok"]
     assert record["traces"][-1]["info"]["supersede_step"]["output"] == "Lisbon"
@@ -171,26 +202,114 @@ def test_a_superseded_answer_is_penalised_by_lambda(eval_run):
         assert trace["rewards"]["r_cur"]["score"] == 0.0
         assert trace["rewards"]["r_stale"] == {"score": -1.0, "weight": LAMBDA}
         assert total_reward(trace) == pytest.approx(-LAMBDA)
-        assert trace["metrics"]["verdict_stale"] == 1.0 and trace["metrics"]["verdict_current"] == 0.0
+    assert record["traces"][-1]["metrics"]["verdict_stale"] == 1.0
 
 
-def test_a_failed_call_is_recorded_as_failed_and_never_graded(eval_run):
+def test_a_failed_call_fails_the_whole_episode_and_is_never_graded(eval_run):
     from supersede_env.verifiers_env import SupersedeHarnessConfig
 
     record = eval_run.episodes["failed"]
     assert record["ok"] is False  # so `vf-eval --resume` and `--env.retries` redo it
     first, failed = record["traces"]
-    assert first["ok"] and not failed["ok"]
     assert failed["stop_condition"] == "provider_error"
     assert [e["type"] for e in failed["errors"]] == ["ProviderError"]
     assert failed["info"]["supersede_step"]["status"] == "failed"
+    # the call that succeeded is marked failed too: no part of the episode is averaged or trained
+    assert first["ok"] is False and [e["type"] for e in first["errors"]] == ["EpisodeFailed"]
+    assert "step 1 of this episode failed: ProviderError" in first["errors"][0]["message"]
     for trace in record["traces"]:
         assert trace["rewards"] == {"r_cur": None, "r_stale": None}  # unscored, not a zero
-        assert trace["metrics"]["failed_calls"] == 1.0 and trace["metrics"]["verdict_wrong"] is None
-        assert trace["metrics"]["well_formed"] is None
+        assert trace["metrics"] == {}
     # a transient error is retried by the harness before the call counts as failed
     attempts = [r for r in eval_run.requests if FAIL_MARKER in r.prompt]
     assert len(attempts) == 1 + SupersedeHarnessConfig().max_retries
+
+
+def test_the_console_shows_each_episodes_real_reward_and_a_summary(eval_run):
+    # verifiers logs each call's reward before the episode is scored; the env logs the scored episode
+    assert re.search(r"episode done: task=0 id=current reward=1\.000 verdict=current calls=4", eval_run.log)
+    assert re.search(r"episode done: task=1 id=stale reward=-0\.500 verdict=stale calls=3", eval_run.log)
+    assert re.search(r"episode failed: task=2 id=failed step 1 of 2: ProviderError", eval_run.log)
+    assert ("supersede-env: 3 episodes (2 graded, 1 failed), per episode: accuracy 0.500, reward 0.250, "
+            "current 0.500, stale 0.500") in eval_run.log
+
+
+# -- each episode counts once, and it is the accuracy `supersede eval` reports ----------------------
+@dataclass(frozen=True)
+class PairedRun:
+    records: list[dict[str, Any]]  # vf-eval's traces.jsonl
+    dashboard: str  # vf-eval's printed dashboard
+    log: str  # vf-eval's log file (the env's summary line)
+    report: dict[str, Any]  # supersede eval's report.json
+    verdicts: dict[str, str]  # supersede eval: episode id -> grader label
+    printed: str  # supersede eval's console
+
+
+@pytest.fixture(scope="module")
+def paired_run(tmp_path_factory: pytest.TempPathFactory) -> PairedRun:
+    tmp = tmp_path_factory.mktemp("paired")
+    write_episodes(tmp / "episodes.jsonl", MIXED)
+    with ChatServer(reply=scripted_model, api_key=API_KEY) as server:
+        # the dashboard run (vf-eval's default display), graded as `supersede eval` grades by default
+        vf = vf_eval(server, tmp / "episodes.jsonl", tmp / "vf", "--env.taskset.grader-mode", "official",
+                     "-n", "4", "-r", "2")
+        ours = subprocess.run(
+            [str(BIN / "supersede"), "eval", "--model", f"openai:fake-model@{server.url}",
+             "--api-key-env", "SUPERSEDE_TEST_KEY", "--episodes", str(tmp / "episodes.jsonl"),
+             "--conditions", "memo:300", "--out", str(tmp / "ours"), "--no-progress"],
+            env=user_env(tmp), capture_output=True, text=True, timeout=300)
+    assert vf.returncode == 0, vf.stderr[-3000:]
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    run_dir, records = read_run(tmp / "vf")
+    records_ours = [json.loads(line) for line in (tmp / "ours" / "records.jsonl").read_text().splitlines()]
+    verdicts = {r["episode_id"]: r["grader"]["label"] for r in records_ours if r["kind"] == "verdict"}
+    return PairedRun(records, vf.stdout, (run_dir / "logs" / "latest" / "eval.log").read_text(),
+                     json.loads((tmp / "ours" / "report.json").read_text()), verdicts, ours.stdout)
+
+
+def test_vf_eval_prints_the_per_episode_accuracy_that_supersede_eval_reports(paired_run):
+    (condition,) = paired_run.report["conditions"]
+    ours = condition["accuracy"]["grader"]["overall"]
+    assert (ours["correct"], ours["n"]) == (1, 4)
+    assert re.search(r"memo:300\s*│\s*4\s*│\s*0\s*│\s*25\.0%", paired_run.printed)
+    # the same verdict for every episode, in both rollouts of vf-eval
+    labels = {r["task"]["data"]["id"]: set() for r in paired_run.records}
+    for record in paired_run.records:
+        labels[record["task"]["data"]["id"]].add(record["traces"][-1]["info"]["supersede_verdict"]["label"])
+    assert labels == {ep_id: {label} for ep_id, label in paired_run.verdicts.items()}
+    # what vf-eval prints for the answer seat is that accuracy: one trace per episode
+    answer_rewards = re.search(r"rewards .*answer: r_cur (\d\.\d\d)", paired_run.dashboard)
+    answer_metrics = re.search(r"answer: .*verdict_current (\d\.\d\d)", paired_run.dashboard)
+    assert answer_rewards and float(answer_rewards[1]) == ours["rate"] == 0.25
+    assert answer_metrics and float(answer_metrics[1]) == 0.25
+    assert "per episode: accuracy 0.250, reward 0.250" in paired_run.log
+    # the headline averages over model calls and weights the 6-call episode 3 times as much as the
+    # 2-call one: the README and the summary line say so
+    headline = re.search(r"· reward (\d\.\d\d)", paired_run.dashboard)
+    assert headline and float(headline[1]) == round(6 / 14, 2)
+    assert "a mean over the 28 model calls (vf-eval's headline reward) weights long episodes more: reward 0.429" \
+        in paired_run.log
+
+
+def test_prime_rl_aggregates_count_each_episode_once_on_the_answer_agent(paired_run):
+    """prime-rl (src/prime_rl/orchestrator/metrics.py) averages per agent: reward and avg@k over the
+    agent's traces, each metric over the traces that carry it; GRPO (algo/grpo.py) baselines over
+    every trace of a group of rollouts of one task."""
+    traces = [trace for record in paired_run.records for trace in record["traces"]]
+    answer = [trace for trace in traces if trace["agent"]["name"] == "answer"]
+    per_episode = [record["traces"][-1] for record in paired_run.records]
+    assert len(answer) == len(paired_run.records) == 8
+    assert sum(total_reward(t) for t in answer) / len(answer) == 0.25  # reward/mean, avg@k
+    carrying = [t["metrics"]["verdict_current"] for t in traces if "verdict_current" in t["metrics"]]
+    assert carrying == [t["metrics"]["verdict_current"] for t in per_episode]  # metrics/verdict_current/mean
+    # every trace trains on its episode's reward, and every rollout of a task makes the same number
+    # of calls, so a group's mean over traces is its mean over episodes
+    calls: dict[str, set[int]] = {}
+    for record in paired_run.records:
+        rewards = {total_reward(trace) for trace in record["traces"]}
+        assert len(rewards) == 1
+        calls.setdefault(record["task"]["data"]["id"], set()).add(len(record["traces"]))
+    assert calls == {"long": {6}, "moved_a": {3}, "moved_b": {3}, "untold": {2}}
 
 
 # -- in-process checks: the loader, the config, validate ---------------------------------------
@@ -209,7 +328,7 @@ def test_the_verifiers_loader_finds_the_exported_classes():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"source": "jsonl"}, "source jsonl needs --env.taskset.path"),
+        ({"source": "jsonl"}, "source jsonl needs taskset.path"),
         ({"source": "jsonl", "path": "/no/such/episodes.jsonl"}, "/no/such/episodes.jsonl: no such jsonl file"),
         ({"path": "x.jsonl"}, "source synthetic reads no file"),
         ({"difficulty": "L9"}, "field difficulty"),
@@ -218,6 +337,11 @@ def test_the_verifiers_loader_finds_the_exported_classes():
         ({"condition": "memo:many"}, "cannot parse condition 'memo:many'"),
         ({"mode": "full", "budget": 300}, "mode full shows every session and takes no budget"),
         ({"lambda": -1}, "greater than or equal to 0"),
+        ({"grader_mode": "lenient"}, "'strict' or 'official'"),
+        ({"lambda": 0.25, "task": {"rewards": {"r_stale": {"weight": 0.5}}}},
+         "lambda is the weight of r_stale: taskset.lambda 0.25 and taskset.task.rewards r_stale weight 0.5 disagree"),
+        ({"task": {"rewards": {"r_stale": {"weight": -0.5}}}}, "the r_stale weight (lambda) must be >= 0"),
+        ({"task": {"rewards": {"r_format": {"weight": 1.0}}}}, "names 'r_format', which is not a reward"),
     ],
 )
 def test_bad_options_fail_at_configuration_naming_the_option(options, message):
@@ -229,6 +353,19 @@ def test_bad_options_fail_at_configuration_naming_the_option(options, message):
         SupersedeTasksetConfig(**options)
 
 
+def test_lambda_and_the_verifiers_reward_weight_are_one_setting():
+    from supersede_env.verifiers_env import SupersedeTasksetConfig
+
+    by_lambda = SupersedeTasksetConfig(**{"lambda": 0.5})
+    by_weight = SupersedeTasksetConfig(task={"rewards": {"r_stale": {"weight": 0.5}}})
+    assert by_lambda.task.rewards["r_stale"].weight == by_weight.stale_penalty == 0.5
+    assert by_lambda.task == by_weight.task
+    # both said, and equal, is fine; a saved config reads back as the same
+    both = SupersedeTasksetConfig(**{"lambda": 0.5, "task": {"rewards": {"r_stale": {"weight": 0.5}}}})
+    assert SupersedeTasksetConfig.model_validate(both.model_dump()) == both
+    assert SupersedeTasksetConfig().task.rewards == {}  # lambda 0 is the declared weight: nothing to override
+
+
 def test_a_condition_string_sets_the_knobs_so_a_saved_config_reads_back():
     from supersede_env.verifiers_env import SupersedeTasksetConfig
 
@@ -238,7 +375,7 @@ def test_a_condition_string_sets_the_knobs_so_a_saved_config_reads_back():
     assert SupersedeTasksetConfig.model_validate(config.model_dump()) == config
 
 
-def test_condition_knobs_and_lambda_reach_the_task_data(tmp_path):
+def test_condition_knobs_and_grader_mode_reach_the_task(tmp_path):
     from supersede_env.verifiers_env import SupersedeTaskset, SupersedeTasksetConfig
 
     write_episodes(tmp_path / "e.jsonl", EPISODES)
@@ -247,8 +384,29 @@ def test_condition_knobs_and_lambda_reach_the_task_data(tmp_path):
     tasks = list(SupersedeTaskset(config))
     assert [t.data.id for t in tasks] == ["current", "stale"]
     assert {t.data.condition for t in tasks} == {"ledger:120+dates+contract"}
-    assert tasks[0].episode == EPISODES[0] and tasks[0].data.stale_penalty == 0.25
+    assert tasks[0].episode == EPISODES[0] and tasks[0].data.grader_mode == "strict"
+    assert tasks[0].config.rewards["r_stale"].weight == 0.25
     assert tasks[0].key != tasks[1].key
+
+
+def test_the_grader_mode_is_the_one_the_task_grades_with(tmp_path, monkeypatch):
+    from supersede_env.verifiers_env import SupersedeTaskset, SupersedeTasksetConfig, taskset
+
+    write_episodes(tmp_path / "e.jsonl", EPISODES[:1])
+    modes = []
+
+    def recording(answer, episode, *, mode):  # the real grader, noting the mode it was asked for
+        modes.append(mode)
+        return grade_episode(answer, episode, mode=mode)
+
+    grade_episode = taskset.grade_episode
+    monkeypatch.setattr(taskset, "grade_episode", recording)
+    for mode in ("strict", "official"):
+        (task,) = SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "e.jsonl"),
+                                                          grader_mode=mode))
+        assert task.grade_text("Portland").label == "current"
+    assert modes == ["strict", "official"]
+    assert SupersedeTasksetConfig().grader_mode == "strict"  # the training reward by default
 
 
 def test_validate_passes_gold_answers_and_catches_a_gold_that_cannot_win(tmp_path):
@@ -260,3 +418,91 @@ def test_validate_passes_gold_answers_and_catches_a_gold_that_cannot_win(tmp_pat
     write_episodes(tmp_path / "broken.jsonl", [broken])
     (task,) = SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "broken.jsonl")))
     assert asyncio.run(task.validate(None)) is False
+
+
+def vf_validate(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    command = [str(BIN / "vf-validate"), "supersede-env", "--no-rich", "-o", str(tmp_path / "out"), *options]
+    return subprocess.run(command, env={**user_env(tmp_path), **(env or {})}, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_vf_validate_reports_a_valid_rate(tmp_path):
+    write_episodes(tmp_path / "e.jsonl", EPISODES)
+    result = vf_validate(tmp_path, "--taskset.source", "jsonl", "--taskset.path", str(tmp_path / "e.jsonl"),
+                         "--runtime.type", "subprocess")
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads(result.stdout.split("\n", 1)[1])
+    assert summary["valid_rate"] == 1.0 and summary["outcomes"]["valid"] == 3
+    # the untouched task (no answer) earns nothing: the noop check ran the task's own rewards
+    rows = [json.loads(line) for line in next((tmp_path / "out").iterdir()).joinpath("results.jsonl").open()]
+    assert {row["noop"]["reward"] for row in rows} == {0.0}
+
+
+def test_vf_validate_offline_without_the_release_is_one_line(tmp_path):
+    result = vf_validate(tmp_path, "--taskset.source", "longmemeval", "--taskset.path", "oracle",
+                         env={"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")})
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output
+    assert ("xiaowu0162/longmemeval-cleaned@98d7416c/longmemeval_oracle.json: not in the Hugging Face cache, "
+            "and HF_HUB_OFFLINE is set") in output
+
+
+# -- the prime-rl example: its env tables, loaded and played as prime-rl's env server does ---------
+PRIME_RL_EXAMPLE = Path(__file__).resolve().parents[1] / "configs" / "prime-rl-supersede.toml"
+
+
+def seed_hub_cache(cache: Path, source: Path, filename: str) -> None:
+    """A Hugging Face cache holding ``source`` as the pinned release's ``filename`` (as a download
+    would leave it: a blob named by its sha256, linked from the revision's snapshot)."""
+    import hashlib
+
+    from supersede_env.longmemeval import HF_REPO_ID, HF_REVISION
+
+    repo = cache / f"datasets--{HF_REPO_ID.replace('/', '--')}"
+    data = source.read_bytes()
+    blob = repo / "blobs" / hashlib.sha256(data).hexdigest()
+    blob.parent.mkdir(parents=True)
+    blob.write_bytes(data)
+    snapshot = repo / "snapshots" / HF_REVISION
+    snapshot.mkdir(parents=True)
+    (snapshot / filename).symlink_to(Path("../..") / "blobs" / blob.name)
+
+
+def test_the_prime_rl_example_loads_and_plays_an_episode_of_each_source(tmp_path, monkeypatch):
+    import tomllib
+
+    import verifiers.v1 as vf
+    from huggingface_hub import constants
+
+    from tests.conftest import shared_file
+
+    # offline, with the LongMemEval release already in the Hugging Face cache (here: its 78
+    # knowledge-update items, standing in for the full file)
+    seed_hub_cache(tmp_path / "hub", shared_file("longmemeval", "ku_oracle.json"), "longmemeval_oracle.json")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("SUPERSEDE_TEST_KEY", API_KEY)
+    orchestrator = tomllib.loads(PRIME_RL_EXAMPLE.read_text())["orchestrator"]
+    sources = orchestrator["train"]["source"] + orchestrator["eval"]["source"]
+    assert [s["name"] for s in sources] == ["supersede-synthetic", "supersede-lme-oracle"]
+
+    async def play(config: vf.EnvConfig, url: str) -> vf.Episode:
+        env = vf.load_environment(config)
+        task = next(iter(env.taskset))
+        context = vf.ModelContext(model="fake-model",
+                                  client=vf.EvalClientConfig(base_url=url, api_key_var="SUPERSEDE_TEST_KEY"))
+        async with env.serving():
+            return await env.run_episode(task, context)
+
+    with ChatServer(reply=scripted_model, api_key=API_KEY) as server:
+        for source in sources:
+            # what prime-rl's EnvConfig does with the table (prime_rl/configs/orchestrator.py)
+            config = vf.resolve_env_field({"env": source["env"]})["env"]
+            assert type(config).__name__ == "SupersedeEnvConfig"
+            played = asyncio.run(play(config, server.url))
+            assert played.ok, played.errors
+            sessions = len(played.task.data.episode["sessions"])
+            assert [t.agent.name for t in played.traces] == ["memo"] * sessions + ["answer"]
+            assert all(set(t.rewards) == {"r_cur", "r_stale"} for t in played.traces)
+            assert played.traces[-1].info["supersede_verdict"]["label"] in {"wrong", "abstained", "current", "stale"}

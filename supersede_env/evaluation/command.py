@@ -113,8 +113,9 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from supersede_env.cli import UserError
+    from supersede_env.cli import UserError, require_extra
 
+    require_extra("eval", "scipy", "matplotlib")  # the report, before any model call
     file_values = load_config_file(args.config) if getattr(args, "config", None) else {}
     flags = flag_values(args)
     config = build_config(file_values, flags)

@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from supersede_env.cli import require_extra
+
+    require_extra("eval", "scipy", *(("matplotlib",) if args.plots else ()))
     summary, files = build_report(Path(args.run_dir), plots=args.plots)
     if args.quiet:
         print(files.markdown)

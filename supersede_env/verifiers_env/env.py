@@ -1,51 +1,63 @@
-"""The supersede-env episode loop for verifiers 0.4.0: every model call is its own trace.
+"""The supersede-env episode loop for verifiers (``verifiers.v1``): every model call is its own trace.
 
 ``run`` drives the pure rollout (:mod:`supersede_env.rollout`) and sends each request as a fresh
-``agents.agent.run(step_task)``: the model sees only that step's prompt (the notes and one
-session, or the notes and the question), so each call is one trace and one training sample, which
-is what lets prime-rl train every memo step and not only the answer.
+agent run: the model sees only that step's prompt (the notes and one session, or the notes and the
+question), so each call is one trace and one training sample, which is what lets prime-rl train
+every memo step and not only the answer. Memo steps run on the ``memo`` seat and the answer on the
+``answer`` seat (both the policy under evaluation or training, by default): the answer seat has
+exactly one trace per episode, so what verifiers and prime-rl report per seat for it (reward and
+metric means, avg@k, pass@k) counts each episode once.
 
 ``finalize`` rebuilds the finished rollout from the replies recorded on the traces (the rollout is
 a function of its replies, and :func:`supersede_env.rollout.replay` checks every prompt is
-unchanged), grades the answer once, and records the episode's rewards and metrics on every trace:
+unchanged), grades the answer once, and then scores every trace of the episode with the task's own
+rewards (``r_cur`` and ``r_stale``, verifiers' reward mechanism, weights included): every model call
+of an episode carries the episode's reward. Within a GRPO group (rollouts of one task) every
+complete episode makes the same number of calls, so a group baseline over traces equals the mean
+over episodes.
 
-- rewards ``r_cur`` (weight 1) and ``r_stale`` (weight lambda), so ``trace.reward`` is
-  ``r_cur + lambda * r_stale``;
-- metrics ``verdict_<label>`` (one-hot over current / stale / hedged / abstained / wrong),
-  ``memo_chars`` (final notes), ``chars_cut`` (cut by the budget, all steps), ``well_formed``,
-  ``failed_calls``, ``empty_replies`` and ``model_calls``; the verdict's label and reason also go
-  to ``trace.info["supersede_verdict"]`` and each call's step record to ``trace.info["supersede_step"]``.
+A graded episode's metrics go on its answer trace only, so every mean of them counts each episode
+once: ``verdict_<label>`` (one-hot over the grader's labels), ``memo_chars`` (final notes),
+``chars_cut`` (cut by the budget, all steps), ``well_formed``, ``empty_replies`` and ``model_calls``. The verdict's label and reason go to ``trace.info["supersede_verdict"]`` and each
+call's step record to ``trace.info["supersede_step"]``.
 
-A failed model call ends the rollout and is never graded: its trace keeps the provider error
-(``trace.ok`` is False, so the episode is not ok and ``--resume`` / ``--env.retries`` redo it), the
-rewards are left unscored (``None``, verifiers' mark for "scoring did not run") and
-``failed_calls`` counts it.
+A failed model call ends the rollout and is never graded: its trace keeps the provider error, the
+episode's other traces are marked failed too (so no part of a failed episode is averaged or trained
+as if it were scored, as prime-rl does on its side), the rewards are left unscored (``None``) and no
+metric is recorded; the episode is not ok, so ``--resume`` / ``--env.retries`` redo it.
+
+Each finished episode is logged with its real reward (verifiers' own per-call line is written
+before the episode is scored), and the run ends with a per-episode summary.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import logging
+from dataclasses import dataclass, field
+from typing import Literal
 
 import verifiers.v1 as vf
 
 from supersede_env import rollout
-from supersede_env.grader import LABELS as VERDICT_LABELS
-from supersede_env.grader import Verdict
 from supersede_env.rollout import ModelReply, RolloutState, StepRecord, Transcript
-from supersede_env.verifiers_env.taskset import SupersedeTask
+from supersede_env.verdict import LABELS as VERDICT_LABELS
+from supersede_env.verdict import Verdict
+from supersede_env.verifiers_env.taskset import VERDICT_INFO, SupersedeTask, verdict_info
 
 STEP_INFO = "supersede_step"
-VERDICT_INFO = "supersede_verdict"
-REWARDS: tuple[str, ...] = ("r_cur", "r_stale")
+# A child of verifiers' library logger: vf-eval and prime-rl route these lines with their own.
+logger = logging.getLogger("verifiers.v1.supersede_env")
 
 
 class SupersedeEnvConfig(vf.EnvConfig):
-    """The env's one seat; its harness defaults to this package's in-process harness."""
+    """The env's two seats; each runs this package's in-process harness in the ``subprocess``
+    runtime by default (the harness calls the model in-process and runs no program, so a sandbox
+    would only add start-up time)."""
 
-    agent: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())
-    """The memory agent under evaluation or training (``--env.agent.*``). Its runtime defaults to
-    ``subprocess``: the harness calls the model in-process and runs no program, so a sandbox
-    would only add start-up time."""
+    memo: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())
+    """The agent that rewrites the notes after each session (``--env.memo.*``)."""
+    answer: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())
+    """The agent that answers from the notes (``--env.answer.*``); ``full`` uses only this seat."""
 
 
 class StepData(vf.TaskData):
@@ -64,11 +76,55 @@ class StepData(vf.TaskData):
 
 
 class StepTask(vf.Task[StepData]):
-    """A single call's task. It scores nothing itself: the episode's env records the rewards."""
+    """A single call's task. It scores nothing at the call: the env scores the episode's traces."""
+
+
+@dataclass
+class RunSummary:
+    """Per-episode figures of the episodes this env finalized in this process (with
+    ``--env.retries``, each attempt of a retried episode counts)."""
+
+    episodes: int = 0
+    failed: int = 0
+    calls: int = 0  # model calls of the graded episodes
+    reward: float = 0.0  # summed over graded episodes
+    call_reward: float = 0.0  # summed over their calls: what a per-call mean averages
+    labels: dict[str, int] = field(default_factory=dict)
+
+    def add(self, traces: list[vf.Trace], verdict: Verdict | None) -> None:
+        self.episodes += 1
+        if verdict is None:
+            self.failed += 1
+            return
+        self.calls += len(traces)
+        self.reward += traces[-1].reward
+        self.call_reward += sum(trace.reward for trace in traces)
+        self.labels[verdict.label] = self.labels.get(verdict.label, 0) + 1
+
+    def line(self) -> str:
+        graded = self.episodes - self.failed
+        if not graded:
+            return f"supersede-env: {self.episodes} episodes, none graded ({self.failed} failed)"
+        shares = ", ".join(f"{label} {self.labels.get(label, 0) / graded:.3f}" for label in VERDICT_LABELS
+                           if self.labels.get(label))
+        return (f"supersede-env: {self.episodes} episodes ({graded} graded, {self.failed} failed), "
+                f"per episode: accuracy {self.labels.get('current', 0) / graded:.3f}, "
+                f"reward {self.reward / graded:.3f}, {shares}; "
+                f"a mean over the {self.calls} model calls (vf-eval's headline reward) "
+                f"weights long episodes more: reward {self.call_reward / self.calls:.3f}")
 
 
 class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
-    """One agent plays an episode one call at a time; rewards are settled when the episode ends."""
+    """Plays an episode one call at a time on its two seats; scores it when it ends."""
+
+    summary: RunSummary | None = None
+
+    async def start(self) -> None:
+        self.summary = RunSummary()
+
+    async def stop(self) -> None:
+        if self.summary is not None and self.summary.episodes:
+            logger.info(self.summary.line())
 
     async def run(self, task: SupersedeTask, agents: vf.Agents) -> None:
         episode, condition = task.episode, task.condition
@@ -90,25 +146,32 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
                 ),
                 task.config,
             )
-            trace = await agents.agent.run(step_task)
+            seat = agents.answer if request.kind == "answer" else agents.memo
+            # Scoring waits for the episode's end (finalize): the answer does not exist yet.
+            trace = await seat.run(step_task.defer_scoring())
             state = rollout.advance(state, reply_from_trace(trace))
             trace.info[STEP_INFO] = state.steps[-1].to_dict()
 
     async def finalize(self, task: SupersedeTask, episode: vf.Episode) -> None:
         transcript = replayed(task, episode.traces).transcript()
-        metrics = rollout_metrics(transcript)
+        traces = sorted(episode.traces, key=lambda trace: trace.info[STEP_INFO]["step"])
         verdict = task.score_transcript(transcript) if transcript.status == "ok" else None
-        metrics |= verdict_metrics(verdict)
-        for trace in episode.traces:
-            trace.metrics.update(metrics)
-            if verdict is None:
-                trace.rewards.update(dict.fromkeys(REWARDS))  # None: scoring did not run
-            else:
-                record_verdict(trace, verdict, task.data.stale_penalty)
-        if transcript.status != "ok" and all(trace.ok for trace in episode.traces):
-            # A call that ended with no reply and no error (e.g. an agent limit refused it) must
-            # still fail the episode, so that it is redone rather than kept as ungraded.
+        # A call that ended with no reply and no error (e.g. an agent limit refused it) must still
+        # fail the episode, so that it is redone rather than kept as ungraded.
+        silent_failure = verdict is None and all(trace.ok for trace in traces)
+        if verdict is None:
             failed = next(s for s in transcript.steps if s.status == "failed")
+            mark_failed(traces, task, failed)
+        else:
+            info = verdict_info(verdict)
+            for trace in traces:
+                trace.info[VERDICT_INFO] = info
+                await task.score(trace)  # the task's rewards, at the weights the config gives them
+            traces[-1].record_metrics(episode_metrics(transcript, verdict))
+        log_episode(task, traces, transcript, verdict)
+        if self.summary is not None:
+            self.summary.add(traces, verdict)
+        if silent_failure:
             raise RuntimeError(f"episode {transcript.episode_id}: step {failed.step} got no reply: {failed.error}")
 
 
@@ -155,32 +218,37 @@ def _reply_of(record: StepRecord) -> ModelReply:
                       finish_reason=record.finish_reason)
 
 
-def rollout_metrics(transcript: Transcript) -> dict[str, float | None]:
-    """Episode-level facts about the rollout itself, whatever its verdict (``well_formed`` is
-    None when no answer was given)."""
+def episode_metrics(transcript: Transcript, verdict: Verdict) -> dict[str, float]:
+    """Facts about a graded episode: its verdict (one-hot over the grader's labels) and its rollout."""
     return {
+        **{f"verdict_{label}": float(verdict.label == label) for label in VERDICT_LABELS},
         "memo_chars": float(len(transcript.final_notes)),
         "chars_cut": float(sum(step.chars_cut for step in transcript.steps)),
-        "well_formed": float(transcript.well_formed) if transcript.status == "ok" else None,
-        "failed_calls": float(sum(step.status == "failed" for step in transcript.steps)),
+        "well_formed": float(transcript.well_formed),
         "empty_replies": float(sum(step.status == "empty" for step in transcript.steps)),
         "model_calls": float(len(transcript.steps)),
     }
 
 
-def verdict_metrics(verdict: Verdict | None) -> dict[str, float | None]:
-    """One-hot of the verdict's label; all None when the rollout failed and was never graded."""
+def mark_failed(traces: list[vf.Trace], task: SupersedeTask, failed: rollout.StepRecord) -> None:
+    """A failed episode: rewards unscored (``None``, verifiers' mark for "scoring did not run") on
+    every trace, and the calls that succeeded marked failed with the reason."""
+    names = [fn.__name__ for fn in task.hooks("reward")]
+    reason = vf.Error(type="EpisodeFailed", message=f"step {failed.step} of this episode failed: {failed.error}")
+    for trace in traces:
+        trace.rewards.update(dict.fromkeys(names))
+        if trace.ok:
+            trace.ok = False
+            trace.errors = [*trace.errors, reason]
+
+
+def log_episode(task: SupersedeTask, traces: list[vf.Trace], transcript: Transcript,
+                verdict: Verdict | None) -> None:
     if verdict is None:
-        return dict.fromkeys((f"verdict_{label}" for label in VERDICT_LABELS), None)
-    return {f"verdict_{label}": float(verdict.label == label) for label in VERDICT_LABELS}
+        failed = next(s for s in transcript.steps if s.status == "failed")
+        logger.warning("episode failed: task=%s id=%s step %d of %d: %s", task.data.idx, task.data.id,
+                       failed.step, len(transcript.steps), failed.error)
+        return
+    logger.info("episode done: task=%s id=%s reward=%.3f verdict=%s calls=%d", task.data.idx, task.data.id,
+                traces[-1].reward, verdict.label, len(traces))
 
-
-def record_verdict(trace: vf.Trace, verdict: Verdict, stale_penalty: float) -> None:
-    """The episode's rewards on one trace: ``r_cur`` at weight 1, ``r_stale`` at weight lambda."""
-    trace.record_reward("r_cur", verdict.r_cur, 1.0)
-    trace.record_reward("r_stale", verdict.r_stale, stale_penalty)
-    trace.info[VERDICT_INFO] = _verdict_info(verdict)
-
-
-def _verdict_info(verdict: Verdict) -> dict[str, Any]:
-    return {"label": verdict.label, "reason": verdict.reason, "r_cur": verdict.r_cur, "r_stale": verdict.r_stale}

@@ -22,7 +22,7 @@ from pydantic import Field
 
 
 class SupersedeHarnessConfig(vf.HarnessConfig):
-    """Knobs of the in-process harness, under ``--env.agent.harness.*``."""
+    """Knobs of the in-process harness, under ``--env.memo.harness.*`` and ``--env.answer.harness.*``."""
 
     request_timeout: float = Field(600.0, gt=0)
     """Seconds one chat completion may take before the call fails."""

@@ -1,4 +1,4 @@
-"""The supersede-env taskset for verifiers 0.4.0: one task per episode, under one condition.
+"""The supersede-env taskset for verifiers (``verifiers.v1``): one task per episode, under one condition.
 
 What loads: episodes from the synthetic generator, a LongMemEval JSON file, or an episode JSONL
 file written by ``supersede episodes`` (``--env.taskset.source``), all shown under one condition
@@ -8,10 +8,13 @@ What the model does: :class:`~supersede_env.verifiers_env.env.SupersedeEnv` driv
 (:mod:`supersede_env.rollout`): one model call per session that rewrites the notes, then one call
 that answers from the notes alone (``full`` makes a single call over every session).
 
-Reward: the hardened grader (:func:`supersede_env.grader.grade`) reads the transcript's graded text;
-the episode reward is ``r_cur + lambda * r_stale`` (``r_cur`` +1 for the current value, ``r_stale``
--1 for a superseded one, lambda = ``--env.taskset.stale-penalty``, 0 by default as in the paper's
-training). The env records it on every trace of the episode. A failed model call is never graded.
+Reward: the hardened grader (:func:`supersede_env.grader.grade_episode`, ``strict`` mode unless
+``--env.taskset.grader-mode official``) grades the episode's answer once; the task's two
+``@vf.reward`` functions read that verdict: ``r_cur`` (+1 for the current value, weight 1) and
+``r_stale`` (-1 for a superseded value, weight lambda = ``--env.taskset.lambda``, 0 by default as
+in the paper's training). Their weights are ordinary verifiers reward weights
+(``--env.taskset.task.rewards``). The env scores every trace of the episode with them, so each
+model call trains with the episode's reward. A failed model call is never graded.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any, Literal
 
 import verifiers.v1 as vf
 from pydantic import AliasChoices, Field, model_validator
+from verifiers.v1.configs.task import RewardFunctionConfig
 from verifiers.v1.task import task_key
 
 from supersede_env.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
@@ -32,17 +36,21 @@ from supersede_env.rollout import Transcript
 from supersede_env.synthetic import SyntheticConfig, iter_synthetic, parse_session_range
 
 Source = Literal["synthetic", "longmemeval", "jsonl"]
+GraderMode = Literal["strict", "official"]
 
 DEFAULT_SYNTHETIC_EPISODES = 100
+REWARDS: tuple[str, ...] = ("r_cur", "r_stale")
+# Where the env leaves the episode's verdict on each of its traces, for the reward functions to read.
+VERDICT_INFO = "supersede_verdict"
 
 
 class SupersedeTasksetConfig(vf.TasksetConfig):
-    """Which episodes load and how they are shown, under ``--env.taskset.*``."""
+    """Which episodes load and how they are shown and graded, under ``--env.taskset.*``."""
 
     source: Source = "synthetic"
     """Where episodes come from: ``synthetic`` (generated from ``seed``), ``longmemeval`` (the
-    official JSON file at ``path``; ``oracle`` or ``s`` downloads the cleaned release to a cache)
-    or ``jsonl`` (an episode file written by ``supersede episodes``)."""
+    official JSON file at ``path``; ``oracle`` or ``s`` fetches the cleaned release from the
+    Hugging Face Hub into its cache) or ``jsonl`` (an episode file written by ``supersede episodes``)."""
     path: str | None = None
     """The LongMemEval file (or ``oracle`` / ``s``) or the episode JSONL file; unused by synthetic."""
     n: int | None = Field(None, ge=1)
@@ -70,22 +78,29 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     condition: str | None = None
     """The whole condition as one string (``memo:300+dates+contract``), instead of ``mode``,
     ``budget``, ``dates`` and ``policy`` (which then follow it; one that disagrees is an error)."""
+    grader_mode: GraderMode = "strict"
+    """How the grader reads an answer: ``strict`` (the training reward: the answer must assert the
+    current value and name no other candidate) or ``official`` (LongMemEval's judge rule, the
+    default of ``supersede eval``)."""
     stale_penalty: float = Field(0.0, ge=0.0, validation_alias=AliasChoices("stale_penalty", "lambda"))
-    """lambda: weight of ``r_stale`` (-1 when the answer asserts a superseded value) in the
-    episode reward ``r_cur + lambda * r_stale``. Also accepted as ``--env.taskset.lambda``."""
+    """lambda: the weight of ``r_stale`` (-1 when the answer asserts a superseded value), so the
+    reward is ``r_cur + lambda * r_stale``. Also accepted as ``--env.taskset.lambda``; the same
+    weight can be given as ``--env.taskset.task.rewards '{"r_stale": {"weight": 0.5}}'``."""
 
     @model_validator(mode="after")
     def _check_source_and_condition(self) -> SupersedeTasksetConfig:
         if self.source in ("longmemeval", "jsonl") and not self.path:
-            raise ValueError(f"source {self.source} needs --env.taskset.path")
+            raise ValueError(f"source {self.source} needs taskset.path")
         if self.source == "synthetic":
             if self.path:
-                raise ValueError("source synthetic reads no file; drop --env.taskset.path or pick another source")
+                raise ValueError("source synthetic reads no file; drop taskset.path or pick another source")
             self.synthetic_config()  # a bad generator option fails here, with its field named
-        else:
-            downloads = self.source == "longmemeval" and self.path in VARIANT_FILES
-            if not downloads and not Path(str(self.path)).expanduser().is_file():
-                raise ValueError(f"{self.path}: no such {self.source} file (--env.taskset.path)")
+        elif self.source == "longmemeval" and self.path in VARIANT_FILES:
+            # Fetched now (a cache hit once downloaded), so that offline and not cached is one line
+            # here rather than a traceback after the run has started.
+            resolve_longmemeval(self.path)
+        elif not Path(str(self.path)).expanduser().is_file():
+            raise ValueError(f"{self.path}: no such {self.source} file (taskset.path)")
         condition = self.resolved_condition()  # a bad condition fails here, before any episode loads
         if self.condition is not None:
             implied = {"mode": condition.mode, "budget": condition.budget, "dates": condition.dates,
@@ -93,10 +108,33 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
             for knob in sorted(implied.keys() & self.model_fields_set):
                 if getattr(self, knob) != implied[knob]:
                     raise ValueError(f"condition {self.condition!r} has {knob} {implied[knob]!r}, but "
-                                     f"--env.taskset.{knob} says {getattr(self, knob)!r}; give one of them")
+                                     f"taskset.{knob} says {getattr(self, knob)!r}; give one of them")
             # Spell the knobs out too, so a saved config (``vf-eval --resume``) reads back as the same.
             for knob, value in implied.items():
                 setattr(self, knob, value)
+        return self
+
+    @model_validator(mode="after")
+    def _reward_weights(self) -> SupersedeTasksetConfig:
+        """lambda and verifiers' reward weights are one setting: reconcile them, refuse a conflict."""
+        rewards = dict(self.task.rewards)
+        for name, spec in rewards.items():
+            if spec.fn is None and name not in REWARDS:
+                raise ValueError(f"taskset.task.rewards names {name!r}, which is not a reward of supersede-env "
+                                 f"({', '.join(REWARDS)}); a new reward needs its fn")
+        stale = rewards.get("r_stale")
+        if stale is not None and stale.weight is not None:
+            if stale.weight < 0:
+                raise ValueError(f"the r_stale weight (lambda) must be >= 0, not {stale.weight:g}: r_stale is "
+                                 "already -1 for a superseded answer")
+            if "stale_penalty" in self.model_fields_set and self.stale_penalty != stale.weight:
+                raise ValueError(f"lambda is the weight of r_stale: taskset.lambda {self.stale_penalty:g} and "
+                                 f"taskset.task.rewards r_stale weight {stale.weight:g} disagree; give one of them")
+            self.stale_penalty = stale.weight
+        elif self.stale_penalty != 0.0:  # 0 is the decorated weight: nothing to override
+            base = stale if stale is not None else RewardFunctionConfig()
+            rewards["r_stale"] = base.model_copy(update={"weight": self.stale_penalty})
+            self.task = self.task.model_copy(update={"rewards": rewards})
         return self
 
     def synthetic_config(self) -> SyntheticConfig:
@@ -122,16 +160,13 @@ class SupersedeData(vf.TaskData):
     """The episode as its JSONL record (``supersede_env/schema/episode.schema.json``)."""
     condition: str
     """Canonical condition name, e.g. ``memo:300`` (grammar in :mod:`supersede_env.conditions`)."""
-    stale_penalty: float = 0.0
-    """lambda, the weight of ``r_stale`` in the episode reward."""
+    grader_mode: GraderMode = "strict"
+    """The grader's mode for this episode's answer."""
 
 
 class SupersedeTask(vf.Task[SupersedeData]):
-    """Behaviour of one episode: its parsed episode and condition, and how a transcript is scored.
-
-    The rewards are episode-level (they need the whole rollout), so the env records them in its
-    ``finalize`` through :meth:`score_transcript`; per-call traces carry no rewards of their own.
-    """
+    """Behaviour of one episode: its parsed episode and condition, how its answer is graded, and the
+    two rewards, which read the episode's verdict off the trace being scored."""
 
     @property
     def key(self) -> str:
@@ -148,13 +183,32 @@ class SupersedeTask(vf.Task[SupersedeData]):
 
     def grade_text(self, text: str) -> Verdict:
         """The hardened grader's verdict on one answer text for this episode."""
-        return grade_episode(text, self.episode)
+        return grade_episode(text, self.episode, mode=self.data.grader_mode)
 
     def score_transcript(self, transcript: Transcript) -> Verdict:
         """The verdict of a finished rollout; a failed rollout has no verdict and raises."""
         if transcript.status != "ok" or transcript.graded_text is None:
             raise ValueError(f"episode {transcript.episode_id}: a failed rollout is never graded")
         return self.grade_text(transcript.graded_text)
+
+    def verdict_of(self, trace: vf.Trace) -> dict[str, Any]:
+        """The episode's verdict as the env recorded it on ``trace``; a trace without one (a task
+        scored untouched, as ``vf-validate`` does) is graded on its last reply, empty if none."""
+        recorded = trace.info.get(VERDICT_INFO)
+        if recorded is not None:
+            return recorded
+        replies = trace.assistant_messages
+        return verdict_info(self.grade_text((replies[-1].content or "") if replies else ""))
+
+    @vf.reward(weight=1.0)
+    async def r_cur(self, trace: vf.Trace) -> float:
+        """+1 when the answer conveys the current value (on an abstention episode: abstains)."""
+        return float(self.verdict_of(trace)["r_cur"])
+
+    @vf.reward(weight=0.0)
+    async def r_stale(self, trace: vf.Trace) -> float:
+        """-1 when the answer asserts a superseded value; weighted by lambda (0 unless set)."""
+        return float(self.verdict_of(trace)["r_stale"])
 
     async def validate(self, runtime: vf.Runtime) -> bool:
         """With no model: the gold answer earns ``r_cur`` and no superseded value does."""
@@ -163,18 +217,31 @@ class SupersedeTask(vf.Task[SupersedeData]):
         return gold.r_cur > 0 and all(v.r_cur <= 0 for v in stale)
 
 
+def verdict_info(verdict: Verdict) -> dict[str, Any]:
+    """A verdict as a trace's info carries it (JSON, so it survives the trace record)."""
+    return {"label": verdict.label, "reason": verdict.reason, "r_cur": verdict.r_cur, "r_stale": verdict.r_stale}
+
+
 class SupersedeTaskset(vf.Taskset[SupersedeTask, SupersedeTasksetConfig]):
     """Episodes from the configured source, each as one :class:`SupersedeTask`."""
 
     def load(self) -> Iterator[SupersedeTask]:
         condition = self.config.resolved_condition()
-        for episode in load_episodes(self.config):
+        try:
+            episodes = load_episodes(self.config)
+        except ValueError as exc:
+            if not type(exc).__module__.startswith("supersede_env"):
+                raise
+            # Malformed data is a user error with a one-line message (file, item, field): exit with
+            # it, as verifiers' CLIs do for their own usage errors, rather than with a traceback.
+            raise SystemExit(f"supersede-env: {exc}") from None
+        for episode in episodes:
             data = SupersedeData(
                 id=episode.id,
                 name=f"{episode.id} [{condition.name}]",
                 episode=episode.to_dict(),
                 condition=condition.name,
-                stale_penalty=self.config.stale_penalty,
+                grader_mode=self.config.grader_mode,
             )
             yield SupersedeTask(data, self.config.task)
 
