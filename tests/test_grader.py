@@ -90,7 +90,7 @@ def test_numeric_gold_given_as_a_number() -> None:
 
 
 def test_numpy_values_from_a_data_frame_are_accepted() -> None:
-    # rows read with pandas or numpy carry numpy scalars; the compiled build must take them too
+    # rows read with pandas or numpy carry numpy scalars
     numpy = pytest.importorskip("numpy")
     assert label("You need 120 stars.", numpy.int64(120)) == "current"
     assert label("It is not in my notes.", "You never said.", abstention=numpy.bool_(True)) == "abstained"

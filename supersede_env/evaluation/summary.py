@@ -249,7 +249,7 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         agreement=tuple(_agreement(names, verdicts)) if judged else (),
         diagnostics=tuple(diagnostics),
         diagnostics_value_matching=(
-            "the grader's value normalisation (supersede_env.normalize): contiguous token match, words by "
+            "the grader's value normalisation (supersede_env.grader.tokens): contiguous token match, words by "
             "stem, values by meaning (four = 4, 6 pm = 18:00), punctuation and articles ignored"
         ),
     )
