@@ -56,11 +56,14 @@ ABSTAIN = re.compile(
     r"|\boutput\s+\"?empty|\banswer\s*:?\s*\**\s*empty\b"
     r"|\bi\s+(?:do\s+not|don't)\s+know\b|\bno\s+idea\b|\bnot\s+enough\b|\binsufficient\b"
     r"|\b(?:notes|memo|memory|records)\s+(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:say|mention|show|include|"
-    r"have|contain|record|tell)\b)"
+    r"have|contain|record|tell)\b"
+    r"|(?:(?<![\s\S])|(?<=[\n.:;!?\"(])|(?<=[\n.:;!?\"(]\s))(?:not|never)\s+(?:mentioned|stated|given|said|specified|recorded)\b"
+    r"|(?<![\w/])n/a(?![\w/])"
+    r"|\bno\s+(?:answer|data|record)\b)"
 )
 ABSTAIN_TRIGGERS = frozenset(
     """not no never cannot unable impossible unknown unclear unspecified insufficient lack lacking
-    difficult hard empty need needs require once notes memo memory records""".split()
+    difficult hard empty need needs require once notes memo memory records n""".split()
 )
 # Committing to an answer after an abstention phrase: "no mention of Tom, so it implies Alex"
 COMMIT = re.compile(

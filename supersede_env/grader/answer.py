@@ -10,8 +10,8 @@
 2. :func:`read_answer`: the place normalised and tokenised once, with the restated question masked,
    list numbering ("2. Denver") turned into labels, and where the conclusion starts: after the last
    "Answer:" / "the answer is" marker, else the last "therefore", else (replies over
-   :data:`SHORT_REPLY` characters) the last paragraph. In ``whole`` mode (the strict reward) the conclusion is
-   everything after an explicit answer marker, else the whole place.
+   :data:`SHORT_REPLY` characters) the last paragraph. In ``whole`` mode (the strict reward) the
+   conclusion is the whole place: a plain reply is its own answer field.
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ _JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(\{.*\})\s*```\s*$", re.S)
 _ANSWER_KEYS = ("answer", "final_answer", "final answer")
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)
 _FOUND = re.compile(r"^\W*found\b", re.I)
+# a MISSING field that doubts the answer itself ("whether this is still true", "confirmation")
+_UNSURE = re.compile(r"\b(?:whether|if)\b.*\b(?:still|current|true|valid|changed|up[ -]to[ -]date|latest|correct)\b"
+                     r"|\bconfirm|\bverif|\bnot sure\b|\buncertain|\bunclear\b", re.I)
 
 
 def _contract_answer(reply: str) -> AnswerPlace | None:
@@ -67,7 +70,7 @@ def _contract_answer(reply: str) -> AnswerPlace | None:
     labels = {m.group(1).lower() for m in fields}
     if not fields or not (labels - {"answer"} or len(fields) > 1):
         return None  # a lone "Answer: ..." line is a conclusion marker, not a contract
-    answers, statuses = [], []
+    answers, statuses, missing = [], [], []
     for k, m in enumerate(fields):
         end = fields[k + 1].start() if k + 1 < len(fields) else len(reply)
         value = (m.group(2) + reply[m.end():end]).strip().strip("*").strip()
@@ -75,9 +78,12 @@ def _contract_answer(reply: str) -> AnswerPlace | None:
             answers.append(value)
         elif m.group(1).lower() == "status":
             statuses.append(value)
+        elif m.group(1).lower() == "missing":
+            missing.append(value)
     if not any(answers):
         return AnswerPlace("", "ANSWER field", missing="a contract reply without an ANSWER field")
-    doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None)
+    doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None) or next(
+        (f"MISSING: {v}" for v in missing if _UNSURE.search(v)), None)
     return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt)
 
 
@@ -406,11 +412,11 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
     if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
         unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
         content = [i for i in content if i not in masked]
-    strong = _strong_offset(text)
-    if strong is not None:
-        start = bisect_left(tokens, strong, key=_START_OF)  # the first token at or after it
-    elif whole:
+    strong = None if whole else _strong_offset(text)
+    if whole:
         start = 0
+    elif strong is not None:
+        start = bisect_left(tokens, strong, key=_START_OF)  # the first token at or after it
     else:
         weak_start = _weak_start(text, tokens, weak) if weak else None
         if weak_start is not None:

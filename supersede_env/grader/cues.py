@@ -62,7 +62,8 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("neg", "both", "isn't, wasn't, weren't, is not, was not, are not, were not, no longer, not anymore, "
                            "not any more, no longer valid, no longer true")
     + _cues("neg", "bwd", "anymore, any more, is wrong, is incorrect, was wrong, is outdated now, is false, was false, "
-                          "( wrong ), ( no ), ( incorrect ), ( not ), ( false ), ( x ), is not it, isn't it, "
+                          "( wrong ), ( no ), ( incorrect ), ( not ), ( false ), ( x ), ( wrong value ), is not it, "
+                          "isn't it, "
                           "or not, but not anymore, but no longer")
     + _cues("past", "both", "previously, formerly, originally, initially, earlier, at first, in the past, back then, "
                             "at one point, used to, historically, outdated, obsolete, superseded, "
@@ -70,7 +71,8 @@ CUES: tuple[Cue, ...] = tuple(
                             "in an earlier session, stale, once upon a time")
     # adjectives reach the noun after them ("your former manager", "my old car, a Civic"), or a value
     # they follow in parentheses ("Denver (old)")
-    + _cues("past", "fwd", "old, older, former, previous, prior, past, ( was, was once, "
+    + _cues("past", "fwd", "old, older, former, previous, prior, past, history :, past values, earlier values, "
+                           "( was, was once, "
                            "replaced, replacing, replaces, supersedes, superseding, overrides, ex, from, after, "
                            "after leaving, after selling, sold, sold the, traded in, traded, got rid of, gave away, "
                            "stopped using, quit, left, moved out of, moved away from, gave up, "
@@ -108,15 +110,19 @@ CUES: tuple[Cue, ...] = tuple(
                              "last i heard, last i knew, not 100% sure, ±, + / -, give or take, plus or minus, "
                              "or the other one, or the other, or the previous one, or the old one, or something else, "
                              "or another, or whichever, or whatever, either way, who knows, your call, "
-                             "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? )")
+                             "or the earlier, or the previous, or the old, or the last, or the first, "
+                             "or the former, or the latter, or the original, or the new one, or the newer one, "
+                             "percent confidence")
+    + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
-                                 "probable, as far as i can tell, from what i recall, if i'm right")
+                                 "probable, as far as i can tell, from what i recall, if i'm right, roughly, about, "
+                                 "around, approximately, or so, circa, nearly, almost, ish, - ish, more or less")
     + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
                            "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
-                           "current, up to date, updated, still, is now, most up to date, ( current ), ( now ), "
-                           "( latest ), ( new ), ( updated )")
+                           "current, up to date, updated, still, is now, most up to date")
+    + _cues("now", "bwd", "( current ), ( now ), ( latest ), ( new ), ( updated ), ( newest ), ( current value )")
     + _cues("next", "fwd", "then, later, after that, afterwards, afterward, eventually, finally, in the end, "
                           "subsequently, switched to, moved to, changed to, upgraded to, went to, changed it to, ->, "
                           "actually, no wait, wait, i mean, correction, or rather, scratch that, make that, "

@@ -24,10 +24,10 @@ from supersede_env.grader.abstention import ABSTAIN_TRIGGERS, COMMIT, abstention
 from supersede_env.grader.answer import Answer
 from supersede_env.grader.cues import cue_table
 from supersede_env.grader.gold import Alternative, Gold, Pattern, question_info
-from supersede_env.grader.mentions import OFFERED, Mention, assign_roles, find_mentions
+from supersede_env.grader.mentions import OFFERED, Mention, assign_roles, find_mentions, is_bare_item
 from supersede_env.grader.text import normalise_text
 from supersede_env.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, stem, tokenize, values_equal
-from supersede_env.grader.words import NEGATORS, PRONOUNS
+from supersede_env.grader.words import NEGATORS, PRONOUNS, TITLES
 from supersede_env.verdict import Verdict
 
 __all__ = ["grade_value", "grade_yes_no", "grade_abstention_item", "verdict"]
@@ -301,7 +301,7 @@ def _explicit_yes_no(a: Answer) -> list[tuple[int, str]]:
 
 # words after which "no" is an answer ("no now", "No is current", "from no to yes"), not "no information"
 _AFTER_A_BARE_NO = frozenset("now currently anymore before previously earlier then is was to either or and but "
-                             "also at until after later instead rather".split())
+                             "also at until after later instead rather yes".split())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,9 +327,16 @@ def _value_like(a: Answer, question: str | None) -> list[Mention]:
             out.append(Mention(a.snippet(i, i), "rival", i, i))
         elif t.kind == WORD and cased and a.source[t.start:t.start + 1].isupper() and _namelike(t, q_stems):
             j = i
-            while j + 1 < n and tokens[j + 1].kind == WORD and a.source[tokens[j + 1].start:tokens[j + 1].start + 1].isupper():
-                j += 1
-            sentence_start = i == 0 or (tokens[i - 1].kind == PUNCT and tokens[i - 1].text in _STARTS)
+            while j + 1 < n:
+                nxt = tokens[j + 1]
+                if nxt.kind == WORD and a.source[nxt.start:nxt.start + 1].isupper():
+                    j += 1
+                elif nxt.text == "." and tokens[j].text in TITLES and j + 2 < n and tokens[j + 2].kind == WORD:
+                    j += 1  # "Dr. Johnson": the title's full stop
+                else:
+                    break
+            sentence_start = i == 0 or (tokens[i - 1].kind == PUNCT and tokens[i - 1].text in _STARTS
+                                        and not (i > 1 and tokens[i - 2].text in TITLES))
             alone = j + 1 >= n or (tokens[j + 1].kind == PUNCT and tokens[j + 1].text in _ENDS)
             # a capital after a full stop is only a name when it is several words or stands alone
             # ("Taipei?"), not "Therefore, ..." or "There is ..."
@@ -372,8 +379,9 @@ def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, 
     candidates = sorted([*known, *_value_like(a, question)], key=lambda m: (m.first, m.last))
     assign_roles(a, candidates, frame=question_info(question).stems, strict=strict)
     for m in candidates:
+        # put forward: by a guess or history cue, or standing alone as an item ("I don't know - Taipei")
         guessed = m.role in ("hedged", "hypothetical") or (m.role == "past" and m.cue in _GUESSING_PAST) or (
-            m.marked in ("now", "next"))
+            m.marked in ("now", "next")) or (m.role == "current" and is_bare_item(a.tokens, m.first, m.last, frozenset()))
         if strict:  # the strict reward: an abstention names no candidate and no value at all
             guessed = guessed or (m.kind != "rival" and m.role != "negated") or a.tokens[m.first].kind in VALUE_KINDS
         if guessed:

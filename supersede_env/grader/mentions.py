@@ -25,13 +25,15 @@ from functools import lru_cache
 from supersede_env.grader.answer import Answer, Span
 from supersede_env.grader.cues import CHANGE_VERBS, Cue, cue_table
 from supersede_env.grader.gold import Gold, Pattern, parse_value
-from supersede_env.grader.tokens import CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, values_equal
+from supersede_env.grader.tokens import (
+    CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, stem, values_equal,
+)
 from supersede_env.grader.words import (
-    BOUND_BEFORE, CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
+    GENERIC, BOUND_BEFORE, CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
     WEEKDAYS,
 )
 
-__all__ = ["Mention", "find", "find_mentions", "assign_roles", "ROLES", "OFFERED"]
+__all__ = ["Mention", "find", "find_mentions", "assign_roles", "is_bare_item", "ROLES", "OFFERED"]
 
 ROLES = ("current", "past", "negated", "other", "hypothetical", "hedged")
 OFFERED = frozenset({"current", "hedged", "hypothetical"})  # roles that put a value forward as the answer
@@ -127,8 +129,17 @@ def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]
                 while q < n and tokens[content[q]].kind == WORD and tokens[content[q]].value in pattern.optional \
                         and _adjacent(tokens, content[q - 1], content[q]):
                     q += 1
-            spans.append((content[p], content[q - 1]))
+            first, last = content[p], content[q - 1]
+            surface = _surface_words(pattern)  # the candidate's own soft words: "about" of "about an hour"
+            while first > 0 and tokens[first - 1].kind == WORD and tokens[first - 1].text in surface:
+                first -= 1
+            spans.append((first, last))
     return spans
+
+
+@lru_cache(maxsize=8192)
+def _surface_words(pattern: Pattern) -> frozenset[str]:
+    return frozenset(w for w in re.findall(r"[a-z']+", pattern.text.lower()) if w in SOFT)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,19 +207,19 @@ def _comparable(gold_tok: Token, t: Token, strict: bool) -> bool:
 
 
 _SEPARATOR_PUNCT = frozenset({",", ";", "/", "\n", "\n\n", "&", "|"})
-_SEPARATOR_WORDS = frozenset({"and", "or", "vs", "versus", "either"})
+_SEPARATOR_WORDS = frozenset({"and", "or", "vs", "versus", "either", "but"})
 
 
-def _bare_item(tokens: list[Token], i: int, j: int, units: frozenset) -> bool:
+def is_bare_item(tokens: list[Token], i: int, j: int, units: frozenset) -> bool:
     """Do tokens i..j stand alone between list separators ("15; 18", "Maui\\nOahu", "10, 11, 12")?"""
     for step, edge in ((-1, i), (1, j)):
         k = edge + step
         while 0 <= k < len(tokens):
             t = tokens[k]
             if t.kind == PUNCT:
-                if t.text in _SEPARATOR_PUNCT or t.text in SENTENCE_END:
+                if t.text in _SEPARATOR_PUNCT or t.text in SENTENCE_END or t.text in ("(", ")", "-", ":"):
                     break
-                if t.text in ("(", ")", "-", ":", "*", '"', "'"):
+                if t.text in ("*", '"', "'"):
                     k += step
                     continue
                 return False
@@ -254,7 +265,7 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
                 continue
             beside_number = (i > 0 and tokens[i - 1].kind == NUM) or (i + 1 < n and tokens[i + 1].kind == NUM)
             counts_same = i + 1 >= n or tokens[i + 1].kind != WORD or tokens[i + 1].value in nouns
-            if _bare_item(tokens, i, i, units) or beside_number or (strict and counts_same):
+            if is_bare_item(tokens, i, i, units) or beside_number or (strict and counts_same):
                 out.append(Mention(a.snippet(i, i), "rival", i, i))
         elif _comparable(gold_tok, t, strict):
             out.append(Mention(a.snippet(i, i), "rival", i, i))
@@ -369,12 +380,15 @@ def _is_capitalised_name(a: Answer, i: int, j: int) -> bool:
     return surface[:1].isupper() and len(a.source) == len(a.text)
 
 
+_HEADINGS = frozenset("answer final status evidence missing note notes summary conclusion result".split())
+
+
 def _line_rivals(a: Answer, covered: list[Span], gold_spans: list[Span]) -> list[Mention]:
     """Unknown names listed on their own, next to the gold: "Maui\\nOahu", "Maui; Oahu" (word golds)."""
     tokens = a.tokens
     out = []
     for first, last in gold_spans:
-        if not _bare_item(tokens, first, last, frozenset()):
+        if not is_bare_item(tokens, first, last, frozenset()):
             continue
         for step, edge in ((1, last), (-1, first)):
             j = edge + step
@@ -394,7 +408,8 @@ def _line_rivals(a: Answer, covered: list[Span], gold_spans: list[Span]) -> list
             i0, i1 = min(j, k), max(j, k)
             if abs(k - j) > 3 or any(s <= i0 <= e or s <= i1 <= e for s, e in covered):
                 continue
-            if tokens[i0].kind in (WORD,) and _is_capitalised_name(a, i0, i1) and _bare_item(tokens, i0, i1, frozenset()):
+            if tokens[i0].kind == WORD and tokens[i0].text not in _HEADINGS and _is_capitalised_name(a, i0, i1) \
+                    and is_bare_item(tokens, i0, i1, frozenset()):
                 out.append(Mention(a.snippet(i0, i1), "rival", i0, i1, anchor=(first, last)))
     return out
 
@@ -406,6 +421,71 @@ _RANGE_HINT = re.compile(r"\d\s*(?:-|\bto\b|\bthrough\b)")
 @lru_cache(maxsize=8192)
 def _own_words(pattern: Pattern) -> frozenset:
     return frozenset(t.value for t in pattern.required) | pattern.optional
+
+
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "l": "i", "@": "a",
+                       "$": "s", "|": "i", "!": "i"})
+
+
+def _skeleton(text: str) -> str:
+    """Letters and digits only, leetspeak folded: what is left of "C.h.3.v.y" or "Ch3vy M4l1bu"."""
+    return "".join(ch for ch in text.lower().translate(_LEET) if ch.isalnum())
+
+
+def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: list[Span]) -> list[Mention]:
+    """Known rivals the answer names in a disguise or in part: spelled with dots, spaces or leetspeak
+    ("C.h.e.v.y M.a.l.i.b.u", "Ch3vy", "ChevyMalibu"), or by a distinctive word of their name alone
+    ("Chevy" for "Chevy Malibu"). Only names of five letters or more, and never inside the gold."""
+    tokens, text = a.tokens, a.text
+    gold_words = {t.value for alt in gold.alternatives for p in alt.parts for t in p.required if t.kind == WORD}
+    gold_skeletons = [_skeleton(alt.text) for alt in gold.alternatives]
+    chars: list[str] = []
+    owner: list[int] = []  # token index of each skeleton character
+    for i in range(a.start, len(tokens)):
+        t = tokens[i]
+        folded = _skeleton(text[t.start:t.end])
+        chars.append(folded)
+        owner.extend([i] * len(folded))
+    skeleton = "".join(chars)
+    out: list[Mention] = []
+    taken = list(covered)
+
+    def add(kind: str, value: str, first: int, last: int) -> None:
+        if any(s <= last and first <= e for s, e in taken):
+            return  # found as itself, or inside another candidate or the gold
+        taken.append((first, last))
+        out.append(Mention(value, kind, first, last, cue="disguised"))
+
+    for kind, value in known:
+        rival = _skeleton(value)
+        if len(rival) >= 5 and sum(ch.isalpha() for ch in rival) >= 3 and not any(rival in g for g in gold_skeletons):
+            pos = skeleton.find(rival)
+            while pos != -1:
+                add(kind, value, owner[pos], owner[pos + len(rival) - 1])
+                pos = skeleton.find(rival, pos + 1)
+        for word in _distinctive_words(value):
+            if word in gold_words:
+                continue
+            for p in a.words.get(word, ()):
+                i = a.all_content[p]
+                if i >= a.start:
+                    add(kind, value, i, i)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _distinctive_words(value: str) -> tuple[str, ...]:
+    """The capitalised words of a several-word name that name it alone ("Chevy" of "Chevy Malibu")."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]+", value)
+    if len(words) < 2:
+        return ()
+    out = []
+    for w in words:
+        if w[0].isupper() and len(w) >= 4 and w.lower() not in SOFT:
+            stemmed = stem(w.lower())
+            if stemmed not in GENERIC:
+                out.append(stemmed)
+    return tuple(out)
 
 
 def _closed_class_rivals(a: Answer, gold: Gold, covered: list[Span]) -> list[Mention]:
@@ -456,6 +536,10 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
             for pattern in parse_value(str(value)):
                 add(pattern, kind, str(value))
     mentions = _resolve_nesting(mentions, own, a.tokens)
+    known = [(kind, str(v)) for kind, values in (("stale", stale), ("decoy", decoys)) for v in values]
+    if known:
+        mentions += _disguised(a, known, gold, [(m.first, m.last) for m in mentions if not m.loose])
+        mentions.sort(key=lambda m: (m.first, m.last))
     covered = [(m.first, m.last) for m in mentions if not m.loose]
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
     value_gold = gold.single_value is not None
@@ -464,7 +548,8 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
     text = a.text
     if gold_spans:
         if _OR_HINT.search(text) or (value_gold and _RANGE_HINT.search(text)):
-            rivals += _disjunction_rivals(a, gold_spans, gold, value_gold)
+            rivals += [r for r in _disjunction_rivals(a, gold_spans, gold, value_gold)
+                       if not any(s <= r.first <= e for s, e in covered)]
         single_part = bool(gold.alternatives) and len(gold.alternatives[0].parts) == 1
         if single_part and not value_gold and not gold.alternatives[0].parts[0].keywords:
             if " and " in text:
@@ -497,12 +582,13 @@ _WINDOW = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 
 _BACK_WINDOW = 2  # "Denver, previously" / "Denver (previously)": a cue after a value sits right after it
 _COMPARATIVES = frozenset("more less fewer higher lower longer shorter earlier later bigger smaller".split())
 _TIGHT = frozenset({("from",), ("ex",), ("after",)})  # bind only to the value right after them ("from Denver")
+# approximations hedge only the value they touch ("about 47"), not "about the car: ..."
+_APPROX = frozenset({(w,) for w in ("about", "around", "roughly", "approximately", "circa", "nearly", "almost")})
 # corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
 _CORRECTIONS = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",), ("or", "rather"),
                           ("scratch", "that"), ("make", "that")})
 _FRAME_KINDS = frozenset({"past", "hypo", "other"})
 _CLAUSE_FINAL = frozenset({("before",), ("earlier",)})  # adverbs only at the end of a clause
-_HEDGE_CROSSES = frozenset({"but", "though", "although"})
 _TO_WORDS = frozenset({"to", "into"})
 
 
@@ -576,6 +662,8 @@ def _reach(tokens: list[Token], lo: int, hi: int, limit: int, *, allow_paren: bo
     for k in range(lo, hi + 1):
         t = tokens[k]
         if t.kind == PUNCT:
+            if t.text in crossing:
+                continue
             if t.text == ":" and allow_colon and words <= 2:
                 words = 0
                 allow_colon = False
@@ -627,7 +715,8 @@ def _from_is_change(tokens: list[Token], hit: _CueHit, target: Mention, firsts: 
 
 
 _ORDER_KINDS = frozenset({"past", "now", "next", "pasttense", "presenttense"})
-_CROSSING_KINDS = frozenset({"hedge", "softhedge", "past", "neg"})  # "X, but not anymore", "X, but I'm not sure"
+_CROSSING_KINDS = frozenset({"hedge", "softhedge", "past", "neg"})  # "X, but not anymore", "X - not sure"
+_CROSSES = frozenset({"but", "though", "although", "-"})
 _AFTERTHOUGHT_KINDS = frozenset({"hedge", "softhedge", "past", "neg", "hypo"})
 
 
@@ -684,11 +773,9 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         if frame and cue.kind in _FRAME_KINDS and cue.words not in _TIGHT and all(
                 tokens[k].value in frame for k in range(hit.first, hit.last + 1) if tokens[k].text not in SOFT):
             continue
-        if cue.words in _CLAUSE_FINAL and hit.last + 1 < len(tokens) and tokens[hit.last + 1].kind != PUNCT:
-            continue  # "Denver before, Portland now" is history; "10 minutes before washing" is not
         if cue.words in _CORRECTIONS and hit.first > 0 and tokens[hit.first - 1].kind != PUNCT:
             continue
-        limit = 0 if cue.words in _TIGHT else _WINDOW[cue.kind]
+        limit = 0 if (cue.words in _TIGHT or cue.words in _APPROX) else _WINDOW[cue.kind]
         target: Mention | None = None
         if cue.side in ("fwd", "both"):
             k = bisect_left(firsts, hit.last + 1)
@@ -702,8 +789,10 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
                 hedge = cue.kind in ("hedge", "softhedge")
                 if hedge and hit.last + 1 < len(tokens) and tokens[hit.last + 1].text in _COMPARATIVES:
                     continue  # "at least 2, but possibly more": the hedge is about the bound
+                if cue.words in _CLAUSE_FINAL and hit.last + 1 < len(tokens) and tokens[hit.last + 1].kind != PUNCT:
+                    continue  # "Denver before, Portland now" is history; "10 minutes before washing" is not
                 if _reach(tokens, before.last + 1, hit.first - 1, _BACK_WINDOW + (2 if hedge else 0),
-                          allow_paren=True, crossing=_HEDGE_CROSSES if cue.kind in _CROSSING_KINDS else frozenset()):
+                          allow_paren=True, crossing=_CROSSES if cue.kind in _CROSSING_KINDS else frozenset()):
                     target = before
         if target is None and cue.kind in _AFTERTHOUGHT_KINDS and cue.side != "fwd":
             target = _afterthought(tokens, hit, mentions, by_last, lasts)
@@ -774,7 +863,8 @@ def _disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
             y.set_role("hedged", "or")
 
 
-_OR_MAYBE = re.compile(r"\bor\s+(?:possibly|perhaps|maybe|potentially)\b|\beither\b[^.\n]{0,80}\bor\b")
+_OR_MAYBE = re.compile(r"\bor\s+(?:possibly|perhaps|maybe|potentially)\b|\beither\b[^.\n]{0,80}\bor\b"
+                       r"|\b[ap]\.?m\.?\s*(?:or|/)\s*[ap]\.?m\b")  # "6:35 (am or pm)"
 
 
 def _sentence_alternatives(a: Answer, mentions: list[Mention]) -> None:

@@ -8,7 +8,8 @@
   accents (``São`` reads ``sao``), so that nothing invisible splits a value;
 - maps every remaining non-ASCII letter or digit that Unicode's confusables data (UTS #39) lists as
   a look-alike of an ASCII one to that ASCII character: a Cyrillic ``о`` in ``Lexingtоn`` is ``o``,
-  so a rival cannot hide from the grader in look-alike letters.
+  so a rival cannot hide from the grader in look-alike letters;
+- reads text inside a right-to-left override as it is displayed (reversed).
 
 Look-alikes are mapped only from non-ASCII characters: UTS #39's full skeleton also maps ASCII to
 ASCII (``0`` to ``O``, ``1`` to ``l``), which would destroy numbers. The confusables table comes
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -36,45 +38,50 @@ _TYPOGRAPHY = str.maketrans(
 )
 
 
+# Lower-case Greek and Cyrillic letters that read as ASCII ones but that Unicode's confusables data
+# leaves out (it maps their capitals: "Η" -> "H", not "η" -> "n")
+_EXTRA_LOOK_ALIKES = {"\u03b7": "n", "\u03ba": "k", "\u03c4": "t", "\u03c7": "x", "\u03c9": "w", "\u03b5": "e",
+                      "\u043a": "k", "\u0442": "t", "\u043d": "h", "\u043c": "m"}
+
+
 @lru_cache(maxsize=1)
 def _look_alikes() -> dict[int, str]:
     """Non-ASCII character -> the lower-case ASCII letter or digit it looks like (UTS #39 confusables).
 
-    A character whose lower-case form has a look-alike takes that one (Cyrillic "І" -> "і" -> "i",
-    not the "l" that capital I resembles); otherwise its own look-alike, lower-cased (Cyrillic "Т",
-    "М", "Н" look like "T", "M", "H", while their small forms look like no ASCII letter).
+    A character maps as written ("Ν", Greek capital nu, looks like "N"; "ν" like "v"). UTS #39 takes
+    "l" as the prototype of capital I, so an upper-case letter that maps to "l" is an "i".
     """
     data = json.loads(
         (importlib.resources.files("confusable_homoglyphs") / "confusables.json").read_text(encoding="utf-8")
     )
-    ascii_of: dict[str, str] = {}
+    table: dict[int, str] = {}
     for char, entries in data.items():
         if len(char) != 1 or char.isascii():
             continue
         for entry in entries:
             target = entry.get("c", "")
             if len(target) == 1 and target.isascii() and target.isalnum():
-                ascii_of[char] = target
+                target = target.lower()
+                table[ord(char)] = "i" if (target == "l" and char.isupper()) else target
                 break
-    table: dict[int, str] = {}
-    for char in {*ascii_of, *(c.upper() for c in ascii_of if len(c.upper()) == 1)}:
-        lower = char.lower()
-        target = ascii_of.get(lower) if len(lower) == 1 else None
-        if target is None:
-            target = ascii_of.get(char)
-        if target is not None:
-            table[ord(char)] = target.lower()
+    for char, target in _EXTRA_LOOK_ALIKES.items():
+        table.setdefault(ord(char), target)
     return table
 
 
+_BIDI_OVERRIDE = re.compile("\u202e([^\u202c\n]*)\u202c?")
+
+
 def _fold_non_ascii(text: str) -> str:
+    # a right-to-left override displays its text reversed: read it as displayed
+    text = _BIDI_OVERRIDE.sub(lambda m: m.group(1)[::-1], text)
     text = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
     decomposed = unicodedata.normalize("NFD", text)
     # drop format characters (Cf: zero-width, soft hyphen) and accents (Mn: combining marks)
     kept = unicodedata.normalize("NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Cf", "Mn")))
     if kept.isascii():
         return kept.lower()
-    return kept.translate(_look_alikes()).lower()
+    return kept.translate(_look_alikes()).lower()  # as written first: capitals look like capitals
 
 
 def normalise_text(text: str) -> str:

@@ -214,7 +214,8 @@ _MASTER = re.compile(
   # a word, or a run of words one space apart (one match for many words; see _lex)
   | (?P<word>(?>[a-z]+(?:'[a-z]+)*)(?:(?:\ (?>[a-z]+(?:'[a-z]+)*))+(?![\d-]))?)
   | (?=\d)(?:
-      (?P<time>(?<![\d:.])(?P<th>\d{1,2})(?::(?P<tm>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?)
+      (?P<time>(?<![\d:.])(?P<th>\d{1,2})(?:[:.](?P<tm>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?)
+    | (?P<hclock>(?<![\d:.])(?P<hh>[01]?\d|2[0-3])h(?P<hm>[0-5]\d)(?!\w))
     | (?P<clock>(?<![\d:.])(?P<ch>\d{1,2}):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?![\d:]))
     | (?P<ymd>(?<![\d/])(?P<y1>(?:19|20)\d\d)[/-](?P<m1>\d{1,2})[/-](?P<d1>\d{1,2})(?![\d/]))
     | (?P<mdy>(?<![\d/.])(?P<m2>\d{1,2})/(?P<d2>\d{1,2})(?:/(?P<y2>\d{4}|\d\d))?(?![\d/]))
@@ -321,6 +322,8 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
                 continue
             h = h % 12 + (12 if m.group("ap") == "p" else 0)
             append(Token(TIME, frozenset({h * 60 + mins}), start, end))
+        elif group == "hclock":  # "18h35": a 24-hour time
+            append(Token(TIME, frozenset({int(m.group("hh")) * 60 + int(m.group("hm"))}), start, end))
         elif group == "clock":
             h, mi = int(m.group("ch")), int(m.group("cm"))
             sec = m.group("cs")
@@ -454,7 +457,8 @@ def _merge_number_words(toks: list[Token]) -> list[Token]:
                 out.append(t)
                 i += 1
                 continue
-            out.append(Token(NUM, total + current, t.start, last_end))
+            # a one-word number keeps its word, so phrases ("at one point", "one day") still read
+            out.append(Token(NUM, total + current, t.start, last_end, t.text if j == i + 1 else ""))
             i = j
             continue
         if w in _ORDINALS and w not in _DISCOURSE_ORDINALS:
@@ -512,12 +516,17 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
             if isinstance(t.value, float) and t.value.is_integer() and 1 <= t.value <= 12 and t.unit is None:
                 j = i + 1
                 end = t.end
+                past = 0  # "six thirty-five pm": the minutes in words
                 if _is_word(nxt, "o'clock"):
                     end, j = nxt.end, i + 2
+                elif (nxt is not None and nxt.kind == NUM and isinstance(nxt.value, float) and nxt.value.is_integer()
+                      and 0 <= nxt.value <= 59 and nxt.unit is None and i + 2 < n and toks[i + 2].text in _PART_STARTS):
+                    past, j = int(nxt.value), i + 2
                 half, part_end, after = _part_of_day(toks, j) if j < n and toks[j].text in _PART_STARTS else (None, 0, j)
-                if j > i + 1 or half is not None:
+                if (j > i + 1 and not past) or half is not None:
                     hour = int(t.value) % 12
-                    minutes = {"am": {hour * 60}, "pm": {(hour + 12) * 60}}.get(half or "", {hour * 60, (hour + 12) * 60})
+                    minutes = {"am": {hour * 60 + past}, "pm": {(hour + 12) * 60 + past}}.get(
+                        half or "", {hour * 60 + past, (hour + 12) * 60 + past})
                     out.append(Token(TIME, frozenset(minutes), t.start, part_end if half is not None else end))
                     i = after if half is not None else j
                     continue

@@ -21,7 +21,7 @@ GENERIC = frozenset(stem(w) for w in """get got have do make go take set thing l
     some follow followed then finally next first second third last later before after also""".split())
 NEGATORS = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "nothing", "cannot"})
 # Where a clause ends: a cue on one side never reaches a value on the other
-CLAUSE_BREAK_PUNCT = frozenset({".", ";", "!", "?", "\n", "\n\n", ":", "(", ")", '"'})
+CLAUSE_BREAK_PUNCT = frozenset({".", ";", "!", "?", "\n", "\n\n", ":", "(", ")", '"', "-"})
 CLAUSE_BREAK_WORDS = frozenset(
     {"but", "however", "although", "though", "whereas", "while", "so", "therefore", "thus", "hence",
      "because", "since", "which", "who", "whereas"}
@@ -42,3 +42,5 @@ NOT_A_RIVAL = frozenset(
 WEEKDAYS = frozenset(stem(d) for d in "monday tuesday wednesday thursday friday saturday sunday".split())
 MONTHS = frozenset(stem(m) for m in """january february march april june july august september october november
     december""".split())  # not "may": a modal far more often than a month
+# Abbreviations before a name: "Dr. Johnson" is one name, its full stop ends no sentence
+TITLES = frozenset("dr mr mrs ms prof st jr sr mt".split())
