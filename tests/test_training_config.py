@@ -7,7 +7,7 @@ import yaml
 
 pytest.importorskip("trl")
 
-from supersede_env.training.config import ConfigError, SupersedeGRPOConfig, parse_config  # noqa: E402
+from supersede_env.training.config import ConfigError, SupersedeGRPOConfig, parse_config
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((REPO / "configs").glob("grpo-*.yaml"))

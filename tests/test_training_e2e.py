@@ -25,13 +25,13 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 pytest.importorskip("peft")
 
-from supersede_env import memo  # noqa: E402
-from supersede_env.stats import mcnemar_exact  # noqa: E402
-from supersede_env.training.command import standalone  # noqa: E402
-from supersede_env.training.config import parse_config  # noqa: E402
-from supersede_env.training.models import load_policy, render_prompt_ids  # noqa: E402
-from supersede_env.training.run import build_trainer, prepare  # noqa: E402
-from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model  # noqa: E402
+from supersede_env import memo
+from supersede_env.stats import mcnemar_exact
+from supersede_env.training.command import standalone
+from supersede_env.training.config import parse_config
+from supersede_env.training.models import load_policy, render_prompt_ids
+from supersede_env.training.run import build_trainer, prepare
+from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "configs" / "grpo-tiny-cpu.yaml"
@@ -90,7 +90,7 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
                    ("current", "stale", "hedged", "abstained", "wrong", "ungradable", "failed")) == pytest.approx(1)
 
     rows = _lines(out / "rollouts.jsonl")
-    assert [r["step"] for r in rows] == [1] * 4 + [2] * 4  # 2 episodes x 2 rollouts a step, none twice
+    assert [r["step"] for r in rows] == [1] * 2 + [2] * 2  # 1 episode x 2 rollouts a step, none twice
     assert all(r["calls"] == 5 and len(r["memo_chars"]) == 4 and r["process"] == 0 for r in rows)
 
     # The resumed step trains the same episodes an uninterrupted run trains at step 2.
@@ -167,7 +167,7 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
     for generation in captured:
         assert generation["old"] is True
         results, batch = generation["results"], generation["batch"]
-        advantages = [0.5, -0.5] * 2  # alternating rewards 1, 0 in groups of 2, no scaling
+        advantages = [0.5, -0.5]  # alternating rewards 1, 0 in a group of 2, no scaling
         expected = []
         for index, result in enumerate(results):
             steps, samples = result.transcript.steps, result.samples

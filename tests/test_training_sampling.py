@@ -5,9 +5,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig, LogitsProcessorList  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig, LogitsProcessorList
 
-from supersede_env.training.sampling import SampledLogprobs, sampling_processors, without_warpers  # noqa: E402
+from supersede_env.training.sampling import SampledLogprobs, sampling_processors, without_warpers
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +27,8 @@ def _config(tokenizer, **sampling):
                             eos_token_id=tokenizer.eos_token_id, **sampling)
 
 
-@pytest.mark.parametrize("sampling", [dict(temperature=0.7, top_k=0, top_p=1.0),
-                                      dict(temperature=1.3, top_k=20, top_p=0.9, min_p=0.01)])
+@pytest.mark.parametrize("sampling", [{"temperature": 0.7, "top_k": 0, "top_p": 1.0},
+                                      {"temperature": 1.3, "top_k": 20, "top_p": 0.9, "min_p": 0.01}])
 def test_the_rebuilt_warpers_sample_exactly_what_transformers_samples(tiny, sampling):
     tokenizer, model, ids, mask = tiny
     config = _config(tokenizer, **sampling)

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 peft = pytest.importorskip("peft")
 
-from supersede_env.training.weight_sync import install_exact_sync, merged_named_params  # noqa: E402
+from supersede_env.training.weight_sync import install_exact_sync, merged_named_params
 
 CYCLES = 200
 

@@ -46,7 +46,10 @@ def train(argv: list[str]) -> int:
     from supersede_env.training.run import prepare, run
 
     prepared = prepare(parse_config(argv))
-    outcome = run(prepared)
+    try:
+        outcome = run(prepared)
+    finally:
+        _end_process_group()
     if int(os.environ.get("RANK", "0")) == 0:
         rule = " (stopped by the zero-advantage rule)" if outcome.stopped_by_rule else ""
         print(
@@ -56,6 +59,15 @@ def train(argv: list[str]) -> int:
         for key, value in sorted(outcome.metrics.items()):
             print(f"  {key} = {_fmt(value)}")
     return 0
+
+
+def _end_process_group() -> None:
+    """Leave the process group together: a gloo group left to interpreter shutdown can abort a process."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
 
 
 def _fmt(value: Any) -> str:

@@ -81,13 +81,25 @@ from supersede_env.conditions import parse_condition
 from supersede_env.episode import Episode
 from supersede_env.grader import grade_episode
 from supersede_env.rollout import ModelReply, ModelRequest, Transcript
-from supersede_env.training.advantages import ZERO_TOLERANCE, all_zero, broadcast, group_advantages, zero_std_groups
+from supersede_env.training.advantages import (
+    ZERO_TOLERANCE,
+    all_zero,
+    broadcast,
+    group_advantages,
+    zero_std_groups,
+)
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.data import EpisodePools
 from supersede_env.training.importance import importance_weights
 from supersede_env.training.models import render_prompt_ids
 from supersede_env.training.reward import REWARD_MODE, SupersessionReward
-from supersede_env.training.rollout_log import VERDICT_LABELS, BatchSummary, RolloutRow, append_rows, verdict_mix
+from supersede_env.training.rollout_log import (
+    VERDICT_LABELS,
+    BatchSummary,
+    RolloutRow,
+    append_rows,
+    verdict_mix,
+)
 from supersede_env.training.samples import (
     CallSample,
     collate,
