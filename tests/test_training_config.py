@@ -97,7 +97,7 @@ def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, exp
         (["--learning_rate=-inf"], "'-inf' is not a finite number"),
         (["--max_steps", "two"], "invalid int value: 'two'"),
         (["--bogus", "1"], "command line: unknown option --bogus"),
-        (["--num_generations", "3"], "generation_batch_size (4) must be divisible by num_generations (3)"),
+        (["--num_generations", "3"], "generation_batch_size (2) must be divisible by num_generations (3)"),
         (["--condition", "full"], "condition: full is not a memo condition"),
         (["--min_sessions", "8", "--max_sessions", "5"], "max_sessions: must be at least min_sessions (8), got 5"),
         (["--use_peft", "false"], "field use_peft: training trains a LoRA adapter"),

@@ -250,9 +250,8 @@ class ConfigParser(TrlParser):
             return ConfigError(f"{path}: field {key}: {problem}")
 
         if value is None:
-            default = action.default
-            if default is not None and key not in _NULLABLE:
-                raise bad(f"must not be null (default {default!r})")
+            if key not in _NULLABLE:
+                raise bad(f"must not be null (default {action.default!r})")
             return None
         convert = action.type
         if isinstance(value, dict) or convert is None:
@@ -284,8 +283,8 @@ _LIST_OR_SCALAR = frozenset(
     f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f in fields(cls)
     if "list" in str(f.type) and "str" in str(f.type).replace("list[str]", "")
 )
-# Options whose default is not None but that may be set to null (None) on purpose.
-_NULLABLE = frozenset({"report_to", "lora_target_modules"})
+# Options whose type admits None (null in a file).
+_NULLABLE = frozenset(f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f in fields(cls) if "None" in str(f.type))
 
 
 def parse_config(argv: Sequence[str]) -> TrainingSetup:
