@@ -63,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
     for name, (module_name, help_text) in COMMANDS.items():
         module = importlib.import_module(module_name)
-        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip().split("\n\n")[0])
+        passes = getattr(module, "PASSES_ARGUMENTS", False)  # the command parses its own options (train: TRL's)
+        cmd = sub.add_parser(name, help=help_text, add_help=not passes, allow_abbrev=not passes,
+                             description=(module.__doc__ or help_text).strip().split("\n\n")[0])
         module.add_arguments(cmd)
         cmd.set_defaults(_module=module)
     return parser
@@ -93,7 +95,10 @@ def run_command(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if rest and not getattr(args._module, "PASSES_ARGUMENTS", False):
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    args.passed_arguments = rest
     try:
         return run_command(args.command, args._module.main, args)
     except KeyboardInterrupt:

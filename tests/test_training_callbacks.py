@@ -1,4 +1,4 @@
-"""The paper's stop rule, the metrics log and the held-out schedule, as TrainerCallbacks."""
+"""The paper's stop rule and the metrics log, as TrainerCallbacks (the held-out one: test_training_e2e)."""
 
 import json
 
@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("transformers")
 from transformers import TrainerControl, TrainerState
 
-from supersede_env.training.callbacks import HeldoutEvalSchedule, MetricsJsonl, ZeroAdvantageStop
+from supersede_env.training.callbacks import MetricsJsonl, ZeroAdvantageStop
 from supersede_env.training.rollout_log import BatchSummary
 
 
@@ -72,14 +72,3 @@ def test_metrics_jsonl_appends_one_line_per_log(tmp_path):
         cb.on_log(None, state, TrainerControl(), logs={"loss": loss, "reward": 0.25})
     rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert rows == [{"step": 1, "loss": 0.5, "reward": 0.25}, {"step": 2, "loss": None, "reward": 0.25}]
-
-
-def test_heldout_schedule():
-    cb = HeldoutEvalSchedule(every_steps=50)
-    state = TrainerState()
-    asked = []
-    for step in range(1, 176):
-        state.global_step = step
-        if _step_end(cb, state).should_evaluate:
-            asked.append(step)
-    assert asked == [50, 100, 150]

@@ -1,127 +1,128 @@
-"""Training configs: the shipped files load, and every mistake is one line naming file and field."""
+"""Training configs on TRL's terms: every TRL option by its TRL name, checked at the edge, one-line errors."""
 
 from pathlib import Path
 
 import pytest
 import yaml
 
-from supersede_env.training.config import (
-    ConfigError,
-    TrainConfig,
-    check_world_size,
-    config_from_dict,
-    load_config,
-)
+pytest.importorskip("trl")
+
+from supersede_env.training.config import ConfigError, SupersedeGRPOConfig, parse_config
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((REPO / "configs").glob("grpo-*.yaml"))
+TINY = REPO / "configs" / "grpo-tiny-cpu.yaml"
 
 
 def test_shipped_configs_exist_and_load():
     names = {p.name for p in CONFIGS}
     assert {"grpo-qwen2.5-3b.yaml", "grpo-smollm2-cpu.yaml", "grpo-tiny-cpu.yaml"} <= names
     for path in CONFIGS:
-        assert isinstance(load_config(path), TrainConfig)
+        setup = parse_config(["--config", str(path)])
+        assert isinstance(setup.args, SupersedeGRPOConfig) and setup.model.use_peft
 
 
 def test_paper_config_is_the_papers_run():
-    c = load_config(REPO / "configs" / "grpo-qwen2.5-3b.yaml")
-    assert c.model.name == "Qwen/Qwen2.5-3B-Instruct"
-    assert (c.lora.rank, c.grpo.group_size, c.grpo.beta, c.grpo.max_steps) == (32, 8, 0.0, 200)
-    assert c.episodes.condition == "memo:300" and c.episodes.count == 2000
-    assert (c.episodes.min_sessions, c.episodes.max_sessions) == (6, 8)
-    assert c.stop.zero_advantage_batches == 10 and c.reward.stale_weight == 0.0
+    setup = parse_config(["--config", str(REPO / "configs" / "grpo-qwen2.5-3b.yaml")])
+    a, m = setup.args, setup.model
+    assert m.model_name_or_path == "Qwen/Qwen2.5-3B-Instruct" and m.lora_r == 32
+    assert (a.num_generations, a.beta, a.max_steps) == (8, 0.0, 200)
+    assert a.condition == "memo:300" and a.episodes_count == 2000
+    assert (a.min_sessions, a.max_sessions) == (6, 8)
+    assert a.stop_zero_advantage_batches == 10 and a.stale_weight == 0.0
+    assert a.use_vllm and not a.vllm_enable_sleep_mode
+    assert a.max_completion_length == 100  # the condition's longest call (memo rewrite)
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
-def test_every_field_of_a_shipped_config_is_written_and_commented(path):
-    """Each config spells out every field with a comment, so the file documents the run."""
-    text = path.read_text(encoding="utf-8")
-    raw = yaml.safe_load(text)
-    defaults = TrainConfig().to_dict()
-    if path.name == "grpo-qwen2.5-3b.yaml":  # the reference file: every field, each with a comment
-        for section, body in defaults.items():
-            assert set(raw[section]) == set(body), f"{path.name}: section {section} is not complete"
-        field_lines = [
-            ln for ln in text.splitlines() if ln.startswith("  ") and not ln.strip().startswith("#")
-        ]
-        assert field_lines and all("#" in ln for ln in field_lines), [
-            ln for ln in field_lines if "#" not in ln
-        ]
-    else:
-        assert set(raw) <= set(defaults)
+def test_every_line_of_the_reference_config_is_commented():
+    """The paper's config documents each option it sets; the others set only known options."""
+    text = (REPO / "configs" / "grpo-qwen2.5-3b.yaml").read_text(encoding="utf-8")
+    option_lines = [ln for ln in text.splitlines() if ln and not ln.startswith(("#", " "))]
+    assert option_lines and all("#" in ln for ln in option_lines), [ln for ln in option_lines if "#" not in ln]
 
 
-def _write(tmp_path, text):
-    p = tmp_path / "c.yaml"
-    p.write_text(text, encoding="utf-8")
-    return p
+def test_trl_options_by_their_trl_names_from_the_command_line_and_any_yaml_spelling(tmp_path):
+    setup = parse_config(["--config", str(TINY), "--learning_rate", "1e-4", "--num_generations", "4",
+                          "--per_device_train_batch_size", "4", "--lora_r", "4", "--max_sessions", "6"])
+    assert setup.args.learning_rate == 1e-4 and setup.args.num_generations == 4
+    assert setup.model.lora_r == 4 and setup.args.max_sessions == 6
+    for spelling in ("1e-4", "1.0e-4", "0.0001", "1E-4"):
+        path = tmp_path / "c.yaml"
+        path.write_text(TINY.read_text() + f"learning_rate: {spelling}\nbeta: 1e-2\n", encoding="utf-8")
+        setup = parse_config(["--config", str(path)])
+        assert setup.args.learning_rate == pytest.approx(1e-4) and setup.args.beta == pytest.approx(0.01)
+    # the command line wins over the file; the resolved options a run writes reproduce it
+    setup = parse_config(["--config", str(TINY), "--max_steps", "7"])
+    assert setup.args.max_steps == 7 and setup.to_dict()["max_steps"] == 7
+    again = tmp_path / "again.yaml"
+    again.write_text(yaml.safe_dump(setup.to_dict()), encoding="utf-8")
+    replayed = parse_config(["--config", str(again)])
+    assert replayed.to_dict() == setup.to_dict()
 
 
-def test_unknown_field_names_file_and_field(tmp_path):
-    p = _write(tmp_path, "grpo:\n  group_sise: 4\n")
+def _one_line_error(argv, tmp_path=None, extra=None):
+    if extra is not None:
+        path = tmp_path / "bad.yaml"
+        path.write_text(TINY.read_text() + extra, encoding="utf-8")
+        argv = ["--config", str(path), *argv]
     with pytest.raises(ConfigError) as err:
-        load_config(p)
+        parse_config(argv)
     message = str(err.value)
-    assert message.startswith(f"{p}: field grpo.group_sise: unknown field") and "\n" not in message
+    assert "\n" not in message
+    return message
 
 
 @pytest.mark.parametrize(
-    "text, field",
+    "extra, expected",
     [
-        ("model:\n  source: hub\n", "model.name"),
-        ("grpo:\n  group_size: 1\n", "grpo.group_size"),
-        ("grpo:\n  max_steps: two\n", "grpo.max_steps"),
-        ("grpo:\n  bf16: 'yes'\n", "grpo.bf16"),
-        ("episodes:\n  condition: full\n", "episodes.condition"),
-        ("episodes:\n  condition: memo:abc\n", "episodes.condition"),
-        ("episodes:\n  source: file\n", "episodes.path"),
-        ("episodes:\n  min_sessions: 8\n  max_sessions: 6\n", "episodes.max_sessions"),
-        ("lora:\n  target_modules: [q_proj, lm_head]\n", "lora.target_modules"),
-        ("generation:\n  backend: sglang\n", "generation.backend"),
-        ("stop:\n  zero_advantage_batches: 0\n", "stop.zero_advantage_batches"),
-        ("bogus:\n  a: 1\n", "bogus"),
+        ("beta: .nan\n", "field beta: invalid value nan ('nan' is not a finite number)"),
+        ("learning_rate: .inf\n", "field learning_rate: invalid value inf"),
+        ("max_steps: two\n", "field max_steps: invalid value 'two'"),
+        ("max_steps: [1, 2]\n", "field max_steps: expected one value"),
+        ("learnin_rate: 1e-4\n", "field learnin_rate: unknown option (did you mean learning_rate?)"),
+        ("lr_scheduler_type: sideways\n", "field lr_scheduler_type: 'sideways' is not one of"),
+        ("learning_rate: null\n", "field learning_rate: must not be null"),
+        ("bf16: maybe\n", "field bf16: invalid value 'maybe'"),
     ],
 )
-def test_bad_values_name_the_field(tmp_path, text, field):
-    p = _write(tmp_path, "model:\n  source: tiny\n" + text if not text.startswith("model:") else text)
-    with pytest.raises(ConfigError, match=rf"^{p}: field {field}: "):
-        load_config(p)
+def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, expected):
+    message = _one_line_error([], tmp_path, extra)
+    assert message.startswith(f"{tmp_path / 'bad.yaml'}: {expected}"), message
 
 
-def test_not_yaml_and_missing_file(tmp_path):
-    with pytest.raises(ConfigError, match="no such config file"):
-        load_config(tmp_path / "nope.yaml")
-    with pytest.raises(ConfigError, match="not valid YAML"):
-        load_config(_write(tmp_path, "grpo: [1, 2\n"))
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["--beta", "nan"], "command line: argument --beta: 'nan' is not a finite number"),
+        (["--learning_rate=-inf"], "'-inf' is not a finite number"),
+        (["--max_steps", "two"], "invalid int value: 'two'"),
+        (["--bogus", "1"], "command line: unknown option --bogus"),
+        (["--num_generations", "3"], "generation_batch_size (2) must be divisible by num_generations (3)"),
+        (["--condition", "full"], "condition: full is not a memo condition"),
+        (["--min_sessions", "8", "--max_sessions", "5"], "max_sessions: must be at least min_sessions (8), got 5"),
+        (["--use_peft", "false"], "field use_peft: training trains a LoRA adapter"),
+        (["--lora_target_modules", "q_proj", "lm_head"], "field lora_target_modules: lm_head cannot carry"),
+        (["--curriculum_levels", "L1", "L9"], "curriculum_levels: 'L9' is not one of"),
+        (["--model_source", "hub"], "field model_name_or_path: required when model_source is hub"),
+        (["--temperature", "0"], "temperature: must be positive"),
+    ],
+)
+def test_bad_values_on_the_command_line_are_one_line(argv, expected):
+    message = _one_line_error(["--config", str(TINY), *argv])
+    assert expected in message, message
 
 
-def test_overrides_apply_after_the_file_and_are_named_in_errors(tmp_path):
-    p = _write(tmp_path, "model:\n  source: tiny\ngrpo:\n  max_steps: 5\n")
-    c = load_config(
-        p,
-        [
-            ("grpo.max_steps", "2", "--set grpo.max_steps"),
-            ("lora.target_modules", "[q_proj, v_proj]", "--lora.target_modules"),
-        ],
-    )
-    assert c.grpo.max_steps == 2 and c.lora.target_modules == ["q_proj", "v_proj"]
-    with pytest.raises(ConfigError, match=r"^--grpo.max_steps: field grpo.max_steps: expected an integer"):
-        load_config(p, [("grpo.max_steps", "many", "--grpo.max_steps")])
-    with pytest.raises(ConfigError, match=r"^--set nope: field nope: unknown field"):
-        load_config(p, [("nope", "1", "--set nope")])
+def test_missing_and_broken_files(tmp_path):
+    assert "no such config file" in _one_line_error(["--config", str(tmp_path / "nope.yaml")])
+    broken = tmp_path / "b.yaml"
+    broken.write_text("beta: [1, 2\n", encoding="utf-8")
+    assert "not valid YAML (line 2)" in _one_line_error(["--config", str(broken)])
+    broken.write_text("- a\n- b\n", encoding="utf-8")
+    assert "expected a mapping" in _one_line_error(["--config", str(broken)])
 
 
-def test_world_size_rule():
-    """TRL's rule, checked with the real process count: the global batch holds whole groups."""
-    c = config_from_dict(
-        {
-            "model": {"source": "tiny"},
-            "grpo": {"group_size": 4, "rollouts_per_device": 2, "gradient_accumulation_steps": 1},
-        }
-    )
-    check_world_size(c, 2)  # a group may span two processes
-    with pytest.raises(
-        ConfigError, match=r"field grpo.rollouts_per_device: .* must be a multiple of grpo.group_size"
-    ):
-        check_world_size(c, 1)
+def test_the_batch_rule_uses_the_real_process_count(monkeypatch):
+    """TRL's own rule, with WORLD_SIZE as torchrun sets it: the global generation batch holds whole groups."""
+    argv = ["--config", str(TINY), "--num_generations", "4", "--per_device_train_batch_size", "1",
+            "--gradient_accumulation_steps", "2"]
+    assert "must be divisible by num_generations (4)" in _one_line_error(argv)

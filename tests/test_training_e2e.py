@@ -1,15 +1,17 @@
 """GRPO + LoRA end to end on the tiny local model (configs/grpo-tiny-cpu.yaml), on CPU.
 
 - the command runs, checkpoints after each step, and a resumed run continues where the first
-  stopped, on the same data, with nothing logged twice;
+  stopped, on the same data, with nothing logged twice; the sampler mismatch metrics are logged;
 - every model call of every rollout is one training row: its prompt exactly as the rollout state
   machine built it (notes-only context), a loss mask over the completion tokens only, and its
   rollout's group-relative advantage; the LoRA weights move and the loss is finite;
-- the held-out evaluation compares with the base model; the paper's stop rule ends a run.
+- old log-probs are computed on the training micro-batch itself: the first-pass ratio is exactly 1;
+- the held-out evaluation writes `supersede eval` run records that `supersede report` reads, and
+  compares with the base model; the paper's stop rule ends a run.
 
 A random tiny model never earns the grader's reward, so every advantage is zero and GRPO rightly
-leaves the weights alone; the test that checks the weights move scores rollouts with a reward that
-differs inside each group (through the trainer's ``scorer`` hook).
+leaves the weights alone; the tests that check the weights move use a TRL reward function that
+differs inside each group.
 """
 
 import json
@@ -26,14 +28,22 @@ pytest.importorskip("peft")
 from supersede_env import memo
 from supersede_env.stats import mcnemar_exact
 from supersede_env.training.command import standalone
-from supersede_env.training.config import load_config
+from supersede_env.training.config import parse_config
 from supersede_env.training.models import load_policy, render_prompt_ids
-from supersede_env.training.reward import EpisodeScore
 from supersede_env.training.run import build_trainer, prepare
 from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "configs" / "grpo-tiny-cpu.yaml"
+MISMATCH_METRICS = (
+    "sampling/sampling_logp_difference/mean",
+    "sampling/sampling_logp_difference/max",
+    "sampling/importance_sampling_ratio/min",
+    "sampling/importance_sampling_ratio/mean",
+    "sampling/importance_sampling_ratio/max",
+    "sampling/importance_sampling_zeroed/calls_frac",
+    "sampling/importance_sampling_zeroed/tokens_frac",
+)
 
 
 @pytest.fixture(scope="module")
@@ -52,47 +62,55 @@ def _lines(path):
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_command_trains_checkpoints_and_resumes(tmp_path, base_model):
+def alternating(prompts, completions, **_):
+    """A TRL reward function: 1, 0, 1, 0... so every group of two gets a learning signal."""
+    return [float(i % 2 == 0) for i in range(len(completions))]
+
+
+def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_model):
     out = _run_dir(tmp_path, base_model)
-    common = ["--config", str(TINY), "--run.output_dir", str(out)]
-    assert standalone(common + ["--grpo.max_steps", "1"]) == 0
+    common = ["--config", str(TINY), "--output_dir", str(out)]
+    assert standalone(common + ["--max_steps", "1", "--learning_rate", "1e-4"]) == 0
     assert (out / "checkpoint-1" / "adapter_model.safetensors").is_file()
     assert (out / "checkpoint-1" / "supersede_state.json").is_file()
     assert (out / "adapter-final" / "adapter_config.json").is_file()
+    assert "learning_rate: 0.0001" in (out / "config.yaml").read_text()
 
-    assert standalone(common + ["--resume"]) == 0  # the config's max_steps: 2
+    assert standalone(common + ["--resume_from_checkpoint", "last"]) == 0  # the config's max_steps: 2
     state = json.loads((out / "checkpoint-2" / "trainer_state.json").read_text())
     assert state["global_step"] == 2
-    losses = [row["loss"] for row in _lines(out / "metrics.jsonl") if "loss" in row]
-    assert len(losses) == 2 and all(math.isfinite(x) for x in losses)
+    logged = [row for row in _lines(out / "metrics.jsonl") if "loss" in row]
+    assert len(logged) == 2 and all(math.isfinite(row["loss"]) for row in logged)
+    for row in logged:  # the sampler (transformers generation) and the trainer agree to fp32 rounding
+        assert all(row[name] is not None for name in MISMATCH_METRICS)
+        assert 0 <= row["sampling/sampling_logp_difference/mean"] < 1e-3
+        assert row["sampling/importance_sampling_ratio/min"] == pytest.approx(1.0, abs=1e-2)
+        assert row["sampling/importance_sampling_zeroed/calls_frac"] == 0.0
+        assert sum(row[f"verdict/{label}"] for label in
+                   ("current", "stale", "hedged", "abstained", "wrong", "ungradable", "failed")) == pytest.approx(1)
 
     rows = _lines(out / "rollouts.jsonl")
-    assert [r["step"] for r in rows] == [1] * 4 + [2] * 4  # 2 episodes x 2 rollouts a step, none twice
-    assert all(r["calls"] == 5 and len(r["memo_chars"]) == 4 for r in rows)  # 4 sessions + the answer
+    assert [r["step"] for r in rows] == [1] * 2 + [2] * 2  # 1 episode x 2 rollouts a step, none twice
+    assert all(r["calls"] == 5 and len(r["memo_chars"]) == 4 and r["process"] == 0 for r in rows)
 
     # The resumed step trains the same episodes an uninterrupted run trains at step 2.
     straight = _run_dir(tmp_path, base_model, "straight")
-    assert standalone(["--config", str(TINY), "--run.output_dir", str(straight)]) == 0
-    straight_rows = _lines(straight / "rollouts.jsonl")
-    assert [r["episode_id"] for r in straight_rows] == [r["episode_id"] for r in rows]
+    assert standalone(["--config", str(TINY), "--output_dir", str(straight)]) == 0
+    assert [r["episode_id"] for r in _lines(straight / "rollouts.jsonl")] == [r["episode_id"] for r in rows]
+
+
+def test_bad_option_fails_before_any_model_is_loaded(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert standalone(["--config", str(TINY), "--output_dir", str(out), "--beta", "nan"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "supersede train: error: command line: argument --beta: 'nan' is not a finite number"
+    assert not out.exists()
 
 
 def test_stop_rule_ends_the_run(tmp_path, base_model):
     out = _run_dir(tmp_path, base_model)
-    code = standalone(
-        [
-            "--config",
-            str(TINY),
-            "--run.output_dir",
-            str(out),
-            "--grpo.max_steps",
-            "3",
-            "--stop.zero_advantage_batches",
-            "1",
-            "--checkpoint.save_every_steps",
-            "5",
-        ]
-    )
+    code = standalone(["--config", str(TINY), "--output_dir", str(out), "--max_steps", "3",
+                       "--stop_zero_advantage_batches", "1", "--save_steps", "5"])
     assert code == 0
     rows = _lines(out / "rollouts.jsonl")
     assert {r["advantage"] for r in rows} == {0.0}  # the random model never earns the reward
@@ -100,27 +118,16 @@ def test_stop_rule_ends_the_run(tmp_path, base_model):
     assert (out / "checkpoint-1").is_dir()  # the rule saves where it stopped
 
 
-def test_every_call_is_one_sample_with_its_rollouts_advantage(tmp_path, base_model):
+def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, base_model, capsys):
     out = _run_dir(tmp_path, base_model)
-    config = load_config(
-        TINY,
-        [
-            ("run.output_dir", str(out), "test"),
-            ("eval.every_steps", "2", "test"),
-            ("grpo.scale_rewards", "none", "test"),
-            ("checkpoint.save_every_steps", "10", "test"),
-        ],
-    )
-    prepared = prepare(config)
-    policy = load_policy(config)
-    calls = iter(range(10_000))
-
-    def alternating(transcript, episode):  # 1, 0, 1, 0...: every group of two gets a signal
-        return EpisodeScore(float(next(calls) % 2 == 0), None)
-
-    trainer = build_trainer(prepared, policy, scorer=alternating)
+    setup = parse_config(["--config", str(TINY), "--output_dir", str(out), "--heldout_eval_steps", "2",
+                          "--save_strategy", "no", "--num_iterations", "2", "--max_steps", "2"])
+    prepared = prepare(setup)
+    policy = load_policy(setup)
+    trainer = build_trainer(prepared, policy, reward_funcs=[alternating])
     captured = []
-    run_rollouts, generate = trainer._run_rollouts, trainer._generate_and_score_completions
+    run_rollouts, generate, prepare_inputs = (trainer._run_rollouts, trainer._generate_and_score_completions,
+                                              trainer._prepare_inputs)
 
     def spy_rollouts(episodes, *, greedy):
         results = run_rollouts(episodes, greedy=greedy)
@@ -133,23 +140,34 @@ def test_every_call_is_one_sample_with_its_rollouts_advantage(tmp_path, base_mod
         captured[-1]["batch"] = {k: v.detach().cpu() for k, v in batch.items()}
         return batch
 
+    def spy_prepare(inputs):
+        chunk = prepare_inputs(inputs)
+        if "old" not in captured[-1]:
+            # the training pass's log-probs of this very micro-batch equal the old ones bit for bit
+            ids = torch.cat([chunk["prompt_ids"], chunk["completion_ids"]], dim=1)
+            mask = torch.cat([chunk["prompt_mask"], chunk["completion_mask"]], dim=1)
+            now, _, _ = trainer._get_per_token_logps_and_entropies(
+                trainer.model, ids, mask, chunk["completion_ids"].size(1), compute_entropy=True)
+            captured[-1]["old"] = torch.equal(now.detach(), chunk["old_per_token_logps"])
+        return chunk
+
     trainer._run_rollouts, trainer._generate_and_score_completions = spy_rollouts, spy_generate
+    trainer._prepare_inputs = spy_prepare
     lora_before = {n: p.detach().clone() for n, p in trainer.model.named_parameters() if "lora_" in n}
     assert lora_before
     trainer.train()
 
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     assert len(losses) == 2 and all(math.isfinite(x) for x in losses)
-    moved = [
-        n for n, p in trainer.model.named_parameters() if "lora_" in n and not torch.equal(p, lora_before[n])
-    ]
+    moved = [n for n, p in trainer.model.named_parameters() if "lora_" in n and not torch.equal(p, lora_before[n])]
     assert moved, "the LoRA weights did not change"
 
-    tokenizer, condition = policy.tokenizer, prepared.condition
-    assert len(captured) == 2
+    tokenizer, condition = policy.tokenizer, trainer.condition
+    assert len(captured) == 1  # num_iterations 2: one generation serves both optimizer steps
     for generation in captured:
+        assert generation["old"] is True
         results, batch = generation["results"], generation["batch"]
-        advantages = [0.5, -0.5] * 2  # alternating rewards 1, 0 in groups of 2, no scaling
+        advantages = [0.5, -0.5]  # alternating rewards 1, 0 in a group of 2, no scaling
         expected = []
         for index, result in enumerate(results):
             steps, samples = result.transcript.steps, result.samples
@@ -159,13 +177,12 @@ def test_every_call_is_one_sample_with_its_rollouts_advantage(tmp_path, base_mod
                 # The prompt is the state machine's prompt for that step alone: the notes so far plus
                 # one session (or the question), never earlier sessions or earlier completions.
                 if step.kind == "memo":
-                    messages = memo.memo_step_messages(
-                        condition, step.notes_before, result.episode.sessions[step.step]
-                    )
+                    messages = memo.memo_step_messages(condition, step.notes_before, result.episode.sessions[step.step])
                 else:
                     messages = memo.answer_messages(condition, result.episode, step.notes_before)
                 assert list(sample.prompt_ids) == render_prompt_ids(tokenizer, messages)
                 assert tokenizer.decode(sample.completion_ids, skip_special_tokens=True) == step.reply
+                assert sample.sampling_logprobs is not None and len(sample.sampling_logprobs) == len(sample.completion_ids)
                 expected.append((sample.prompt_ids, sample.completion_ids, advantages[index]))
         # The training rows are exactly these samples: masks select the prompt and the produced
         # tokens, nothing else, and each row carries its rollout's advantage.
@@ -183,10 +200,20 @@ def test_every_call_is_one_sample_with_its_rollouts_advantage(tmp_path, base_mod
     assert len(evaluations) == 1 and evaluations[0]["step"] == 2
     row = evaluations[0]
     b, c = int(row["heldout/mcnemar_b"]), int(row["heldout/mcnemar_c"])
-    assert row["heldout/n"] == config.eval.synthetic_count and b + c <= row["heldout/n"]
+    assert row["heldout/n"] == setup.args.heldout_synthetic_count and b + c <= row["heldout/n"]
     assert row["heldout/mcnemar_p"] == pytest.approx(mcnemar_exact(b, c))
-    assert (out / "heldout_base.json").is_file()
-    assert len(_lines(out / "heldout.jsonl")) == config.eval.synthetic_count
+
+    # The held-out answers are `supersede eval` runs: `supersede report` reads them.
+    from supersede_env.cli import main as supersede
+    from supersede_env.records import load_run
+
+    for name in ("base", "step-00002"):
+        run = load_run(out / "heldout" / name)
+        assert run.header.conditions == ("memo:300",) and len(run.verdicts) == setup.args.heldout_synthetic_count
+        # one call record per memo step and the answer, one verdict per question
+        assert all(len(run.calls_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
+        assert supersede(["report", str(out / "heldout" / name), "--no-plots", "--quiet"]) == 0
+        assert (out / "heldout" / name / "report.md").is_file()
 
 
 def test_training_prompts_are_the_evaluation_backends_prompts(base_model):

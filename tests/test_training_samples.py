@@ -84,3 +84,25 @@ def test_shuffle_rows_moves_rows_together():
 def test_sample_checks_its_logprobs():
     with pytest.raises(ValueError, match="log-probs"):
         CallSample(0, 0, "memo", (1,), (2, 3), sampling_logprobs=(-1.0,))
+
+
+def test_fillers_take_no_part_in_the_loss():
+    from supersede_env.training.samples import filler
+
+    rows = _samples() + [filler(PAD, with_logprobs=False)] * 2
+    batch = collate(rows, torch.tensor([0.5, 0.5, -1.0, 0.0, 0.0]), pad_token_id=PAD)
+    assert batch["completion_mask"][3:].sum() == 0  # no loss token, not counted in num_items_in_batch
+    assert batch["prompt_mask"][3:].sum(dim=1).tolist() == [1, 1]  # one attended token: no empty attention row
+    assert batch["advantages"][3:].tolist() == [0.0, 0.0]
+
+
+def test_trim_columns_drops_only_padding_every_row_has():
+    from supersede_env.training.samples import trim_columns
+
+    batch = collate(_samples(), torch.zeros(3), pad_token_id=PAD, pad_to_multiple_of=8)
+    part = {k: v[1:] for k, v in batch.items()}  # rows 2 and 3: prompts of 1 and 2 tokens, completions of 1 and 4
+    trimmed = trim_columns(part)
+    assert trimmed["prompt_ids"].tolist() == [[PAD, 14], [15, 16]]
+    assert trimmed["completion_ids"].tolist() == [[23, PAD, PAD, PAD], [24, 25, 26, 27]]
+    assert trimmed["completion_mask"].tolist() == [[1, 0, 0, 0], [1, 1, 1, 1]]
+    assert trimmed["advantages"].tolist() == [0.0, 0.0]

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# GPU check for GRPO + LoRA training: a few steps of a Qwen2.5-3B-sized model on one NVIDIA GPU,
-# offline; prints steps/s, tokens/s and peak GPU memory. Ends within 8 minutes (hard limit below).
+# GPU check for GRPO + LoRA training with vLLM colocated: a few steps of a Qwen2.5-3B-shaped model
+# (random weights, tokenizer-sized vocabulary) on one NVIDIA GPU, offline. Prints steps/s, tokens/s,
+# peak GPU memory, the vLLM/trainer log-prob difference, the importance-sampling ratios, and whether
+# the frozen base weights stayed bit-identical across the weight syncs. Ends within 8 minutes (hard
+# limit below); exit status 0 only when the base weights are bit-identical.
 #
-#   training/gpu_check.sh                      # random Qwen2.5-3B-sized weights, vLLM if installed
-#   training/gpu_check.sh --model /models/Qwen2.5-3B-Instruct --backend transformers
-#   training/gpu_check.sh --tiny               # CPU dry run of this script (no GPU needed)
+#   training/gpu_check.sh                      # random Qwen2.5-3B-shaped weights, vLLM colocate
+#   training/gpu_check.sh --model /models/Qwen2.5-3B-Instruct
+#   training/gpu_check.sh --tiny               # CPU dry run of this script (no GPU, no vLLM)
 #   WHEELS=/path/to/wheels training/gpu_check.sh   # install missing packages offline first
 #
-# Options are those of training/gpu_check.py (--steps, --backend, --rollouts-per-device,
+# Options are those of training/gpu_check.py (--steps, --per-device-train-batch-size, --sync-cycles,
 # --budget-s, --out, --json). PYTHON picks the interpreter (default: python3).
+# NOT YET RUN ON A GPU: see training/README.md ("What has run where").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

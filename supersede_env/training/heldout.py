@@ -1,33 +1,57 @@
-"""Held-out evaluation during training: which questions, and how a checkpoint compares with the base.
+"""Held-out evaluation during training, as a ``TrainerCallback`` writing ``supersede eval`` run records.
 
 The held-out set is, by default, the 78 knowledge-update questions of LongMemEval's oracle split
 (never trained on, as in the paper) when the file is available: a path, or the cached cleaned
 release (``oracle``; downloaded only where the network allows). Otherwise, or when asked, it is a
 synthetic split generated with its own seed, disjoint from the training episodes.
 
-The trainer answers every held-out question greedily (temperature 0) with the current adapter,
-under the training condition, grades the answers with the hardened grader, and compares them with
-the base model's answers to the same questions: accuracy of both and the exact McNemar test on the
-discordant pairs (b = right only before training, c = right only now).
+:class:`HeldoutEvaluation` answers every held-out question greedily (temperature 0) under the
+training condition: first with the base model (the adapter disabled), then every
+``heldout_eval_steps`` optimizer steps and at the end of training with the current adapter. Each
+evaluation is a run directory in exactly the format ``supersede eval`` writes (``records.jsonl``
+with the run header, one ``call`` record per model call and one ``verdict`` record per question,
+graded by the same grader in its ``official`` mode, plus the ``episodes.jsonl`` snapshot), so
+``supersede report <output_dir>/heldout/step-00050`` builds the usual report from it:
+
+    <output_dir>/heldout/base/           the base model's answers (reused on resume)
+    <output_dir>/heldout/step-NNNNN/     the adapter's answers after step NNNNN
+
+Each evaluation also logs, through the trainer: accuracy now and before training on the questions
+both graded, the exact McNemar test on the discordant pairs (b = right only before training, c =
+right only now), and the number of failed rollouts (never scored as wrong).
 """
 
 from __future__ import annotations
 
 import logging
+import platform
+import shutil
+import sys
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainerCallback
 
 from supersede_env.episode import Episode
 from supersede_env.stats import compare_paired
-from supersede_env.training.config import ConfigError, EvalSection
 
 log = logging.getLogger(__name__)
+
+HELDOUT_DIR = "heldout"
+BASE_RUN = "base"
 
 
 @dataclass(frozen=True)
 class HeldoutSet:
     name: str  # "longmemeval-oracle-ku" or "synthetic-<difficulty>-seed<seed>"
     episodes: tuple[Episode, ...]
+
+
+class HeldoutError(ValueError):
+    """A held-out set that cannot be built; one line naming the config field."""
 
 
 @dataclass(frozen=True)
@@ -67,30 +91,29 @@ def compare_with_base(now: Mapping[str, bool], base: Mapping[str, bool]) -> Held
     )
 
 
-def load_heldout(
-    section: EvalSection, *, training_ids: Sequence[str] = (), source: str = "config"
-) -> HeldoutSet:
-    """The held-out episodes the config asks for (LongMemEval when available, else synthetic)."""
-    if section.heldout == "longmemeval":
-        episodes = _longmemeval(section.longmemeval)
+def load_heldout(args: Any, *, training_ids: Sequence[str] = (), source: str = "config") -> HeldoutSet:
+    """The held-out episodes a ``SupersedeGRPOConfig`` asks for (LongMemEval when available, else synthetic)."""
+    if args.heldout == "longmemeval":
+        episodes = _longmemeval(args.heldout_longmemeval)
         if episodes is not None:
-            return _limited(HeldoutSet("longmemeval-oracle-ku", tuple(episodes)), section.limit)
+            return _limited(HeldoutSet("longmemeval-oracle-ku", tuple(episodes)), args.heldout_limit)
     from supersede_env import synthetic
 
     try:
         episodes = synthetic.generate_episodes(
-            section.synthetic_count, seed=section.synthetic_seed, difficulty=section.synthetic_difficulty
+            args.heldout_synthetic_count, seed=args.heldout_synthetic_seed,
+            difficulty=args.heldout_synthetic_difficulty,
         )
     except synthetic.SyntheticConfigError as exc:
-        raise ConfigError(f"{source}: field eval.synthetic_difficulty: {exc}") from None
+        raise HeldoutError(f"{source}: field heldout_synthetic_difficulty: {exc}") from None
     overlap = sorted({e.id for e in episodes} & set(training_ids))
     if overlap:
-        raise ConfigError(
-            f"{source}: field eval.synthetic_seed: held-out episode {overlap[0]} is also a training "
-            "episode; choose a seed different from episodes.seed"
+        raise HeldoutError(
+            f"{source}: field heldout_synthetic_seed: held-out episode {overlap[0]} is also a training "
+            "episode; choose a seed different from episodes_seed"
         )
-    name = f"synthetic-{section.synthetic_difficulty}-seed{section.synthetic_seed}"
-    return _limited(HeldoutSet(name, tuple(episodes)), section.limit)
+    name = f"synthetic-{args.heldout_synthetic_difficulty}-seed{args.heldout_synthetic_seed}"
+    return _limited(HeldoutSet(name, tuple(episodes)), args.heldout_limit)
 
 
 def _limited(heldout: HeldoutSet, limit: int | None) -> HeldoutSet:
@@ -106,3 +129,133 @@ def _longmemeval(spec: str) -> list[Episode] | None:
         log.warning("held-out LongMemEval file not available (%s); using the synthetic held-out split", exc)
         return None
     return load_longmemeval(path, question_types="knowledge-update")
+
+
+# -- the callback ---------------------------------------------------------------------------------
+class HeldoutEvaluation(TrainerCallback):
+    """Evaluate the held-out set before training (base model), every ``every_steps`` steps and at the end.
+
+    Holds the trainer (as TRL's own ``LogCompletionsCallback`` does): the evaluation needs its
+    generation path. Every process takes part (each answers a share); the main process writes.
+    """
+
+    def __init__(self, trainer: Any, heldout: HeldoutSet, every_steps: int, output_dir: str | Path,
+                 model_identity: Mapping[str, Any] | None = None) -> None:
+        self.trainer = trainer
+        self.heldout = heldout
+        self.every_steps = every_steps
+        self.directory = Path(output_dir) / HELDOUT_DIR
+        self.model_identity = dict(model_identity or {})
+        self.baseline: dict[str, bool] | None = None
+        self.last_step: int | None = None
+        self.last_metrics: dict[str, float] = {}
+
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        self.baseline = self._base_answers(state.global_step)
+        return control
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        if self.every_steps > 0 and state.global_step % self.every_steps == 0:
+            self.evaluate(state.global_step)
+        return control
+
+    def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        if self.last_step != state.global_step:
+            self.evaluate(state.global_step)
+        return control
+
+    # -- evaluations ----------------------------------------------------------------------------
+    def _base_answers(self, global_step: int) -> dict[str, bool] | None:
+        from supersede_env.evaluation.data import fingerprint
+        from supersede_env.records import RecordError, load_run
+
+        base_dir = self.directory / BASE_RUN
+        if (base_dir / "records.jsonl").is_file():
+            try:
+                run = load_run(base_dir)
+            except RecordError as exc:
+                log.warning("held-out base answers unreadable (%s); answering again", exc)
+            else:
+                if run.header.episodes_sha256 == fingerprint(self.heldout.episodes):
+                    return _correct(run.verdicts.values())
+                log.warning("%s holds answers to other held-out episodes; answering again", base_dir)
+        try:
+            with self.trainer.base_policy():
+                return self._evaluate_into(base_dir, step=None)
+        except RuntimeError as exc:  # vLLM already synced trained weights (a resume without the base run)
+            log.warning("no base-model comparison for the held-out set: %s", exc)
+            return None
+
+    def evaluate(self, step: int) -> dict[str, float]:
+        """Answer the held-out set now; write the run records; log and return the comparison metrics."""
+        now = self._evaluate_into(self.directory / f"step-{step:05d}", step=step)
+        if self.baseline:
+            metrics = compare_with_base(now, self.baseline).metrics()
+        else:
+            metrics = {"heldout/accuracy": sum(now.values()) / len(now) if now else float("nan")}
+        metrics["heldout/failed"] = float(len(self.heldout.episodes) - len(now))
+        self.last_step, self.last_metrics = step, metrics
+        trainer = self.trainer
+        was_training, should_log = trainer.model.training, trainer.control.should_log
+        trainer.model.eval()  # TRL's log() then adds no pending training metrics to this line
+        try:
+            trainer.log(dict(metrics))
+        finally:
+            if was_training:
+                trainer.model.train()
+            trainer.control.should_log = should_log  # logging resets it: the step's own line still comes
+        return metrics
+
+    def _evaluate_into(self, run_dir: Path, *, step: int | None) -> dict[str, bool]:
+        """Roll out, write ``run_dir`` as a ``supersede eval`` run; ``{episode id: correct}`` of graded answers."""
+        from supersede_env.evaluation.grading import grade_transcript
+
+        results = self.trainer.answer(self.heldout.episodes)
+        verdicts = [grade_transcript(r.episode, r.transcript) for r in results]
+        if self.trainer.accelerator.is_main_process:
+            self._write_run(run_dir, results, verdicts, step)
+        return _correct(verdicts)
+
+    def _write_run(self, run_dir: Path, results: Sequence[Any], verdicts: Sequence[Any], step: int | None) -> None:
+        from supersede_env.evaluation.data import fingerprint, write_snapshot
+        from supersede_env.evaluation.rundir import git_revision, now_iso, package_versions
+        from supersede_env.records import RECORDS_FILE, CallRecord, RecordWriter, RunHeader
+
+        condition = self.trainer.condition.name
+        episodes = self.heldout.episodes
+        staging = run_dir.with_name(run_dir.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        write_snapshot(staging, episodes)
+        adapter = "base model (adapter disabled)" if step is None else f"LoRA adapter after step {step}"
+        header = RunHeader(
+            run_id=uuid.uuid4().hex[:12],
+            created=now_iso(),
+            config={
+                "conditions": [condition], "source": "episodes", "path": str(run_dir / "episodes.jsonl"),
+                "limit": None, "temperature": 0.0, "judge": None, "heldout": self.heldout.name,
+                "written_by": "supersede train (held-out evaluation)", "training_step": step,
+            },
+            conditions=(condition,),
+            episodes_sha256=fingerprint(episodes),
+            n_episodes=len(episodes),
+            model={**self.model_identity, "policy": adapter},
+            packages=package_versions(),
+            git_revision=git_revision(),
+            python=sys.version.split()[0],
+            platform=platform.platform(),
+        )
+        with RecordWriter(staging / RECORDS_FILE) as writer:
+            writer.append(header)
+            for result, verdict in zip(results, verdicts, strict=True):
+                for record_step in result.transcript.steps:
+                    writer.append(CallRecord.from_step(result.episode.id, condition, record_step))
+                writer.append(verdict)
+        if run_dir.exists():  # the same step evaluated again (a resumed run): the new answers replace it
+            shutil.rmtree(run_dir)
+        staging.rename(run_dir)
+
+
+def _correct(verdicts: Any) -> dict[str, bool]:
+    """``{episode id: right}`` for the graded verdicts (failed rollouts are left out, never counted wrong)."""
+    return {v.episode_id: v.grader.correct for v in verdicts if v.status == "ok" and v.grader is not None}

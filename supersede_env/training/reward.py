@@ -1,15 +1,18 @@
-"""The training reward: ``r_cur + lambda * r_stale`` from the hardened grader, per episode.
+"""The training reward: ``r_cur + lambda * r_stale`` from the grader in ``strict`` mode, per rollout.
 
 ``r_cur`` is +1 when the final answer conveys the current value (on an abstention item: when it
 abstains), ``r_stale`` is -1 when it asserts a superseded value; ``lambda`` (``stale_weight``) = 0
-reproduces the paper, lambda > 0 is the variant it describes but never ran. The grader's verdict is
-kept beside the reward so that the verdict mix can be logged.
+reproduces the paper, lambda > 0 is the variant it describes but never ran. Training grades in the
+grader's ``strict`` mode (the training and verifiers reward mode); evaluation reports ``official``.
 
-A rollout that ended on a failed model call has no answer: its reward is NaN (unscorable), which
-the advantage computation turns into "no learning signal", never into a wrong answer.
+A rollout that ended on a failed model call has no answer: it is unscorable (``None`` to TRL, NaN
+here), which the advantage computation turns into "no learning signal", never into a wrong answer.
 
-:class:`SupersessionReward` is also a TRL reward function (batch in, floats out, dataset columns as
-keyword arguments), so the same scoring is what ``GRPOTrainer`` registers and logs.
+:class:`SupersessionReward` is a TRL reward function (batch in, floats out, extra columns as keyword
+arguments). The trainer calls every reward function through TRL's own ``_calculate_rewards`` with one
+row per rollout and the columns ``episode`` and ``transcript``, so ``reward_weights`` and any extra
+TRL-style reward function work as they do in TRL. ``completions`` holds the graded text of each
+rollout's answer (None for a failed rollout).
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from supersede_env.episode import Episode
-from supersede_env.grader import Verdict, grade, grade_episode
+from supersede_env.grader import Verdict, grade_episode
 from supersede_env.rollout import Transcript
+
+REWARD_MODE = "strict"
 
 
 @dataclass(frozen=True)
@@ -36,45 +41,43 @@ class EpisodeScore:
         return self.verdict.label if self.verdict is not None else "failed"
 
 
-def score_answer(answer: str, episode: Episode, stale_weight: float = 0.0) -> EpisodeScore:
-    verdict = grade_episode(answer, episode)
+def score_transcript(transcript: Transcript, episode: Episode, stale_weight: float = 0.0) -> EpisodeScore:
+    """Grade what the rollout answered (strict mode); a failed rollout is unscorable (reward NaN, no verdict)."""
+    if transcript.status != "ok" or transcript.graded_text is None:
+        return EpisodeScore(math.nan, None)
+    verdict = grade_episode(transcript.graded_text, episode, mode=REWARD_MODE)
     return EpisodeScore(verdict.r_cur + stale_weight * verdict.r_stale, verdict)
 
 
-def score_transcript(transcript: Transcript, episode: Episode, stale_weight: float = 0.0) -> EpisodeScore:
-    """Grade what the rollout answered; a failed rollout is unscorable (reward NaN, no verdict)."""
-    if transcript.status != "ok" or transcript.graded_text is None:
-        return EpisodeScore(math.nan, None)
-    return score_answer(transcript.graded_text, episode, stale_weight)
-
-
 class SupersessionReward:
-    """TRL reward function: ``r_cur + stale_weight * r_stale`` of each completion's text."""
+    """TRL reward function: ``r_cur + stale_weight * r_stale`` of each rollout's answer; None when it failed.
+
+    >>> from supersede_env.synthetic import generate_episodes
+    >>> from supersede_env.rollout import start, advance, ModelReply
+    >>> from supersede_env.conditions import parse_condition
+    >>> episode = generate_episodes(1, seed=0, difficulty="L1")[0]
+    >>> state = start(episode, parse_condition("memo:300"))
+    >>> while not state.done:
+    ...     state = advance(state, ModelReply(text=episode.answer))
+    >>> SupersessionReward()([None], [episode.answer], episode=[episode], transcript=[state.transcript()])
+    [1.0]
+    """
 
     def __init__(self, stale_weight: float = 0.0) -> None:
         self.stale_weight = stale_weight
-        self.__name__ = "supersession"  # TRL names logged reward columns after the function
+        self.__name__ = "supersession"  # TRL logs rewards/<name>/mean and /std
 
     def __call__(
         self,
         prompts: Sequence[Any],
         completions: Sequence[Any],
         *,
-        answer: Sequence[str],
-        stale_values: Sequence[Sequence[str]],
-        abstention: Sequence[bool],
-        question: Sequence[str] | None = None,
+        episode: Sequence[Episode],
+        transcript: Sequence[Transcript],
         **_: Any,
-    ) -> list[float]:
-        rewards = []
-        for i, completion in enumerate(completions):
-            text = completion[-1]["content"] if isinstance(completion, list) else str(completion)
-            verdict = grade(
-                text,
-                answer[i],
-                stale=stale_values[i],
-                abstention=abstention[i],
-                question=question[i] if question is not None else None,
-            )
-            rewards.append(verdict.r_cur + self.stale_weight * verdict.r_stale)
+    ) -> list[float | None]:
+        rewards: list[float | None] = []
+        for e, t in zip(episode, transcript, strict=True):
+            reward = score_transcript(t, e, self.stale_weight).reward
+            rewards.append(None if math.isnan(reward) else reward)
         return rewards

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from supersede_env.grader import LABELS
+from supersede_env.verdict import LABELS
 
 VERDICT_LABELS: tuple[str, ...] = (*LABELS, "failed")
 ROLLOUTS_FILE = "rollouts.jsonl"
@@ -27,13 +27,14 @@ ROLLOUTS_FILE = "rollouts.jsonl"
 class RolloutRow:
     step: int  # the optimizer step this batch trains (1-based)
     level: str
+    process: int  # the training process that rolled it out (accelerate's process index)
     episode_id: str
     group: int  # index of the episode's group in the global batch
-    verdict: str  # a grader label, or "failed"
+    verdict: str  # a grader label (strict mode, as the reward), or "failed"
     reason: str
     r_cur: float | None
     r_stale: float | None
-    reward: float | None  # None when unscorable (failed)
+    reward: float | None  # from the reward functions (weighted sum); None when unscorable
     advantage: float
     calls: int
     memo_chars: tuple[int, ...]  # notes length after each memo step

@@ -11,7 +11,9 @@ sampled in its own notes-only context. Training every call the way it was sample
 
 :func:`collate` turns a list of samples into the padded tensors TRL's GRPO loss reads
 (``prompt_ids``/``prompt_mask`` padded on the left, ``completion_ids``/``completion_mask`` on the
-right), and :func:`split_even` cuts a generation batch into micro-batches without dropping a row.
+right), :func:`filler` makes the rows that give every process the same row count, :func:`split_even`
+cuts a generation batch into micro-batches without dropping a row, and :func:`trim_columns` drops
+the padding columns a micro-batch does not need.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class CallSample:
     ``rollout`` indexes the rollout (episode copy) in this process's generation batch; ``step`` and
     ``kind`` come from the rollout state machine's request. ``sampling_logprobs`` holds the
     sampler's per-token log-probabilities where the backend reports them (vLLM), else None.
-    ``truncated`` is True when the call hit its token limit without ending its turn.
+    ``truncated`` is True when the call hit its token limit without ending its turn. A ``filler``
+    row (:func:`filler`) is no call at all: it only evens out row counts and never enters the loss.
     """
 
     rollout: int
@@ -41,6 +44,7 @@ class CallSample:
     completion_ids: tuple[int, ...]
     sampling_logprobs: tuple[float, ...] | None = None
     truncated: bool = False
+    filler: bool = False
 
     def __post_init__(self) -> None:
         if not self.prompt_ids:
@@ -50,6 +54,18 @@ class CallSample:
                 f"rollout {self.rollout} step {self.step}: {len(self.sampling_logprobs)} log-probs for "
                 f"{len(self.completion_ids)} completion tokens"
             )
+
+
+def filler(pad_token_id: int, *, with_logprobs: bool) -> CallSample:
+    """A row that trains nothing: one attended pad token as prompt, one masked pad token as completion.
+
+    TRL gathers per-row values over processes in its loss (clip ratios), which needs every process to
+    hold the same number of rows in every micro-batch; processes whose rollouts made fewer calls are
+    topped up with these. Their completion mask is zero (no loss, no token count) and their advantage
+    is zero; the prompt token stays attended so that no attention row is empty (which would give NaN).
+    """
+    return CallSample(rollout=-1, step=-1, kind="filler", prompt_ids=(pad_token_id,), completion_ids=(pad_token_id,),
+                      sampling_logprobs=(0.0,) if with_logprobs else None, filler=True)
 
 
 def cut_completion(
@@ -137,7 +153,7 @@ def collate(
         dtype=torch.long,
         multiple_of=pad_to_multiple_of,
     )
-    keep = [not (mask_truncated and s.truncated) for s in samples]
+    keep = [not s.filler and not (mask_truncated and s.truncated) for s in samples]
     completion_mask = _pad(
         [[int(k)] * len(s.completion_ids) for s, k in zip(samples, keep, strict=True)],
         0,
@@ -184,6 +200,32 @@ def split_even(batch: dict[str, Any], chunks: int) -> list[dict[str, Any]]:
     for lo, hi in bounds:
         out.append({k: (v[lo:hi] if _is_rows(v) else v) for k, v in batch.items()})
     return out
+
+
+def trim_columns(batch: dict[str, Any]) -> dict[str, Any]:
+    """The batch without the padding columns no row of it uses (left of every prompt, right of every completion).
+
+    A micro-batch is a slice of the generation batch, padded to the widest row of the whole batch;
+    trimming it is exact (padding is masked) and makes the forward pass cheaper. The old log-probs
+    are computed on the trimmed micro-batch, so they see exactly the tensors the training pass sees.
+    """
+    prompt_mask, completion_mask = batch["prompt_mask"], batch["completion_mask"]
+    used_prompt = prompt_mask.any(dim=0).nonzero()
+    first = int(used_prompt[0]) if used_prompt.numel() else prompt_mask.size(1) - 1
+    used_completion = completion_mask.any(dim=0).nonzero()
+    width = int(used_completion[-1]) + 1 if used_completion.numel() else 1
+    out = {}
+    for key, value in batch.items():
+        if key in ("prompt_ids", "prompt_mask"):
+            out[key] = value[:, first:]
+        elif key in _PER_COMPLETION_TOKEN:
+            out[key] = value[:, :width]
+        else:
+            out[key] = value
+    return out
+
+
+_PER_COMPLETION_TOKEN = ("completion_ids", "completion_mask", "sampling_per_token_logps")
 
 
 def _is_rows(value: Any) -> bool:

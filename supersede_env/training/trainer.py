@@ -3,50 +3,56 @@
 TRL's trainer assumes one prompt -> one completion -> one reward. An episode here is several model
 calls (one memo rewrite per session, then the answer), each sampled in its own notes-only context,
 and only the final answer is graded. :class:`SupersedeGRPOTrainer` keeps everything of TRL's that
-still fits (the data loader and its group sampler, generation with transformers or vLLM and the
-weight sync, the clipped GRPO loss and its token normalisation, gradient accumulation, PEFT,
-accelerate, checkpoints, logging) and replaces only the step that turns a batch of prompts into a
-batch of scored completions:
+still fits (the data loader and its group sampler, generation with transformers or vLLM, the reward
+functions and their weights, the clipped GRPO loss and its token normalisation, gradient
+accumulation, PEFT, accelerate, checkpoints, logging) and replaces only the step that turns a batch
+of prompts into batches of scored completions:
 
 1. **Rollouts.** The data loader yields dataset rows, each repeated G times (TRL's
    ``RepeatSampler``); a row becomes an episode of the current curriculum level. The G copies of
-   every episode are rolled out together by :func:`supersede_env.rollout.run_lockstep`, the same
-   state machine the evaluation harness drives, so training prompts are evaluation prompts: every
-   round sends all pending calls (memo steps or answers) as one ``generate`` through TRL's own
-   generation path (``_generate_single_turn``: transformers, or vLLM colocate/server with the LoRA
-   weight sync). Calls with different token limits share a round: the round generates up to the
-   largest limit and each call is cut at its own limit afterwards (:func:`.samples.cut_completion`;
-   identical in distribution to sampling with that limit).
-2. **Rewards and advantages.** Each rollout's answer is graded (``r_cur + lambda * r_stale``,
-   :mod:`.reward`); rewards are gathered over processes, and each rollout's advantage is computed
-   against the other rollouts of its episode (:func:`.advantages.group_advantages`, TRL's formula).
-3. **Samples.** Every model call of a rollout becomes one training row: its prompt token ids
-   exactly as sampled, its completion token ids, a loss mask over the completion tokens only, and
-   the rollout's advantage (:func:`.advantages.broadcast`). Calls are never concatenated. A batch of
-   N rollouts therefore becomes a variable number M of rows (M = sum of calls per rollout).
-4. **Micro-batches.** TRL cuts a generation batch into ``steps_per_generation`` equal slices and
-   would silently drop the remainder of a variable M; :meth:`_prepare_inputs` cuts it into slices
-   whose sizes differ by at most one row and keeps every row.
+   every episode are rolled out together by :func:`supersede_env.rollout.run_lockstep`, the state
+   machine the evaluation harness drives, so training prompts are evaluation prompts: every round
+   sends all pending calls as one ``generate`` through TRL's generation path (transformers, or vLLM
+   colocate/server). Calls with different token limits share a round: the round generates up to
+   the largest limit and each call is cut at its own limit afterwards (:func:`.samples.cut_completion`).
+2. **Rewards and advantages.** TRL's ``_calculate_rewards`` calls the reward functions (default
+   :class:`.reward.SupersessionReward`, the grader in ``strict`` mode) with one row per rollout and
+   gathers them over processes; each rollout's advantage is computed against the other rollouts of
+   its episode (:func:`.advantages.group_advantages`, TRL's formula).
+3. **Samples.** Every model call of a rollout becomes one training row: its prompt token ids exactly
+   as sampled, its completion token ids, a loss mask over the completion tokens only, and the
+   rollout's advantage. Calls are never concatenated.
+4. **Equal rows on every process.** Rollouts make different numbers of calls (6-8 sessions), but TRL
+   gathers per-row values over processes in its loss, which needs equal shapes. Every process is
+   topped up with filler rows (zero mask, zero advantage; :func:`.samples.filler`) to the largest row
+   count of any process, rounded up to a multiple of ``steps_per_generation``, so every micro-batch
+   of every process holds the same number of rows. Fillers change no loss and no gradient.
+5. **Micro-batches and old log-probs.** The rows are shuffled and cut into ``steps_per_generation``
+   equal micro-batches, each trimmed of padding columns it does not use. Where old log-probs are
+   needed (``num_iterations > 1``, generation out of step with optimisation, vLLM's importance-
+   sampling correction) they are computed per micro-batch, one forward pass each: the exact tensors
+   the training pass will see, so on the first pass the ratio is exactly 1.
 
-**Loss normalisation.** The default ``loss_type: dapo`` divides the summed per-token loss of each
-micro-batch by ``num_items_in_batch / processes * grad_accum / steps_per_generation``, where
-``num_items_in_batch`` is the number of loss tokens in the whole generation batch over all
-processes. Here ``steps_per_generation = gradient_accumulation_steps``, so after DDP averages the
-gradients over processes and accumulation sums the micro-steps, the update is the plain mean of the
-clipped objective over every model-produced token of every call in the batch, whatever the number
-and size of the rows and however they fall into micro-batches. Each token counts once: an episode
-weighs in proportion to the tokens its calls produced. ``grpo``/``bnpo`` average inside each
-micro-batch instead, which here is exact only up to micro-batches that differ by one row.
-With ``num_iterations = 1`` and one generation per optimizer step the batch is on-policy, so
-TRL's old log-probabilities are the current ones (not recomputed); with ``num_iterations > 1`` or
-vLLM's importance-sampling correction they are computed here over the expanded rows, as is the
-reference (adapter disabled) when ``beta > 0``.
+**Loss normalisation.** ``loss_type: dapo`` divides the summed per-token loss of each micro-batch by
+``num_items_in_batch / processes * grad_accum / steps_per_generation``, where ``num_items_in_batch``
+counts the loss tokens of the whole generation batch over all processes. With one generation per
+optimizer step, after DDP averages gradients over processes and accumulation sums micro-steps, the
+update is the plain mean of the clipped objective over every model-produced token of every call in
+the batch, however the rows fall into micro-batches and processes.
+
+**Sampler/trainer mismatch.** Wherever the sampler reports log-probabilities (vLLM; transformers
+through :mod:`.sampling`), each generation batch logs TRL's ``sampling/sampling_logp_difference/*``
+and ``sampling/importance_sampling_ratio/*`` (the ratio TRL's ``vllm_importance_sampling_mode``
+computes; it weights the loss only with vLLM, as in TRL) and the share of calls and tokens whose
+weight the importance mask sets to zero (``sampling/importance_sampling_zeroed/*``).
+
+**Weight sync.** With vLLM and a LoRA adapter, weights reach vLLM merged out of place
+(:mod:`.weight_sync`): the frozen base weights stay bit-identical.
 
 The rest is bookkeeping: metrics into TRL's log (reward, verdict mix, memo length and cuts,
-truncations, advantages, tokens/s), ``rollouts.jsonl``, the curriculum and the stop rule
-(callbacks receive a :class:`.rollout_log.BatchSummary` through ``on_rollout_batch``), their
-state in every checkpoint (``supersede_state.json``), and the held-out evaluation
-(:meth:`evaluate`) against the base model's answers.
+truncations, advantages, tokens/s), ``rollouts.jsonl``, the curriculum and the stop rule (callbacks
+receive a :class:`.rollout_log.BatchSummary` through ``on_rollout_batch``), and their state in every
+checkpoint (``supersede_state.json``). The held-out evaluation is a callback (:mod:`.heldout`).
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ import contextlib
 import json
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -65,12 +71,15 @@ from accelerate.utils import gather_object
 from datasets import Dataset
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 from trl import GRPOTrainer
+from trl.models import unwrap_model_for_generation
 from trl.models.utils import disable_gradient_checkpointing
+from trl.trainer.utils import use_adapter
 
 from supersede_env import rollout
 from supersede_env.atomic import atomic_write_text
-from supersede_env.conditions import Condition
+from supersede_env.conditions import parse_condition
 from supersede_env.episode import Episode
+from supersede_env.grader import grade_episode
 from supersede_env.rollout import ModelReply, ModelRequest, Transcript
 from supersede_env.training.advantages import (
     ZERO_TOLERANCE,
@@ -81,10 +90,9 @@ from supersede_env.training.advantages import (
 )
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.data import EpisodePools
-from supersede_env.training.heldout import HeldoutSet, compare_with_base
 from supersede_env.training.importance import importance_weights
 from supersede_env.training.models import render_prompt_ids
-from supersede_env.training.reward import EpisodeScore, SupersessionReward, score_transcript
+from supersede_env.training.reward import REWARD_MODE, SupersessionReward
 from supersede_env.training.rollout_log import (
     VERDICT_LABELS,
     BatchSummary,
@@ -92,12 +100,19 @@ from supersede_env.training.rollout_log import (
     append_rows,
     verdict_mix,
 )
-from supersede_env.training.samples import CallSample, collate, cut_completion, shuffle_rows, split_even
+from supersede_env.training.samples import (
+    CallSample,
+    collate,
+    cut_completion,
+    filler,
+    shuffle_rows,
+    split_even,
+    trim_columns,
+)
+from supersede_env.training.sampling import SampledLogprobs, sampling_processors, without_warpers
+from supersede_env.training.weight_sync import install_exact_sync
 
-Scorer = Callable[[Transcript, Episode], EpisodeScore]
 STATE_FILE = "supersede_state.json"
-BASELINE_FILE = "heldout_base.json"
-HELDOUT_FILE = "heldout.jsonl"
 
 
 @dataclass(frozen=True)
@@ -117,23 +132,13 @@ class RolloutResult:
     samples: tuple[CallSample, ...]
 
 
-@dataclass(frozen=True)
-class HeldoutAnswer:
-    episode_id: str
-    correct: bool | None  # None: the rollout failed and is not graded
-    label: str
-    answer: str | None
-
-
 class SupersedeGRPOTrainer(GRPOTrainer):
     """``GRPOTrainer`` whose generation step rolls out memo episodes and trains every model call.
 
-    Arguments beyond TRL's: ``pools`` (training episodes per level), ``condition`` (a memo
-    condition), ``curriculum``, ``stale_weight`` (lambda), ``heldout`` and ``heldout_every`` (the
-    held-out evaluation), ``log_dir`` (where ``rollouts.jsonl`` and the held-out files go; None
-    writes none), ``log_rollouts`` (write ``rollouts.jsonl``), ``scorer`` (how a finished rollout
-    is scored; default: the hardened grader, ``r_cur + stale_weight * r_stale``; a judge-based
-    reward, for instance, plugs in here).
+    ``args`` is a :class:`.config.SupersedeGRPOConfig`; ``pools`` holds the training episodes per
+    curriculum level; ``reward_funcs`` are TRL reward functions called once per rollout with the
+    columns ``episode`` and ``transcript`` (default: :class:`.reward.SupersessionReward`);
+    ``log_dir`` is where ``rollouts.jsonl`` goes (None writes none).
     """
 
     def __init__(
@@ -143,35 +148,22 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         processing_class: Any,
         args: Any,
         pools: EpisodePools,
-        condition: Condition,
-        curriculum: Curriculum,
         peft_config: Any = None,
-        stale_weight: float = 0.0,
-        heldout: HeldoutSet | None = None,
-        heldout_every: int = 0,
-        log_dir: str | Path | None = None,
-        log_rollouts: bool = True,
+        reward_funcs: list[Any] | None = None,
         callbacks: list[Any] | None = None,
-        scorer: Scorer | None = None,
+        log_dir: str | Path | None = None,
     ) -> None:
-        if not condition.is_memo:
-            raise ValueError(f"training needs a memo condition (one call per session), not {condition}")
         self.pools = pools
-        self.condition = condition
-        self.curriculum = curriculum
-        self.supersession_reward = SupersessionReward(stale_weight)
-        self.scorer: Scorer = scorer or (lambda t, e: score_transcript(t, e, stale_weight))
-        self.heldout = heldout
-        self.heldout_every = heldout_every
+        self.condition = parse_condition(args.condition)
+        self.curriculum = Curriculum(
+            levels=pools.levels, advance_at=args.curriculum_advance_at, patience=args.curriculum_patience
+        )
         self.log_dir = Path(log_dir) if log_dir is not None else None
-        self.log_rollouts = log_rollouts
-        self._baseline: dict[str, bool] | None = None
-        self.last_eval_step: int | None = None
         # Rows are indices; the episode is chosen when the batch is generated (see data.py).
         dataset = Dataset.from_dict({"row": list(range(pools.rows))})
         super().__init__(
             model=model,
-            reward_funcs=[self.supersession_reward],
+            reward_funcs=reward_funcs if reward_funcs is not None else [SupersessionReward(args.stale_weight)],
             args=args,
             train_dataset=dataset,
             processing_class=processing_class,
@@ -183,16 +175,23 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         self._collective_generation = bool(
             self.use_vllm and (self.vllm_mode == "server" or self.vllm_tensor_parallel_size > 1)
         )
+        # Every generation path but transformers' continuous batching reports the sampler's log-probs.
+        self._sampler_logprobs = self.use_vllm or not self.use_transformers_continuous_batching
+        if self.use_vllm:
+            install_exact_sync(self.vllm_generation)
 
     # -- TRL hooks ------------------------------------------------------------------------------
     def _prepare_inputs(self, generation_batch: Any) -> dict[str, Any]:
-        """Generate once per ``steps_per_generation`` micro-steps; serve near-equal slices of the rows."""
+        """Generate once per ``steps_per_generation * num_iterations`` micro-steps; serve equal micro-batches."""
         if not self.model.training:
-            raise RuntimeError("SupersedeGRPOTrainer evaluates through evaluate(), not TRL's eval loop")
+            raise RuntimeError("SupersedeGRPOTrainer evaluates through its held-out callback, not TRL's eval loop")
         generate_every = self.args.steps_per_generation * self.num_iterations
         if self._step % generate_every == 0 or self._buffered_inputs is None:
             batch = shuffle_rows(self._generate_and_score_completions(generation_batch))
-            self._buffered_inputs = split_even(batch, self.args.steps_per_generation)
+            chunks = split_even(batch, self.args.steps_per_generation)
+            if self.pad_to_multiple_of is None:
+                chunks = [trim_columns(c) for c in chunks]
+            self._buffered_inputs = self._add_policy_logps(chunks)
         return self._buffered_inputs[self._step % self.args.steps_per_generation]
 
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -203,18 +202,18 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         started = time.perf_counter()
         results = self._run_rollouts(episodes, greedy=False)
         generation_s = time.perf_counter() - started
-        scores = [self.scorer(r.transcript, r.episode) for r in results]
 
-        local_rewards = torch.tensor([s.reward for s in scores], dtype=torch.float32, device=device)
-        rewards = self.accelerator.gather(local_rewards).cpu()
+        rewards = self._rewards(results)  # every process's rollouts, NaN where unscorable
         all_advantages = group_advantages(rewards, self.num_generations, self.scale_rewards)
         first = self.accelerator.process_index * len(episodes)
         advantages = all_advantages[first : first + len(episodes)]
 
         samples = [s for r in results for s in r.samples]
+        row_advantages = broadcast(advantages, [s.rollout for s in samples])
+        fillers = self._fillers_needed(len(samples))
         batch = collate(
-            samples,
-            broadcast(advantages, [s.rollout for s in samples]),
+            samples + [filler(self._tokenizer.pad_token_id, with_logprobs=self._sampler_logprobs)] * fillers,
+            torch.cat([row_advantages, torch.zeros(fillers)]),
             pad_token_id=self._tokenizer.pad_token_id,
             mask_truncated=self.mask_truncated_completions,
             pad_to_multiple_of=self.pad_to_multiple_of,
@@ -222,10 +221,9 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         batch = {k: v.to(device) for k, v in batch.items()}
         # dapo/cispo normalise by the loss tokens of the whole generation batch, all processes together.
         batch["num_items_in_batch"] = self.accelerator.gather(batch["completion_mask"].sum()).sum()
-        self._add_policy_logps(batch)
 
         summary = self._record_batch(
-            step, level, results, scores, rewards, all_advantages, advantages, samples, generation_s
+            step, level, results, rewards, all_advantages, advantages, samples, fillers, generation_s
         )
         self.curriculum = self.curriculum.observe(summary.mean_reward)
         for callback in self.callback_handler.callbacks:
@@ -233,59 +231,129 @@ class SupersedeGRPOTrainer(GRPOTrainer):
                 callback.on_rollout_batch(summary)
         return batch
 
-    def _add_policy_logps(self, batch: dict[str, Any]) -> None:
-        """Old-policy, importance and reference log-probabilities for the expanded rows, when needed."""
+    def _rewards(self, results: Sequence[RolloutResult]) -> torch.Tensor:
+        """One reward per rollout of every process, from TRL's reward functions and weights (NaN: unscorable)."""
+        inputs = [{"episode": r.episode, "transcript": r.transcript} for r in results]
+        prompts = [r.episode.question for r in results]
+        completions = [r.transcript.graded_text for r in results]
+        answer_ids = [list(r.samples[-1].completion_ids) if r.samples else [] for r in results]
+        per_func = self._calculate_rewards(inputs, prompts, completions, answer_ids).cpu()  # gathered
+        weights = self.reward_weights.to(per_func.dtype)
+        rewards = (per_func * weights.unsqueeze(0)).nansum(dim=1)
+        rewards[torch.isnan(per_func).all(dim=1)] = math.nan  # TRL's rule: unscorable when every function said None
+        for i, name in enumerate(self.reward_func_names):
+            column = per_func[:, i]
+            known = column[~torch.isnan(column)]
+            self._metrics["train"][f"rewards/{name}/mean"].append(float(known.mean()) if known.numel() else math.nan)
+            self._metrics["train"][f"rewards/{name}/std"].append(float(known.std()) if known.numel() > 1 else 0.0)
+        return rewards
+
+    def _fillers_needed(self, rows: int) -> int:
+        """Filler rows that bring this process to the common row count (a multiple of steps_per_generation)."""
+        most = rows
+        if self.accelerator.num_processes > 1:
+            counts = self.accelerator.gather(torch.tensor([rows], device=self.accelerator.device))
+            most = int(counts.max())
+        chunks = self.args.steps_per_generation
+        target = max(-(-most // chunks) * chunks, chunks)
+        return target - rows
+
+    def _add_policy_logps(self, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Old-policy, importance and reference log-probs per micro-batch, and the sampler mismatch metrics."""
         generate_every = self.args.steps_per_generation * self.num_iterations
         vllm_is = bool(self.use_vllm and self.vllm_importance_sampling_correction)
         needs_old = self.args.gradient_accumulation_steps % generate_every != 0 or vllm_is
-        if not needs_old and self.beta == 0.0:
-            return
-        input_ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], dim=1)
-        attention_mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
-        keep = batch["completion_ids"].size(1)
-        chunk = self.args.per_device_train_batch_size
+        has_sampler = "sampling_per_token_logps" in chunks[0]
+        if not (needs_old or has_sampler or self.beta != 0.0):
+            return chunks
+        mismatch = MismatchTotals(self.vllm_importance_sampling_mode)
         with (
             torch.no_grad(),
             disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs),
         ):
-            if needs_old:
-                old, _, _ = self._get_per_token_logps_and_entropies(
-                    self.model, input_ids, attention_mask, keep, batch_size=chunk
-                )
-                batch["old_per_token_logps"] = old
-                if vllm_is:
-                    batch["importance_sampling_ratio"] = importance_weights(
-                        old,
-                        batch["sampling_per_token_logps"],
-                        batch["completion_mask"],
-                        self.vllm_importance_sampling_mode,
-                        self.vllm_importance_sampling_clip_min,
-                        self.vllm_importance_sampling_clip_max,
-                    )
-            if self.beta != 0.0:
-                with self.accelerator.unwrap_model(self.model).disable_adapter():  # the base model
-                    ref, _, _ = self._get_per_token_logps_and_entropies(
-                        self.model, input_ids, attention_mask, keep, batch_size=chunk
-                    )
-                batch["ref_per_token_logps"] = ref
+            for chunk in chunks:
+                input_ids = torch.cat([chunk["prompt_ids"], chunk["completion_ids"]], dim=1)
+                attention_mask = torch.cat([chunk["prompt_mask"], chunk["completion_mask"]], dim=1)
+                keep = chunk["completion_ids"].size(1)
+                if needs_old or has_sampler:
+                    # The whole micro-batch in one forward pass: the shape the training pass uses.
+                    old, _, _ = self._get_per_token_logps_and_entropies(self.model, input_ids, attention_mask, keep)
+                    if needs_old:
+                        chunk["old_per_token_logps"] = old
+                    if has_sampler:
+                        ratio = importance_weights(
+                            old,
+                            chunk["sampling_per_token_logps"],
+                            chunk["completion_mask"],
+                            self.vllm_importance_sampling_mode,
+                            self.vllm_importance_sampling_clip_min,
+                            self.vllm_importance_sampling_clip_max,
+                        )
+                        mismatch.add(old, chunk["sampling_per_token_logps"], chunk["completion_mask"], ratio)
+                        if vllm_is:
+                            chunk["importance_sampling_ratio"] = ratio
+                if self.beta != 0.0:
+                    model = self.accelerator.unwrap_model(self.model)
+                    with use_adapter(model, adapter_name="ref" if "ref" in model.peft_config else None):
+                        ref, _, _ = self._get_per_token_logps_and_entropies(
+                            self.model, input_ids, attention_mask, keep
+                        )
+                    chunk["ref_per_token_logps"] = ref
+        if has_sampler:
+            for name, value in mismatch.metrics(self.accelerator).items():
+                self._metrics["train"][name].append(value)
+        return chunks
 
-    # -- rollouts -------------------------------------------------------------------------------
+    # -- generation -----------------------------------------------------------------------------
+    def _generate_single_turn(
+        self, prompt_ids: Any, images: Any, multimodal_fields: Any, num_generations: int, has_tool_images: bool = False
+    ) -> tuple[list[list[int]], list[list[float]] | None]:
+        """TRL's generation; with plain transformers sampling it also returns the sampler's log-probs."""
+        if self.use_vllm or self.use_transformers_continuous_batching or not self.generation_config.do_sample:
+            return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
+        device = self.accelerator.device
+        width = max(len(p) for p in prompt_ids)
+        pad = self._tokenizer.pad_token_id
+        input_ids = torch.tensor([[pad] * (width - len(p)) + list(p) for p in prompt_ids], device=device)
+        attention_mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompt_ids], device=device)
+        recorder = SampledLogprobs(width)
+        with (
+            unwrap_model_for_generation(
+                self.model_wrapped,
+                self.accelerator,
+                gather_deepspeed3_params=self.args.ds3_gather_for_generation,
+                generation_kwargs=self.generation_kwargs,
+                gradient_checkpointing_kwargs=self.args.gradient_checkpointing_kwargs,
+            ) as unwrapped_model,
+            torch.no_grad(),
+            self._dist.summon_full_params(self.model_wrapped, recurse=False),
+        ):
+            sequences = unwrapped_model.generate(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                generation_config=without_warpers(self.generation_config),
+                logits_processor=[*sampling_processors(self.generation_config), recorder],
+            )
+        logprobs = recorder.logprobs(sequences).cpu()
+        completions, out_logprobs = [], []
+        for ids, lps in zip(sequences[:, width:].cpu().tolist(), logprobs.tolist(), strict=True):
+            end = next((i + 1 for i, t in enumerate(ids) if t in self.eos_token_ids), len(ids))
+            completions.append(ids[:end])
+            out_logprobs.append(lps[:end])
+        return completions, out_logprobs
+
     def _run_rollouts(self, episodes: Sequence[Episode], *, greedy: bool) -> list[RolloutResult]:
         """Roll out every episode (copies included) in lockstep; one sample per model call."""
         # A rollout key per copy: the G copies of an episode share its id, and the key (never shown
         # to the model: prompts hold notes, sessions and the question only) maps each call back.
         keys = [f"{e.id}#{i}" for i, e in enumerate(episodes)]
-        states = [
-            rollout.start(replace(e, id=k), self.condition) for e, k in zip(episodes, keys, strict=True)
-        ]
+        states = [rollout.start(replace(e, id=k), self.condition) for e, k in zip(episodes, keys, strict=True)]
         calls: dict[str, list[tuple[ModelRequest, ModelReply]]] = {k: [] for k in keys}
 
         def on_step(request: ModelRequest, reply: ModelReply, _state: rollout.RolloutState) -> None:
             calls[request.episode_id].append((request, reply))
 
-        final = rollout.run_lockstep(
-            states, lambda requests: self._sample_round(requests, greedy=greedy), on_step
-        )
+        final = rollout.run_lockstep(states, lambda requests: self._sample_round(requests, greedy=greedy), on_step)
         self._finish_rounds(greedy=greedy)
         results = []
         for index, (episode, key, state) in enumerate(zip(episodes, keys, final, strict=True)):
@@ -318,10 +386,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         replies = []
         for i, (request, prompt) in enumerate(zip(requests, prompts, strict=True)):
             ids, lps, truncated = cut_completion(
-                completions[i],
-                None if logprobs is None else logprobs[i],
-                request.max_tokens,
-                self.eos_token_ids,
+                completions[i], None if logprobs is None else logprobs[i], request.max_tokens, self.eos_token_ids
             )
             replies.append(
                 ModelReply(
@@ -400,17 +465,53 @@ class SupersedeGRPOTrainer(GRPOTrainer):
                 else:
                     setattr(target, name, value)
 
+    # -- evaluation support (used by the held-out callback) --------------------------------------
+    def answer(self, episodes: Sequence[Episode]) -> list[RolloutResult]:
+        """Greedy rollouts of ``episodes`` with the current policy; each process takes a share, all get all."""
+        rank, world = self.accelerator.process_index, self.accelerator.num_processes
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            local = self._run_rollouts(list(episodes[rank::world]), greedy=True)
+        finally:
+            if was_training:
+                self.model.train()
+        if world == 1:
+            return local
+        shards = gather_object([[(r.episode, r.transcript) for r in local]])
+        results = [RolloutResult(e, t, ()) for shard in shards for e, t in shard]
+        order = {e.id: i for i, e in enumerate(episodes)}
+        return sorted(results, key=lambda r: order[r.episode.id])
+
+    @contextlib.contextmanager
+    def base_policy(self) -> Iterator[None]:
+        """The base model (the adapter disabled) for the block: the held-out baseline."""
+        if self.use_vllm:
+            # vLLM holds the model files' weights until the first sync; pin that state for the block.
+            if self._last_loaded_step != -1 and self.state.global_step != 0:
+                raise RuntimeError("vLLM already holds trained weights; the base model's answers must be "
+                                   "computed before training starts")
+            saved = self._last_loaded_step
+            self._last_loaded_step = self.state.global_step
+            try:
+                yield
+            finally:
+                self._last_loaded_step = saved
+        else:
+            with self.accelerator.unwrap_model(self.model).disable_adapter():
+                yield
+
     # -- bookkeeping ----------------------------------------------------------------------------
     def _record_batch(
         self,
         step: int,
         level: str,
         results: Sequence[RolloutResult],
-        scores: Sequence[EpisodeScore],
         rewards: torch.Tensor,
         all_advantages: torch.Tensor,
         advantages: torch.Tensor,
         samples: Sequence[CallSample],
+        fillers: int,
         generation_s: float,
     ) -> BatchSummary:
         G = self.num_generations
@@ -425,19 +526,22 @@ class SupersedeGRPOTrainer(GRPOTrainer):
                 sum(len(s.notes_after) for s in memo_steps),
                 sum(s.chars_cut > 0 for s in memo_steps),
                 sum(s.status == "empty" for s in memo_steps),
+                fillers,
             ],
             dtype=torch.float64,
             device=self.accelerator.device,
         )
-        (n_samples, completion_tokens, prompt_tokens, truncated, n_memo, memo_chars, memo_cut, memo_empty) = (
-            self.accelerator.gather(local).view(-1, local.numel()).sum(dim=0).tolist()
-        )
-        first = self.accelerator.process_index * len(results)
+        (n_samples, completion_tokens, prompt_tokens, truncated, n_memo, memo_chars, memo_cut, memo_empty,
+         n_fillers) = self.accelerator.gather(local).view(-1, local.numel()).sum(dim=0).tolist()
+        rank = self.accelerator.process_index
+        first = rank * len(results)
         rows = [
-            self._rollout_row(step, level, (first + i) // G, r, s, float(a))
-            for i, (r, s, a) in enumerate(zip(results, scores, advantages.tolist(), strict=True))
+            self._rollout_row(step, level, rank, (first + i) // G, r, float(a))
+            for i, (r, a) in enumerate(zip(results, advantages.tolist(), strict=True))
         ]
         all_rows: list[RolloutRow] = gather_object(rows) if self.accelerator.num_processes > 1 else rows
+        all_rows = [replace(row, reward=None if math.isnan(reward) else float(reward))
+                    for row, reward in zip(all_rows, rewards.tolist(), strict=True)]
         mix = verdict_mix(r.verdict for r in all_rows)
         graded = [r for r in all_rows if r.verdict != "failed"]
         zero_groups = zero_std_groups(rewards, G)
@@ -445,8 +549,9 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         metrics = self._metrics["train"]
         rollouts = len(all_rows)
         mean_reward = _nanmean(rewards)
+        known = rewards[~torch.isnan(rewards)]
         metrics["reward"].append(mean_reward)
-        metrics["reward_std"].append(float(torch.nan_to_num(rewards.std(), nan=0.0)) if rollouts > 1 else 0.0)
+        metrics["reward_std"].append(float(known.std()) if known.numel() > 1 else 0.0)
         metrics["rewards/r_cur"].append(_mean([r.r_cur or 0.0 for r in graded]))
         metrics["rewards/r_stale"].append(_mean([r.r_stale or 0.0 for r in graded]))
         for label in VERDICT_LABELS:
@@ -463,15 +568,14 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         metrics["completions/mean_length"].append(completion_tokens / n_samples if n_samples else 0.0)
         metrics["samples/total"].append(n_samples)
         metrics["samples/per_rollout"].append(n_samples / rollouts)
+        metrics["samples/filler_rows"].append(n_fillers)
         metrics["tokens/batch"].append(prompt_tokens + completion_tokens)
-        metrics["tokens/generated_per_s"].append(
-            completion_tokens / generation_s if generation_s > 0 else 0.0
-        )
+        metrics["tokens/generated_per_s"].append(completion_tokens / generation_s if generation_s > 0 else 0.0)
         metrics["timing/generation_s"].append(generation_s)
         metrics["curriculum/level"].append(float(self.curriculum.index))
         self.state.num_input_tokens_seen += int(prompt_tokens + completion_tokens)
 
-        if self.log_dir is not None and self.log_rollouts and self.accelerator.is_main_process:
+        if self.log_dir is not None and self.args.log_rollouts and self.accelerator.is_main_process:
             append_rows(self.log_dir, all_rows)
         return BatchSummary(
             step=step,
@@ -486,27 +590,30 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         )
 
     @staticmethod
-    def _rollout_row(
-        step: int, level: str, group: int, result: RolloutResult, score: EpisodeScore, advantage: float
-    ) -> RolloutRow:
-        memo_steps = result.transcript.memo_steps
-        verdict = score.verdict
+    def _rollout_row(step: int, level: str, process: int, group: int, result: RolloutResult,
+                     advantage: float) -> RolloutRow:
+        transcript = result.transcript
+        verdict = None
+        if transcript.status == "ok" and transcript.graded_text is not None:
+            verdict = grade_episode(transcript.graded_text, result.episode, mode=REWARD_MODE)
+        memo_steps = transcript.memo_steps
         return RolloutRow(
             step=step,
             level=level,
+            process=process,
             episode_id=result.episode.id,
             group=group,
-            verdict=score.label,
+            verdict=verdict.label if verdict is not None else "failed",
             reason=verdict.reason if verdict is not None else "a model call failed",
             r_cur=verdict.r_cur if verdict is not None else None,
             r_stale=verdict.r_stale if verdict is not None else None,
-            reward=None if math.isnan(score.reward) else score.reward,
+            reward=None,  # filled in from the reward functions once gathered
             advantage=advantage,
-            calls=len(result.transcript.steps),
+            calls=len(transcript.steps),
             memo_chars=tuple(len(s.notes_after) for s in memo_steps),
-            chars_cut=sum(s.chars_cut for s in result.transcript.steps),
+            chars_cut=sum(s.chars_cut for s in transcript.steps),
             truncated_calls=sum(s.truncated for s in result.samples),
-            answer=result.transcript.answer,
+            answer=transcript.answer,
         )
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
@@ -528,9 +635,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
     def _save_checkpoint(self, model: Any, trial: Any) -> None:
         super()._save_checkpoint(model, trial)
         if self.args.should_save:
-            folder = (
-                Path(self._get_output_dir(trial=trial)) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
-            )
+            folder = Path(self._get_output_dir(trial=trial)) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
             atomic_write_text(folder / STATE_FILE, json.dumps(self._run_state(), indent=2) + "\n")
 
     def _load_optimizer_and_scheduler(self, checkpoint: str | None) -> None:
@@ -547,121 +652,63 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             if state is not None and hasattr(cb, "load_state_dict"):
                 cb.load_state_dict(state)
 
-    # -- held-out evaluation --------------------------------------------------------------------
-    def train(
-        self,
-        resume_from_checkpoint: str | bool | None = None,
-        trial: Any = None,
-        ignore_keys_for_eval: list[str] | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        if self.heldout is not None and self.heldout_every > 0 and self._baseline is None:
-            self._baseline = self._base_answers()
-        return super().train(
-            resume_from_checkpoint=resume_from_checkpoint,
-            trial=trial,
-            ignore_keys_for_eval=ignore_keys_for_eval,
-            **kwargs,
+
+class MismatchTotals:
+    """Sampler/trainer log-prob differences and importance weights over a generation batch (one process)."""
+
+    def __init__(self, mode: str) -> None:
+        self.sequence_level = mode.startswith("sequence")
+        self.diff_sum = self.diff_count = 0.0
+        self.diff_max = 0.0
+        self.ratio_sum = self.ratio_count = 0.0
+        self.ratio_min, self.ratio_max = math.inf, -math.inf
+        self.calls = self.zeroed_calls = 0.0
+        self.tokens = self.zeroed_tokens = 0.0
+
+    def add(self, old: torch.Tensor, sampling: torch.Tensor, mask: torch.Tensor, ratio: torch.Tensor) -> None:
+        valid = mask.bool()
+        delta = (old - sampling).abs()
+        delta = delta[valid & ~torch.isnan(delta)]  # tokens the sampler could not score carry NaN
+        self.diff_sum += float(delta.sum())
+        self.diff_count += delta.numel()
+        if delta.numel():
+            self.diff_max = max(self.diff_max, float(delta.max()))
+        rows = valid.any(dim=1)  # real calls (fillers and masked calls have no loss token)
+        token_ratio = ratio.expand_as(mask)
+        values = ratio[rows].flatten() if self.sequence_level else ratio[valid]
+        if values.numel():
+            self.ratio_sum += float(values.sum())
+            self.ratio_count += values.numel()
+            self.ratio_min = min(self.ratio_min, float(values.min()))
+            self.ratio_max = max(self.ratio_max, float(values.max()))
+        zeroed = (token_ratio == 0) & valid
+        self.calls += float(rows.sum())
+        self.zeroed_calls += float((zeroed.sum(dim=1) == valid.sum(dim=1))[rows].sum())
+        self.tokens += float(valid.sum())
+        self.zeroed_tokens += float(zeroed.sum())
+
+    def metrics(self, accelerator: Any) -> dict[str, float]:
+        """Over every process: token-weighted means, extreme values, zeroed shares."""
+        local = torch.tensor(
+            [self.diff_sum, self.diff_count, self.ratio_sum, self.ratio_count, self.calls, self.zeroed_calls,
+             self.tokens, self.zeroed_tokens, self.diff_max, -self.ratio_min, self.ratio_max],
+            dtype=torch.float64,
+            device=accelerator.device,
         )
-
-    def _base_answers(self) -> dict[str, bool]:
-        """The base model's graded answers, from the cache file or computed now.
-
-        Called before ``Trainer.train`` loads any checkpoint: the adapter is then freshly initialised
-        (LoRA's B matrices are zero), so the policy is exactly the base model, with transformers and
-        with vLLM alike.
-        """
-        assert self.heldout is not None
-        cache = self.log_dir / BASELINE_FILE if self.log_dir is not None else None
-        ids = [e.id for e in self.heldout.episodes]
-        if cache is not None and cache.is_file():
-            saved = json.loads(cache.read_text(encoding="utf-8"))
-            # "labels" holds every held-out id ("correct" only the graded ones)
-            if saved.get("heldout") == self.heldout.name and sorted(saved.get("labels", {})) == sorted(ids):
-                return {k: bool(v) for k, v in saved["correct"].items()}
-        answers = self._answer_heldout()
-        correct = {a.episode_id: bool(a.correct) for a in answers if a.correct is not None}
-        if cache is not None and self.accelerator.is_main_process:
-            atomic_write_text(
-                cache,
-                json.dumps(
-                    {
-                        "heldout": self.heldout.name,
-                        "correct": correct,
-                        "labels": {a.episode_id: a.label for a in answers},
-                    },
-                    indent=1,
-                ),
-            )
-        return correct
-
-    @contextlib.contextmanager
-    def _eval_mode(self) -> Iterator[None]:
-        """The model in eval mode for the block, then back in training mode if it was."""
-        was_training = self.model.training
-        self.model.eval()
-        try:
-            yield
-        finally:
-            if was_training:
-                self.model.train()
-
-    def _answer_heldout(self) -> list[HeldoutAnswer]:
-        """Greedy answers to every held-out question (each process takes a share), graded."""
-        assert self.heldout is not None
-        rank, world = self.accelerator.process_index, self.accelerator.num_processes
-        shard = list(self.heldout.episodes[rank::world])
-        with self._eval_mode():
-            results = self._run_rollouts(shard, greedy=True)
-        local = []
-        for r in results:
-            # Held-out accuracy is always the grader's r_cur, whatever reward the training uses.
-            score = score_transcript(r.transcript, r.episode, self.supersession_reward.stale_weight)
-            correct = None if score.verdict is None else score.verdict.r_cur > 0
-            local.append(HeldoutAnswer(r.episode.id, correct, score.label, r.transcript.answer))
-        return gather_object(local) if world > 1 else local
-
-    def evaluate(
-        self,
-        eval_dataset: Any = None,
-        ignore_keys: list[str] | None = None,
-        metric_key_prefix: str = "heldout",
-    ) -> dict[str, float]:
-        """Held-out accuracy now, the base model's, and the exact McNemar test between them."""
-        if self.heldout is None:
-            return {}
-        answers = self._answer_heldout()
-        now = {a.episode_id: bool(a.correct) for a in answers if a.correct is not None}
-        if self._baseline:
-            metrics = compare_with_base(now, self._baseline).metrics(metric_key_prefix)
-        else:
-            metrics = {f"{metric_key_prefix}/accuracy": sum(now.values()) / len(now) if now else float("nan")}
-        metrics[f"{metric_key_prefix}/failed"] = float(sum(a.correct is None for a in answers))
-        if self.log_dir is not None and self.accelerator.is_main_process:
-            base = self._baseline or {}
-            lines = "".join(
-                json.dumps(
-                    {
-                        "step": self.state.global_step,
-                        "heldout": self.heldout.name,
-                        "episode_id": a.episode_id,
-                        "correct": a.correct,
-                        "base_correct": base.get(a.episode_id),
-                        "verdict": a.label,
-                        "answer": a.answer,
-                    },
-                    ensure_ascii=False,
-                )
-                + "\n"
-                for a in answers
-            )
-            with (self.log_dir / HELDOUT_FILE).open("a", encoding="utf-8") as handle:
-                handle.write(lines)
-        self.last_eval_step = self.state.global_step
-        with self._eval_mode():  # TRL's log() then adds no pending training metrics to this line
-            self.log(dict(metrics))
-        self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
-        return metrics
+        rows = accelerator.gather(local).view(-1, local.numel())
+        sums, extremes = rows[:, :8].sum(dim=0).tolist(), rows[:, 8:].max(dim=0).values.tolist()
+        diff_sum, diff_count, ratio_sum, ratio_count, calls, zeroed_calls, tokens, zeroed_tokens = sums
+        diff_max, neg_ratio_min, ratio_max = extremes
+        has_ratio = ratio_count > 0
+        return {
+            "sampling/sampling_logp_difference/mean": diff_sum / diff_count if diff_count else 0.0,
+            "sampling/sampling_logp_difference/max": diff_max,
+            "sampling/importance_sampling_ratio/min": -neg_ratio_min if has_ratio else 0.0,
+            "sampling/importance_sampling_ratio/mean": ratio_sum / ratio_count if has_ratio else 0.0,
+            "sampling/importance_sampling_ratio/max": ratio_max if has_ratio else 0.0,
+            "sampling/importance_sampling_zeroed/calls_frac": zeroed_calls / calls if calls else 0.0,
+            "sampling/importance_sampling_zeroed/tokens_frac": zeroed_tokens / tokens if tokens else 0.0,
+        }
 
 
 def _nanmean(values: torch.Tensor) -> float:
