@@ -285,7 +285,7 @@ EPISODES_LME = ("episodes", "--source", "longmemeval", "--out", "{tmp}/o.jsonl",
 AGREE = ("grader-agreement", "{tmp}/bad.jsonl")
 TRAIN = ("train", "--config", "{tmp}/c.yaml")
 RESUME = ("eval", "--no-progress", "--resume", "--out", "{tmp}/done")
-TINY = "model:\n  source: tiny\n"
+TINY = "model_source: tiny\nuse_peft: true\n"
 
 CASES: list[Case] = [
     # ---- eval: options, checked before the data loads -----------------------------------------
@@ -573,39 +573,35 @@ CASES: list[Case] = [
          "--json: {tmp} is a directory; give a file path"),
     Case("agreement json under a file", ("grader-agreement", "{judged}", "--json", "{tmp}/afile/a.json"),
          "--json: {tmp}/afile/a.json: {tmp}/afile is a file, not a directory", files={"afile": "x"}),
-    # ---- train --------------------------------------------------------------------------------
-    Case("train without config", ("train",), "the following arguments are required: --config"),
+    # ---- train (TRL's options, flat; checked before any model loads) --------------------------------
+    Case("train without options", ("train",), "field model_name_or_path: required when model_source is hub"),
     Case("train config missing", TRAIN, "c.yaml: no such config file"),
-    Case("train config not yaml", TRAIN, "c.yaml: not valid YAML", files={"c.yaml": "grpo: [1, 2\n"}),
-    Case("train config not a mapping", TRAIN, "expected a mapping of sections", files={"c.yaml": "- 1\n"}),
-    Case("train unknown field", TRAIN, "c.yaml: field grpo.group_sise: unknown field", files={"c.yaml": "grpo:\n  group_sise: 4\n"}),
-    *[Case(f"train bad {fieldname}", TRAIN, f"c.yaml: field {fieldname}: ", files={"c.yaml": text})
-      for text, fieldname in [
-          ("model:\n  source: hub\n", "model.name"),
-          (TINY + "grpo:\n  group_size: 1\n", "grpo.group_size"),
-          (TINY + "grpo:\n  max_steps: two\n", "grpo.max_steps"),
-          (TINY + "grpo:\n  bf16: 'yes'\n", "grpo.bf16"),
-          (TINY + "episodes:\n  condition: full\n", "episodes.condition"),
-          (TINY + "episodes:\n  source: file\n", "episodes.path"),
-          (TINY + "episodes:\n  min_sessions: 8\n  max_sessions: 6\n", "episodes.max_sessions"),
-          (TINY + "lora:\n  target_modules: [q_proj, lm_head]\n", "lora.target_modules"),
-          (TINY + "generation:\n  backend: sglang\n", "generation.backend"),
-          (TINY + "stop:\n  zero_advantage_batches: 0\n", "stop.zero_advantage_batches"),
-          (TINY + "bogus:\n  a: 1\n", "bogus"),
+    Case("train config not yaml", TRAIN, "c.yaml: not valid YAML", files={"c.yaml": "max_steps: [1, 2\n"}),
+    Case("train config not a mapping", TRAIN, "expected a mapping of option names to values", files={"c.yaml": "- 1\n"}),
+    Case("train unknown field", TRAIN, "c.yaml: field num_generationz: unknown option (did you mean num_generations?)",
+         files={"c.yaml": TINY + "num_generationz: 4\n"}),
+    *[Case(f"train bad {fieldname}", TRAIN, expected, files={"c.yaml": text})
+      for text, fieldname, expected in [
+          ("model_source: hub\nuse_peft: true\n", "model_name_or_path",
+           "c.yaml: field model_name_or_path: required when model_source is hub"),
+          (TINY + "num_generations: 1\n", "num_generations", "c.yaml: GRPO requires at least 2 generations"),
+          (TINY + "max_steps: two\n", "max_steps", "c.yaml: field max_steps: invalid value 'two'"),
+          (TINY + "beta: .nan\n", "beta", "c.yaml: field beta: invalid value nan"),
+          (TINY + "condition: full\n", "condition", "c.yaml: condition: full is not a memo condition"),
+          (TINY + "condition: memo:abc\n", "condition syntax", "c.yaml: condition: cannot parse condition 'memo:abc'"),
+          (TINY + "min_sessions: 8\nmax_sessions: 6\n", "max_sessions", "c.yaml: max_sessions: must be at least"),
+          ("model_source: tiny\nuse_peft: false\n", "use_peft", "c.yaml: field use_peft: training trains a LoRA adapter"),
       ]],
-    Case("train bad condition", TRAIN, "field episodes.condition", files={"c.yaml": TINY + "episodes:\n  condition: memo:abc\n"}),
-    Case("train set without value", (*TRAIN, "--set", "grpo.max_steps"), "--set grpo.max_steps: expected SECTION.FIELD=VALUE",
-         files={"c.yaml": TINY}),
-    Case("train set unknown field", (*TRAIN, "--set", "nope=1"), "--set nope: field nope: unknown field", files={"c.yaml": TINY}),
-    Case("train flag not a number", (*TRAIN, "--grpo.max_steps", "many"), "--grpo.max_steps: field grpo.max_steps: expected an integer",
-         files={"c.yaml": TINY}),
-    Case("train set 5000-digit value", (*TRAIN, "--set", f"grpo.max_steps={HUGE_INT}"), "field grpo.max_steps: cannot read",
+    Case("train flag not a number", (*TRAIN, "--learning_rate", "many"),
+         "command line: argument --learning_rate/--learning-rate: invalid", files={"c.yaml": TINY}),
+    Case("train unknown flag", (*TRAIN, "--nope", "1"), "command line: unknown option --nope", files={"c.yaml": TINY}),
+    Case("train flag 5000-digit value", (*TRAIN, "--max_steps", HUGE_INT), "command line: argument --max_steps",
          files={"c.yaml": TINY}),
     Case("train config nested 20k deep", TRAIN, "c.yaml: not usable YAML (nested too deeply)",
-         files={"c.yaml": "grpo: " + DEEP_YAML + "\n"}),
+         files={"c.yaml": "max_steps: " + DEEP_YAML + "\n"}),
     Case("train config 5000-digit integer", TRAIN, "c.yaml: not usable YAML (an integer with more than 4,300 digits)",
-         files={"c.yaml": f"grpo:\n  max_steps: {HUGE_INT}\n"}),
-    Case("train config not utf-8", TRAIN, "c.yaml: not UTF-8 text", files={"c.yaml": b"grpo: \xff\n"}),
+         files={"c.yaml": f"max_steps: {HUGE_INT}\n"}),
+    Case("train config not utf-8", TRAIN, "c.yaml: not UTF-8 text", files={"c.yaml": b"max_steps: \xff\n"}),
     Case("train without the train extra", TRAIN, "training needs the train extra (torch not installed): "
          "pip install 'supersede-env[train]'", files={"c.yaml": TINY}, setup=without_torch),
     # ---- the command itself -------------------------------------------------------------------

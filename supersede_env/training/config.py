@@ -225,7 +225,8 @@ class ConfigParser(TrlParser):
                 action.type = _finite_float  # the command line and the file both refuse NaN and infinities
 
     def error(self, message: str) -> Any:  # argparse prints usage and exits; one line instead
-        raise ConfigError(f"command line: {' '.join(message.split())}")
+        text = " ".join(message.split())
+        raise ConfigError(f"command line: {text if len(text) <= 300 else text[:297] + '...'}")
 
     def _action_for(self, key: str) -> argparse.Action | None:
         return next((a for a in self._actions if a.dest == key and a.option_strings and a.nargs != 0), None)
@@ -289,6 +290,15 @@ _NULLABLE = frozenset(f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f
 
 def parse_config(argv: Sequence[str]) -> TrainingSetup:
     """``--config FILE`` (flat YAML of option names) and command-line options -> a checked :class:`TrainingSetup`."""
+    import warnings
+
+    with warnings.catch_warnings():
+        # transformers warns about its own renamed defaults on every TrainingArguments: not the user's doing
+        warnings.simplefilter("ignore", FutureWarning)
+        return _parse_config(argv)
+
+
+def _parse_config(argv: Sequence[str]) -> TrainingSetup:
     import yaml
 
     parser = ConfigParser()
