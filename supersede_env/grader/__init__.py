@@ -76,8 +76,8 @@ def grade(
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     try:
-        return _grade(answer, str(gold), tuple(str(s) for s in stale), tuple(str(d) for d in decoys),
-                      bool(abstention), question, mode)
+        return _grade(answer, str(gold), tuple(map(str, stale)), tuple(map(str, decoys)), bool(abstention),
+                      question, mode)
     except Exception as error:  # noqa: BLE001 - one bad answer must never abort a training step
         return verdict("ungradable", f"grader error: {type(error).__name__}: {error}"[:300], "", mode)
 
@@ -112,16 +112,10 @@ def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tupl
                                      question, mode)
     a = read_answer(text, question, whole=strict)
     parsed = parse_gold(gold_text, question)
-
-    def attempt(view: Answer, widened: bool) -> Verdict | None:
-        if parsed.polarity is not None:
-            return grade_yes_no(view, parsed, question, mode, stale)
-        return grade_value(view, parsed, stale, decoys, question, mode, widened)
-
-    result = attempt(a, False)
+    result = _attempt(a, parsed, stale, decoys, question, mode, False)
     if result is None and a.start > 0 and not _claims_something(a, parsed):
         # the conclusion said nothing gradable ("I can rely on this information"): read it all
-        result = attempt(a.widened(), True)
+        result = _attempt(a.widened(), parsed, stale, decoys, question, mode, True)
         if result is not None:
             result = Verdict(result.label, result.r_cur, result.r_stale,
                              result.reason + " (no explicit conclusion; whole answer read)", result.extracted,
@@ -129,6 +123,13 @@ def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tupl
     if result is None:
         return verdict("wrong", "does not state the gold value", a.conclusion_text, mode)
     return result
+
+
+def _attempt(view: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
+             mode: str, widened: bool) -> Verdict | None:
+    if gold.polarity is not None:
+        return grade_yes_no(view, gold, question, mode, stale)
+    return grade_value(view, gold, stale, decoys, question, mode, widened)
 
 
 def _claims_something(a: Answer, gold: Gold) -> bool:

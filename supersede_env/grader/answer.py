@@ -24,6 +24,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from supersede_env.grader.abstention import ABSTAIN_TRIGGERS
+from supersede_env.grader.cues import cue_table
 from supersede_env.grader.gold import Pattern, echo_key, question_info
 from supersede_env.grader.text import normalise_text
 from supersede_env.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
@@ -136,7 +137,7 @@ def _as_dict(value: object) -> object:
 
 def _tagged_answer(reply: str) -> AnswerPlace | None:
     """``<answer>...</answer>``: the tagged text, every tag of it."""
-    if "<answer>" not in reply.lower():
+    if "<" not in reply or "<answer>" not in reply.lower():
         return None
     found = [m.strip() for m in _ANSWER_TAG.findall(reply)]
     if not any(found):
@@ -167,6 +168,7 @@ class Answer:
     strong: bool  # the conclusion follows an explicit answer marker
     all_content: list[int]  # matchable token indices of the whole answer
     triggers: list[int]  # indices of words that may start an abstention phrase
+    cues: list[int]  # indices of tokens that may start a role cue (supersede_env.grader.cues)
     unmasked_content: list[int] | None = None  # all_content with the restated question left in
     # find() results on this view, by id(pattern) (with the pattern, so that a reused id never matches)
     find_memo: dict[int, tuple[Pattern, list[Span]]] = field(default_factory=dict)
@@ -195,7 +197,7 @@ class Answer:
         content = self.unmasked_content
         conclusion = content if self.start == 0 else content[bisect_left(content, self.start):]
         return Answer(self.text, self.source, self.tokens, self.start, conclusion, self.strong, content,
-                      self.triggers)
+                      self.triggers, self.cues)
 
     @property
     def skip(self) -> int:
@@ -209,7 +211,7 @@ class Answer:
     def widened(self) -> Answer:
         """The same answer with the whole text as its conclusion."""
         return Answer(self.text, self.source, self.tokens, 0, self.all_content, False, self.all_content,
-                      self.triggers, word_index=self.word_index, value_index=self.value_index)
+                      self.triggers, self.cues, word_index=self.word_index, value_index=self.value_index)
 
     def snippet(self, first: int, last: int) -> str:
         """The answer's own words from token ``first`` to token ``last``."""
@@ -343,14 +345,16 @@ def _enumerators(tokens: list[Token], text: str) -> set[int]:
 _NUMBERED_LINE = re.compile(r"(?:^|\n)[ \t*#>_-]*\d{1,2}[.)]")
 _START_OF = operator.attrgetter("start")  # tokens come in text order: their starts can be bisected
 _WORD_FLAGS: dict[str, int] = {}
-_TRIGGER, _SOFT_WORD, _WEAK_KEY = 1, 2, 4
+_TRIGGER, _SOFT_WORD, _WEAK_KEY, _CUE = 1, 2, 4, 8
+_CUE_STARTS = frozenset(cue_table())
 
 
 def _word_flags(w: str) -> int:
     flags = _WORD_FLAGS.get(w)
     if flags is None:
         flags = ((_TRIGGER if (w in ABSTAIN_TRIGGERS or w.endswith("n't")) else 0)
-                 | (_SOFT_WORD if w in SOFT else 0) | (_WEAK_KEY if w in _WEAK_KEYWORDS else 0))
+                 | (_SOFT_WORD if w in SOFT else 0) | (_WEAK_KEY if w in _WEAK_KEYWORDS else 0)
+                 | (_CUE if (w in _CUE_STARTS or w.endswith("n't")) else 0))
         if len(_WORD_FLAGS) < 100_000:
             _WORD_FLAGS[w] = flags
     return flags
@@ -365,6 +369,7 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
     numbering = _enumerators(tokens, text) if _NUMBERED_LINE.search(text) else set()
     content: list[int] = []
     triggers: list[int] = []
+    cues: list[int] = []
     weak: list[int] = []
     masked: set[int] = set()
     question_echo: set[int] = set()
@@ -377,6 +382,8 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
         if kind == WORD:
             key: object = t.value
         elif kind == PUNCT:
+            if t.text in _CUE_STARTS:
+                cues.append(i)
             if run and t.text in SENTENCE_END:  # a restatement does not run across sentences
                 if len(run) >= 4:
                     _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
@@ -397,6 +404,8 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
             if flags is None:
                 flags = _word_flags(t.text)
             if flags:
+                if flags & _CUE:
+                    cues.append(i)
                 if flags & _TRIGGER:
                     triggers.append(i)
                 if flags & _WEAK_KEY:
@@ -428,4 +437,5 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
             start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
     source = answer if len(answer) == len(text) else text
-    return Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, unmasked_content)
+    return Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, cues,
+                  unmasked_content)

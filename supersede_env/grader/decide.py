@@ -69,6 +69,8 @@ _DOUBT = re.compile(r"\b(?:not|n't)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident)
 def _tense_decides(mentions: list[Mention]) -> None:
     """"It was Phoenix; it is Lexington": between rivals stated as current, one spoken of in the past
     tense beside one in the present tense is history. Without both tenses nothing changes."""
+    if len(mentions) < 2:
+        return
     current = [m for m in mentions if m.role == "current" and not m.loose]
     present = {m.text for m in current if m.tense == "present" or m.marked == "now"}
     if not present:
@@ -104,7 +106,8 @@ def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, 
               question: str | None) -> tuple[list[Mention], Answer]:
     stems = question_info(question).stems
     mentions = find_mentions(a, gold, stale, decoys, strict, stems)
-    if not any(m.kind == "gold" for m in mentions) and (whole := a.unmasked()) is not None:
+    if not any(m.kind == "gold" for m in mentions) and (whole := a.unmasked()) is not None \
+            and _gold_in_masked(a, whole, gold):
         # the gold may be worded like the question ("the meeting with Rachel happened first"): read
         # the restated options too (never a restated question), for the gold and its rivals alike
         again = find_mentions(whole, gold, stale, decoys, strict, stems)
@@ -114,6 +117,19 @@ def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, 
     assign_roles(a, mentions, ordering=gold.choice is not None, frame=question_info(question).stems, strict=strict)
     _tense_decides(mentions)
     return mentions, a
+
+
+def _gold_in_masked(a: Answer, whole: Answer, gold: Gold) -> bool:
+    """Does the restated part of the answer hold a word or value the gold starts with? (else no retry)"""
+    masked = set(whole.all_content).difference(a.all_content)
+    firsts = [p.required[0] for alt in gold.alternatives for p in alt.parts if p.required]
+    for i in masked:
+        t = a.tokens[i]
+        for g in firsts:
+            if (g.kind == WORD and t.kind == WORD and g.value == t.value) or (
+                    g.kind != WORD and t.kind != WORD and values_equal(g, t)):
+                return True
+    return False
 
 
 def _name(m: Mention) -> str:

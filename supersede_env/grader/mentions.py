@@ -137,9 +137,19 @@ def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]
     return spans
 
 
-@lru_cache(maxsize=8192)
+_SURFACE: dict[int, tuple[Pattern, frozenset[str]]] = {}
+
+
 def _surface_words(pattern: Pattern) -> frozenset[str]:
-    return frozenset(w for w in re.findall(r"[a-z']+", pattern.text.lower()) if w in SOFT)
+    """The candidate's own soft words (cached by identity, like :func:`_own_words`)."""
+    known = _SURFACE.get(id(pattern))
+    if known is not None and known[0] is pattern:
+        return known[1]
+    words = frozenset(w for w in re.findall(r"[a-z']+", pattern.text.lower()) if w in SOFT)
+    if len(_SURFACE) > 50_000:
+        _SURFACE.clear()
+    _SURFACE[id(pattern)] = (pattern, words)
+    return words
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,11 +259,14 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
     tokens = a.tokens
     units = gold.alternatives[0].parts[0].optional
     n = len(tokens)
-    # what the gold counts: its unit words, the question's words, the word after it in the answer
-    nouns = units | question | {tokens[e + 1].value for _, e in gold_spans if e + 1 < n and tokens[e + 1].kind == WORD}
+    nouns: frozenset | None = None  # what the gold counts (built when a strict count needs it)
     starts = [s for s, _ in covered]
     out = []
-    for i in a.content:
+    skip, all_content = a.skip, a.all_content
+    for p in a.values:  # value tokens only (positions in all_content), in the conclusion
+        if p < skip:
+            continue
+        i = all_content[p]
         t = tokens[i]
         if t.kind not in VALUE_KINDS or values_equal(gold_tok, t) or gold.accepts(t):
             continue
@@ -264,8 +277,12 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
             if _is_year(t) and not _is_year(gold_tok):
                 continue
             beside_number = (i > 0 and tokens[i - 1].kind == NUM) or (i + 1 < n and tokens[i + 1].kind == NUM)
-            counts_same = i + 1 >= n or tokens[i + 1].kind != WORD or tokens[i + 1].value in nouns
-            if is_bare_item(tokens, i, i, units) or beside_number or (strict and counts_same):
+            if strict and nouns is None:
+                # its unit words, the question's words, the word after the gold in the answer
+                nouns = units | question | {tokens[e + 1].value for _, e in gold_spans
+                                            if e + 1 < n and tokens[e + 1].kind == WORD}
+            counts_same = strict and (i + 1 >= n or tokens[i + 1].kind != WORD or tokens[i + 1].value in nouns)
+            if is_bare_item(tokens, i, i, units) or beside_number or counts_same:
                 out.append(Mention(a.snippet(i, i), "rival", i, i))
         elif _comparable(gold_tok, t, strict):
             out.append(Mention(a.snippet(i, i), "rival", i, i))
@@ -415,21 +432,38 @@ def _line_rivals(a: Answer, covered: list[Span], gold_spans: list[Span]) -> list
 
 
 _OR_HINT = re.compile(r"\bor\b|/|\bvs\b|\bversus\b|\beither\b")
+
+
+def _has_or(text: str) -> bool:
+    """Could the text offer alternatives? (substring tests first: the pattern is slower on long text)"""
+    return ("or" in text or "/" in text or "vs" in text or "either" in text) and _OR_HINT.search(text) is not None
 _RANGE_HINT = re.compile(r"\d\s*(?:-|\bto\b|\bthrough\b)")
 
 
-@lru_cache(maxsize=8192)
+_OWN_WORDS: dict[int, tuple[Pattern, frozenset]] = {}
+
+
 def _own_words(pattern: Pattern) -> frozenset:
-    return frozenset(t.value for t in pattern.required) | pattern.optional
+    """The values a pattern is made of (cached by identity: patterns come from lru-cached parses)."""
+    known = _OWN_WORDS.get(id(pattern))
+    if known is not None and known[0] is pattern:
+        return known[1]
+    words = frozenset(t.value for t in pattern.required) | pattern.optional
+    if len(_OWN_WORDS) > 50_000:
+        _OWN_WORDS.clear()
+    _OWN_WORDS[id(pattern)] = (pattern, words)
+    return words
 
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "l": "i", "@": "a",
                        "$": "s", "|": "i", "!": "i"})
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
+@lru_cache(maxsize=8192)
 def _skeleton(text: str) -> str:
     """Letters and digits only, leetspeak folded: what is left of "C.h.3.v.y" or "Ch3vy M4l1bu"."""
-    return "".join(ch for ch in text.lower().translate(_LEET) if ch.isalnum())
+    return _NOT_ALNUM.sub("", text.lower().translate(_LEET))
 
 
 def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: list[Span]) -> list[Mention]:
@@ -437,16 +471,7 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
     ("C.h.e.v.y M.a.l.i.b.u", "Ch3vy", "ChevyMalibu"), or by a distinctive word of their name alone
     ("Chevy" for "Chevy Malibu"). Only names of five letters or more, and never inside the gold."""
     tokens, text = a.tokens, a.text
-    gold_words = {t.value for alt in gold.alternatives for p in alt.parts for t in p.required if t.kind == WORD}
-    gold_skeletons = [_skeleton(alt.text) for alt in gold.alternatives]
-    chars: list[str] = []
-    owner: list[int] = []  # token index of each skeleton character
-    for i in range(a.start, len(tokens)):
-        t = tokens[i]
-        folded = _skeleton(text[t.start:t.end])
-        chars.append(folded)
-        owner.extend([i] * len(folded))
-    skeleton = "".join(chars)
+    gold_words = _closed_classes(gold)[0]
     out: list[Mention] = []
     taken = list(covered)
 
@@ -456,13 +481,23 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
         taken.append((first, last))
         out.append(Mention(value, kind, first, last, cue="disguised"))
 
+    region = text[a.start_char:]
+    skeleton = _skeleton(region)  # one pass in C; the character map is built only for a hit
+    gold_skeletons: list[str] | None = None
     for kind, value in known:
         rival = _skeleton(value)
-        if len(rival) >= 5 and sum(ch.isalpha() for ch in rival) >= 3 and not any(rival in g for g in gold_skeletons):
-            pos = skeleton.find(rival)
-            while pos != -1:
-                add(kind, value, owner[pos], owner[pos + len(rival) - 1])
-                pos = skeleton.find(rival, pos + 1)
+        if len(rival) < 5 or rival not in skeleton or sum(ch.isalpha() for ch in rival) < 3:
+            continue
+        if gold_skeletons is None:
+            gold_skeletons = [_skeleton(alt.text) for alt in gold.alternatives]
+        if any(rival in g for g in gold_skeletons):
+            continue
+        owner = _skeleton_owners(a)
+        pos = skeleton.find(rival)
+        while pos != -1:
+            add(kind, value, owner[pos], owner[pos + len(rival) - 1])
+            pos = skeleton.find(rival, pos + 1)
+    for kind, value in known:
         for word in _distinctive_words(value):
             if word in gold_words:
                 continue
@@ -471,6 +506,16 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
                 if i >= a.start:
                     add(kind, value, i, i)
     return out
+
+
+def _skeleton_owners(a: Answer) -> list[int]:
+    """The token index of each character of the conclusion's skeleton (same characters, same order)."""
+    owner: list[int] = []
+    text, tokens = a.text, a.tokens
+    for i in range(a.start, len(tokens)):
+        t = tokens[i]
+        owner.extend([i] * len(_NOT_ALNUM.sub("", text[t.start:t.end].lower().translate(_LEET))))
+    return owner
 
 
 @lru_cache(maxsize=4096)
@@ -488,12 +533,27 @@ def _distinctive_words(value: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_CLASSES: dict[int, tuple[Gold, frozenset, tuple[frozenset, ...]]] = {}
+
+
+def _closed_classes(gold: Gold) -> tuple[frozenset, tuple[frozenset, ...]]:
+    """The gold's words, and the closed kinds (weekdays, months) it names (cached by identity)."""
+    known = _CLASSES.get(id(gold))
+    if known is not None and known[0] is gold:
+        return known[1], known[2]
+    words = frozenset(t.value for alt in gold.alternatives for p in alt.parts for t in p.required if t.kind == WORD)
+    classes = tuple(c for c in (WEEKDAYS, MONTHS) if words & c)
+    if len(_CLASSES) > 50_000:
+        _CLASSES.clear()
+    _CLASSES[id(gold)] = (gold, words, classes)
+    return words, classes
+
+
 def _closed_class_rivals(a: Answer, gold: Gold, covered: list[Span]) -> list[Mention]:
     """Days of the week and months are values of a closed kind: when the gold names some, every other
     one the answer names competes with it ("Mondays, Tuesdays, ..., Sundays" for "Mondays and
     Wednesdays" is a sweep, not an answer)."""
-    words = {t.value for alt in gold.alternatives for p in alt.parts for t in p.required if t.kind == WORD}
-    classes = [c for c in (WEEKDAYS, MONTHS) if words & c]
+    words, classes = _closed_classes(gold)
     if not classes:
         return []
     tokens = a.tokens
@@ -536,18 +596,20 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
             for pattern in parse_value(str(value)):
                 add(pattern, kind, str(value))
     mentions = _resolve_nesting(mentions, own, a.tokens)
-    known = [(kind, str(v)) for kind, values in (("stale", stale), ("decoy", decoys)) for v in values]
-    if known:
+    if stale or decoys:
+        known = [(kind, str(v)) for kind, values in (("stale", stale), ("decoy", decoys)) for v in values]
         mentions += _disguised(a, known, gold, [(m.first, m.last) for m in mentions if not m.loose])
         mentions.sort(key=lambda m: (m.first, m.last))
     covered = [(m.first, m.last) for m in mentions if not m.loose]
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
     value_gold = gold.single_value is not None
     rivals = _value_rivals(a, gold, covered, strict, question, gold_spans) if value_gold else []
-    rivals += _closed_class_rivals(a, gold, covered)
+    if _closed_classes(gold)[1]:
+        rivals += _closed_class_rivals(a, gold, covered)
     text = a.text
     if gold_spans:
-        if _OR_HINT.search(text) or (value_gold and _RANGE_HINT.search(text)):
+        if _has_or(text) or (value_gold and ("-" in text or " to " in text or "through" in text)
+                             and _RANGE_HINT.search(text)):
             rivals += [r for r in _disjunction_rivals(a, gold_spans, gold, value_gold)
                        if not any(s <= r.first <= e for s, e in covered)]
         single_part = bool(gold.alternatives) and len(gold.alternatives[0].parts) == 1
@@ -574,8 +636,14 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
 # Roles
 # ---------------------------------------------------------------------------------------------
 _CUES = cue_table()
-_CUES_WITHOUT_TENSES = {w: kept for w, cues in _CUES.items()
-                        if (kept := [c for c in cues if c.kind not in ("pasttense", "presenttense")])}
+# the table by its first word (one-word cues) and by its first two words (longer ones, longest first)
+_SINGLE = {c.words[0]: c for cues in _CUES.values() for c in cues if len(c.words) == 1}
+_SINGLE_WITHOUT_TENSES = {w: c for w, c in _SINGLE.items() if c.kind not in ("pasttense", "presenttense")}
+_PAIRED: dict[tuple[str, str], list[Cue]] = {}
+for _cues_of_word in _CUES.values():
+    for _cue in _cues_of_word:  # already longest first
+        if len(_cue.words) > 1:
+            _PAIRED.setdefault(_cue.words[:2], []).append(_cue)
 _NOT_CUE = Cue(("n't",), "neg", "fwd")
 _WINDOW = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 4, "now": 3, "next": 3,
            "pasttense": 2, "presenttense": 2}
@@ -602,52 +670,46 @@ class _CueHit:
 _NEAR = 14  # tokens: no cue binds farther than this from its mention
 
 
-def _cue_hits_near(tokens: list[Token], mentions: list[Mention], inside: set[int], tenses: bool,
-                   floor: int) -> list[_CueHit]:
-    """The cues within reach of some mention (windows around the mentions, merged), none before token
-    ``floor`` (the conclusion's start: "The answer would be: X" does not make X hypothetical)."""
-    hits: list[_CueHit] = []
-    start = end = -1
+def _cue_hits_near(a: Answer, mentions: list[Mention], inside: set[int], tenses: bool) -> list[_CueHit]:
+    """The cues within reach of some mention (windows around the mentions), none before the
+    conclusion's start ("The answer would be: X" does not make X hypothetical). Only the tokens the
+    reading marked as possible cue starts are tried."""
+    tokens, positions = a.tokens, a.cues
+    windows: list[tuple[int, int]] = []
     for m in mentions:
-        lo, hi = max(floor, m.first - _NEAR), m.last + _NEAR
-        if lo > end:
-            if end >= 0:
-                hits += _cue_hits(tokens, start, end, inside, tenses)
-            start, end = lo, hi
+        lo, hi = max(a.start, m.first - _NEAR), m.last + _NEAR
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], hi))
         else:
-            end = max(end, hi)
-    if end >= 0:
-        hits += _cue_hits(tokens, start, end, inside, tenses)
-    return hits
-
-
-def _cue_hits(tokens: list[Token], lo: int, hi: int, inside: set[int], tenses: bool) -> list[_CueHit]:
-    """Every cue phrase starting in tokens lo..hi-1 (longest first), none inside a mention. Tense
-    marks only when ``tenses`` (they decide between rivals, so only several candidates need them)."""
+            windows.append((lo, hi))
     hits: list[_CueHit] = []
+    singles, pairs = (_SINGLE, _PAIRED) if tenses else (_SINGLE_WITHOUT_TENSES, _PAIRED)
     n = len(tokens)
-    i, end = lo, min(hi, n)
-    cues = _CUES if tenses else _CUES_WITHOUT_TENSES
-    while i < end:
-        text = tokens[i].text  # values have no text: they never start a cue
-        entries = cues.get(text)
-        if entries is None:
-            if text.endswith("n't") and i not in inside:
-                hits.append(_CueHit(_NOT_CUE, i, i))  # every "-n't" denies: "wouldn't", "shouldn't", "mustn't"
-            i += 1
-            continue
-        if i in inside:
-            i += 1
-            continue
-        second = tokens[i + 1].text if i + 1 < n else None
-        for cue in entries:
-            k = len(cue.words)
-            if k == 1 or (i + k <= n and cue.words[1] == second and all(
-                    tokens[i + x].text == w and (i + x) not in inside for x, w in enumerate(cue.words) if x)):
-                hits.append(_CueHit(cue, i, i + k - 1))
-                i += k - 1
-                break
-        i += 1
+    skip_to = -1
+    for lo, hi in windows:
+        for p in range(bisect_left(positions, lo), bisect_left(positions, hi)):
+            i = positions[p]
+            if i < skip_to or i in inside:
+                continue
+            text = tokens[i].text
+            found: Cue | None = None
+            longer = pairs.get((text, tokens[i + 1].text)) if i + 1 < n else None
+            if longer:  # phrases of two words or more, longest first
+                for cue in longer:
+                    k = len(cue.words)
+                    if i + k <= n and all(tokens[i + x].text == w and (i + x) not in inside
+                                          for x, w in enumerate(cue.words) if x):
+                        found = cue
+                        break
+            if found is None:
+                found = singles.get(text)
+            if found is None:
+                if text.endswith("n't"):
+                    hits.append(_CueHit(_NOT_CUE, i, i))  # every "-n't" denies: "wouldn't", "mustn't"
+                continue
+            k = len(found.words)
+            hits.append(_CueHit(found, i, i + k - 1))
+            skip_to = i + k
     return hits
 
 
@@ -765,7 +827,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         if tokens[m.first].kind in VALUE_KINDS and _operand_or_bound(tokens, m.first, m.last):
             m.set_role("negated", "an operand or a bound")
     tenses = len({m.text for m in mentions}) > 1
-    for hit in _cue_hits_near(tokens, mentions, inside, tenses, a.start):
+    for hit in _cue_hits_near(a, mentions, inside, tenses):
         cue = hit.cue
         if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS) or (
                 cue.kind == "softhedge" and not strict):
