@@ -466,7 +466,8 @@ def _skeleton(text: str) -> str:
     return _NOT_ALNUM.sub("", text.lower().translate(_LEET))
 
 
-def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: list[Span]) -> list[Mention]:
+def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: list[Span],
+               found: dict[str, int]) -> list[Mention]:
     """Known rivals the answer names in a disguise or in part: spelled with dots, spaces or leetspeak
     ("C.h.e.v.y M.a.l.i.b.u", "Ch3vy", "ChevyMalibu"), or by a distinctive word of their name alone
     ("Chevy" for "Chevy Malibu"). Only names of five letters or more, and never inside the gold."""
@@ -488,6 +489,8 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
         rival = _skeleton(value)
         if len(rival) < 5 or rival not in skeleton or sum(ch.isalpha() for ch in rival) < 3:
             continue
+        if skeleton.count(rival) <= found.get(value, 0):
+            continue  # every occurrence is a plain mention, found already
         if gold_skeletons is None:
             gold_skeletons = [_skeleton(alt.text) for alt in gold.alternatives]
         if any(rival in g for g in gold_skeletons):
@@ -598,7 +601,10 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
     mentions = _resolve_nesting(mentions, own, a.tokens)
     if stale or decoys:
         known = [(kind, str(v)) for kind, values in (("stale", stale), ("decoy", decoys)) for v in values]
-        mentions += _disguised(a, known, gold, [(m.first, m.last) for m in mentions if not m.loose])
+        found: dict[str, int] = {}
+        for m in mentions:
+            found[m.text] = found.get(m.text, 0) + 1
+        mentions += _disguised(a, known, gold, [(m.first, m.last) for m in mentions if not m.loose], found)
         mentions.sort(key=lambda m: (m.first, m.last))
     covered = [(m.first, m.last) for m in mentions if not m.loose]
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
