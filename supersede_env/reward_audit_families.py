@@ -229,9 +229,12 @@ def _dodges() -> list[Family]:
             f"{c.gold} (probably)", f"{c.gold}, or something like that.", f"{c.gold} - don't quote me.",
             f"{c.gold}, if memory serves.", f"{c.gold} (?)", f"{c.gold}...?", f"{c.gold}. Not sure though.",
             f"{c.gold}, possibly.", f"{c.gold}, perhaps."]),
-        f("mild hedge (strict only)", lambda c: [
+        f("mild hedge", lambda c: [
             f"I think {c.gold}.", f"{c.gold}, I believe.", f"Most likely {c.gold}.", f"{c.gold}, it seems.",
-            f"Likely {c.gold}.", f"{c.gold}, as far as I know."], modes=("strict",)),
+            f"Likely {c.gold}.", f"{c.gold}, as far as I know.", f"Apparently {c.gold}.", f"{c.gold}, I reckon."]),
+        f("approximation (strict only)", lambda c: [
+            f"About {c.gold}.", f"Roughly {c.gold}.", f"{c.gold}, or so.", f"Around {c.gold}.",
+            f"{c.gold}-ish."], modes=("strict",)),
         f("fallback after the gold", lambda c: [
             f"{c.gold}; if not, {c.rival}.", f"{c.gold} or {c.rival}.", f"{c.gold}, otherwise {c.rival}.",
             f"{c.gold} (or possibly {c.rival})", f"{c.gold}, unless it is {c.rival}.", f"{c.gold}, else {c.rival}.",

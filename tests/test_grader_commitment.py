@@ -94,9 +94,21 @@ def test_plain_paraphrases_pay_in_both_modes(answer: str, gold: str, mode: str) 
     assert (v.label, v.r_cur) == ("current", 1.0), v
 
 
-def test_strict_refuses_mild_hedges_that_official_accepts() -> None:
-    assert verdict("I think Lexington.", "official").r_cur == 1.0
-    assert verdict("I think Lexington.", "strict").r_cur == 0.0
+def test_mild_hedges_pay_only_inside_a_reasoned_official_answer() -> None:
+    # a bare "I think X" is the policy's hedge in both modes
+    for mode in MODES:
+        assert verdict("I think Lexington.", mode).r_cur == 0.0
+        assert verdict("Likely Lexington.", mode).r_cur == 0.0
+    # LongMemEval's judge passes a reasoned answer's "likely"; the strict reward does not
+    reasoned = ("From the first session you lived in Phoenix, and a later session mentions the move and the new "
+                "apartment, the commute and the neighbours. " * 6 + "\n\nTherefore, you likely live in Lexington now.")
+    assert verdict(reasoned, "official").r_cur == 1.0
+    assert verdict(reasoned, "strict").r_cur == 0.0
+
+
+def test_approximations_pay_officially_but_not_in_strict() -> None:
+    assert grade("About 47.", "47", mode="official").r_cur == 1.0
+    assert grade("About 47.", "47", mode="strict").r_cur == 0.0
 
 
 def test_a_superseded_value_put_forward_is_stale_and_named_as_history_is_not() -> None:

@@ -16,7 +16,10 @@ Kinds:
   "it will be X", "unless X");
 - ``other``: the mention is someone else's ("your roommate's is X", "a friend: X"), not the user's;
 - ``hedge``: the mention is offered without commitment ("maybe X", "X, I guess", "X, probably");
-  ``softhedge`` ("I think X", "likely X") counts only for the strict reward;
+  ``softhedge`` ("I think X", "likely X") counts for the strict reward, and in official mode only
+  in a short reply (LongMemEval's judge passes "it is likely that the user has 4" in a reasoned
+  answer; a bare "likely 4" is a hedge); ``approx`` ("about 47", "roughly X") counts only for the
+  strict reward;
 - ``now``: the mention is marked as the current state ("now X", "X (current)", "latest: X");
   every unmarked mention before it becomes history ("X, now Y");
 - ``next``: the mention comes later in a sequence ("then X", "-> X", "switched to X", the "to" of
@@ -35,7 +38,7 @@ __all__ = ["Cue", "CUES", "CHANGE_VERBS", "cue_table"]
 @dataclass(frozen=True, slots=True)
 class Cue:
     words: tuple[str, ...]
-    kind: str  # neg | past | hypo | other | hedge | softhedge | now | next | pasttense | presenttense
+    kind: str  # neg | past | hypo | other | hedge | softhedge | approx | now | next | pasttense | presenttense
     side: str  # fwd | bwd | both
 
 
@@ -117,8 +120,10 @@ CUES: tuple[Cue, ...] = tuple(
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
-                                 "probable, as far as i can tell, from what i recall, if i'm right, roughly, about, "
-                                 "around, approximately, or so, circa, nearly, almost, ish, - ish, more or less")
+                                 "probable, as far as i can tell, from what i recall, if i'm right")
+    # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
+    + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, nearly, almost, ish, - ish, "
+                              "more or less")
     + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
                            "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
                            "current, up to date, updated, still, is now, most up to date")

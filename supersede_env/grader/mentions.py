@@ -22,7 +22,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-from supersede_env.grader.answer import Answer, Span
+from supersede_env.grader.answer import SHORT_REPLY, Answer, Span
 from supersede_env.grader.cues import CHANGE_VERBS, Cue, cue_table
 from supersede_env.grader.gold import Gold, Pattern, parse_value
 from supersede_env.grader.tokens import (
@@ -39,7 +39,7 @@ ROLES = ("current", "past", "negated", "other", "hypothetical", "hedged")
 OFFERED = frozenset({"current", "hedged", "hypothetical"})  # roles that put a value forward as the answer
 _PRECEDENCE = {"negated": 0, "past": 1, "other": 2, "hypothetical": 3, "hedged": 4, "current": 5}
 _ROLE_OF_CUE = {"neg": "negated", "past": "past", "other": "other", "hypo": "hypothetical", "hedge": "hedged",
-                "softhedge": "hedged"}
+                "softhedge": "hedged", "approx": "hedged"}
 
 
 @dataclass(slots=True)
@@ -651,7 +651,7 @@ for _cues_of_word in _CUES.values():
         if len(_cue.words) > 1:
             _PAIRED.setdefault(_cue.words[:2], []).append(_cue)
 _NOT_CUE = Cue(("n't",), "neg", "fwd")
-_WINDOW = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 4, "now": 3, "next": 3,
+_WINDOW = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 4, "approx": 4, "now": 3, "next": 3,
            "pasttense": 2, "presenttense": 2}
 _BACK_WINDOW = 2  # "Denver, previously" / "Denver (previously)": a cue after a value sits right after it
 _COMPARATIVES = frozenset("more less fewer higher lower longer shorter earlier later bigger smaller".split())
@@ -783,9 +783,9 @@ def _from_is_change(tokens: list[Token], hit: _CueHit, target: Mention, firsts: 
 
 
 _ORDER_KINDS = frozenset({"past", "now", "next", "pasttense", "presenttense"})
-_CROSSING_KINDS = frozenset({"hedge", "softhedge", "past", "neg"})  # "X, but not anymore", "X - not sure"
+_CROSSING_KINDS = frozenset({"hedge", "softhedge", "approx", "past", "neg"})  # "X, but not anymore", "X - not sure"
 _CROSSES = frozenset({"but", "though", "although", "-"})
-_AFTERTHOUGHT_KINDS = frozenset({"hedge", "softhedge", "past", "neg", "hypo"})
+_AFTERTHOUGHT_KINDS = frozenset({"hedge", "softhedge", "approx", "past", "neg", "hypo"})
 
 
 def _afterthought(tokens: list[Token], hit: _CueHit, mentions: list[Mention], by_last: list[int],
@@ -833,10 +833,11 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         if tokens[m.first].kind in VALUE_KINDS and _operand_or_bound(tokens, m.first, m.last):
             m.set_role("negated", "an operand or a bound")
     tenses = len({m.text for m in mentions}) > 1
+    short = len(a.text) <= SHORT_REPLY  # a reply this short is the answer itself: mild hedges count
     for hit in _cue_hits_near(a, mentions, inside, tenses):
         cue = hit.cue
         if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS) or (
-                cue.kind == "softhedge" and not strict):
+                cue.kind == "approx" and not strict) or (cue.kind == "softhedge" and not (strict or short)):
             continue
         if frame and cue.kind in _FRAME_KINDS and cue.words not in _TIGHT and all(
                 tokens[k].value in frame for k in range(hit.first, hit.last + 1) if tokens[k].text not in SOFT):
@@ -854,7 +855,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
             k = bisect_right(lasts, hit.first - 1) - 1
             if k >= 0:
                 before = mentions[by_last[k]]
-                hedge = cue.kind in ("hedge", "softhedge")
+                hedge = cue.kind in ("hedge", "softhedge", "approx")
                 if hedge and hit.last + 1 < len(tokens) and tokens[hit.last + 1].text in _COMPARATIVES:
                     continue  # "at least 2, but possibly more": the hedge is about the bound
                 if cue.words in _CLAUSE_FINAL and hit.last + 1 < len(tokens) and tokens[hit.last + 1].kind != PUNCT:
