@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from supersede_env.core.errors import AgreementDataError
 from supersede_env.grader import Verdict, grade
 from supersede_env.jsonl import json_lines
 
@@ -38,10 +39,6 @@ __all__ = [
 
 ALL = "all"
 Grader = Callable[..., Verdict]
-
-
-class AgreementDataError(ValueError):
-    """A judged-answers file that cannot be used; the message names the file, line and field."""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 Each command module exposes ``add_arguments(parser)`` and ``main(args) -> int`` and keeps heavy
 imports (torch, transformers, trl) inside ``main``, so ``supersede --help`` stays fast.
-A user error (bad option, bad path, malformed data, a full disk) is printed as one line and exits
-with 2, never as a traceback; so is a command-line syntax error (with a pointer to ``--help``).
+A user error (:mod:`supersede_env.core.errors`: a bad option, bad path, malformed data) or a
+file-system failure (a full disk) is printed as one line and exits with 2, never as a traceback; so is a command-line syntax error (with a pointer to ``--help``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from supersede_env.core.errors import UserError
+
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "episodes": ("supersede_env.episodes_command", "write episodes (synthetic or LongMemEval) as JSONL"),
@@ -23,10 +25,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("supersede_env.evaluation.report_command", "rebuild a report from a run's records"),
     "train": ("supersede_env.training.command", "GRPO + LoRA training on the environment"),
 }
-
-
-class UserError(Exception):
-    """An error the user can fix; printed as one line, exit status 2."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -77,15 +75,9 @@ def run_command(
     """``run(args)``, with a user error printed as one line and exit status 2."""
     try:
         return int(run(args) or 0)
-    except UserError as exc:
+    except UserError as exc:  # every error a user can fix (supersede_env.core.errors); anything else is a bug
         print(f"supersede {command}: error: {exc}", file=sys.stderr)
         return 2
-    except ValueError as exc:
-        # malformed data (EpisodeError, LongMemEvalError, ConfigError) are ValueErrors with one-line messages
-        if type(exc).__module__.startswith("supersede_env"):
-            print(f"supersede {command}: error: {exc}", file=sys.stderr)
-            return 2
-        raise
     except OSError as exc:  # a full disk, a path that cannot be written: the system's reason and the path
         reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
         where = f"{exc.filename}: " if exc.filename else ""

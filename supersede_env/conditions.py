@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from supersede_env.core.errors import ConditionError
+
 Mode = Literal["full", "memo", "ledger", "ledger-ops"]
 Policy = Literal["plain", "contract"]
 MODES: tuple[str, ...] = ("full", "memo", "ledger", "ledger-ops")
@@ -33,10 +35,6 @@ ANSWER_TOKENS = {"plain": 64, "contract": 160}
 MAX_BUDGET = 1_000_000
 
 _CONDITION = re.compile(r"^(?P<mode>[a-z-]+)(?::(?P<budget>\d+))?(?P<flags>(?:\+[a-z]+)*)$")
-
-
-class ConditionError(ValueError):
-    """A condition string that cannot be parsed; the message is one line."""
 
 
 @dataclass(frozen=True)

@@ -25,13 +25,15 @@ tracked slot (FEB-30's ``docClaims`` reduced to an operation).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from supersede_env.atomic import atomic_writer
+from supersede_env.core.errors import EpisodeError
 from supersede_env.jsonl import json_lines
 
 SCHEMA_VERSION = 1
@@ -41,10 +43,6 @@ SlotOp = Literal["create", "update", "reinforce", "none"]
 ROLES: tuple[str, ...] = ("user", "assistant")
 SLOT_OPS: tuple[str, ...] = ("create", "update", "reinforce", "none")
 SOURCES: tuple[str, ...] = ("synthetic", "longmemeval", "custom")
-
-
-class EpisodeError(ValueError):
-    """Malformed episode data. The message is one line naming the file, the item and the field."""
 
 
 @dataclass(frozen=True)
@@ -334,6 +332,15 @@ def write_episodes(path: str | os.PathLike[str], episodes: Iterable[Episode]) ->
             handle.write(json.dumps(episode.to_dict(), ensure_ascii=False) + "\n")
             count += 1
     return count
+
+
+def fingerprint(episodes: Sequence[Episode]) -> str:
+    """sha256 of the episodes' canonical JSON: equal fingerprints, identical episodes."""
+    digest = hashlib.sha256()
+    for episode in episodes:
+        digest.update(json.dumps(episode.to_dict(), sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def session_text(session: Session) -> str:

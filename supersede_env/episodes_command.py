@@ -1,4 +1,4 @@
-"""Write episodes as JSONL from a source: synthetic timelines or LongMemEval.
+"""Write episodes as JSONL from a source: synthetic timelines, LongMemEval, or an episode file.
 
 Examples::
 
@@ -6,8 +6,9 @@ Examples::
     supersede episodes --source longmemeval --path ../shared/data/longmemeval/ku_oracle.json --out ku.jsonl
     supersede episodes --source longmemeval --path oracle --out ku.jsonl   # cached download
 
-Every option is checked before anything is generated or read; the output file is written
-atomically, so a failure leaves no half-written file behind.
+The options are the fields of :class:`supersede_env.core.episode_source.EpisodeSource`, checked before
+anything is generated or read; the output file is written atomically, so a failure leaves no
+half-written file behind.
 """
 
 from __future__ import annotations
@@ -15,66 +16,50 @@ from __future__ import annotations
 import argparse
 import sys
 
-from supersede_env.cli import UserError
-from supersede_env.synthetic import LEVELS
+from supersede_env.core.episode_source import DIFFICULTIES, SOURCES, EpisodeSource, source_help
+from supersede_env.core.errors import ConfigError, SourceError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--source", choices=("synthetic", "longmemeval"), required=True)
+    parser.add_argument("--source", choices=SOURCES, required=True, help=source_help("source"))
     parser.add_argument("--out", required=True, help="output JSONL file (written atomically)")
+    parser.add_argument("--limit", type=int, default=None, help=source_help("limit"))
     syn = parser.add_argument_group("synthetic")
-    syn.add_argument("--n", type=int, default=None, help="number of episodes (synthetic: default 100; "
-                     "longmemeval: at most this many items)")
-    syn.add_argument("--seed", type=int, default=0)
-    syn.add_argument("--difficulty", default="L2", choices=(*LEVELS, "mixed"))
-    syn.add_argument("--sessions", default="6-8", help="sessions per episode, e.g. 6-8 or 7")
-    syn.add_argument("--abstention-rate", type=float, default=0.1)
-    lme = parser.add_argument_group("longmemeval")
-    lme.add_argument("--path", help="a LongMemEval JSON file, or 'oracle' / 's' for the cached download")
+    syn.add_argument("--n", type=int, default=None, help="episodes to generate (default 100); with longmemeval "
+                     "or file, the same as --limit")
+    syn.add_argument("--seed", type=int, default=0, help=source_help("seed"))
+    syn.add_argument("--difficulty", default="L2", choices=DIFFICULTIES, help=source_help("difficulty"))
+    syn.add_argument("--sessions", default="6-8", help=source_help("sessions"))
+    syn.add_argument("--abstention-rate", type=float, default=0.1, help=source_help("abstention_rate"))
+    lme = parser.add_argument_group("longmemeval and file")
+    lme.add_argument("--path", help=source_help("path"))
     lme.add_argument("--question-types", default="knowledge-update",
                      help="comma-separated question types, or 'all' (default: knowledge-update)")
     lme.add_argument("--no-abstention", action="store_true", help="leave out _abs items")
 
 
+def episode_source(args: argparse.Namespace) -> EpisodeSource:
+    """The source the options name; a bad option is one line naming it."""
+    limit = args.limit
+    if args.source != "synthetic" and limit is None:
+        limit = args.n  # --n caps a file as it always has
+    try:
+        return EpisodeSource(
+            source=args.source, path=args.path, n=100 if args.n is None else args.n, seed=args.seed,
+            difficulty=args.difficulty, sessions=args.sessions, abstention_rate=args.abstention_rate,
+            question_types=args.question_types, abstention=not args.no_abstention, limit=limit,
+        )
+    except SourceError as exc:
+        raise ConfigError(f"option --{exc.field.replace('_', '-')}: {exc.problem}") from None
+
+
 def main(args: argparse.Namespace) -> int:
+    from supersede_env.core.episode_source import load_episodes
     from supersede_env.episode import write_episodes
     from supersede_env.outputs import check_output_file
 
-    if args.n is not None and args.n < 1:
-        raise UserError(f"--n must be at least 1, got {args.n}")
+    source = episode_source(args)
     check_output_file(args.out, "--out")
-    if args.source == "synthetic":
-        episodes = _synthetic(args)
-    else:
-        episodes = _longmemeval(args)
-    count = write_episodes(args.out, episodes)
+    count = write_episodes(args.out, load_episodes(source))
     print(f"wrote {count} episodes to {args.out}", file=sys.stderr)
     return 0
-
-
-def _synthetic(args: argparse.Namespace):
-    from supersede_env.synthetic import SyntheticConfig, iter_synthetic, parse_session_range
-
-    if args.path:
-        raise UserError("--path is for --source longmemeval")
-    config = SyntheticConfig(
-        n=100 if args.n is None else args.n,
-        seed=args.seed,
-        difficulty=args.difficulty,
-        sessions=parse_session_range(args.sessions),
-        abstention_rate=args.abstention_rate,
-    )
-    return iter_synthetic(config)
-
-
-def _longmemeval(args: argparse.Namespace):
-    from supersede_env.longmemeval import load_longmemeval, resolve_longmemeval
-
-    if not args.path:
-        raise UserError("--source longmemeval needs --path (a file, or 'oracle' / 's')")
-    return load_longmemeval(
-        resolve_longmemeval(args.path),
-        question_types=args.question_types.split(","),  # a list naming "all" keeps every type
-        include_abstention=not args.no_abstention,
-        limit=args.n,
-    )

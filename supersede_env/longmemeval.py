@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from supersede_env.core.errors import LongMemEvalDownloadError, LongMemEvalError
 from supersede_env.episode import ROLES, Episode, Session, Turn
 from supersede_env.longmemeval_superseded import annotate
 
@@ -50,14 +51,6 @@ _REQUIRED_FIELDS = (
     "question_id", "question_type", "question", "answer", "question_date",
     "haystack_dates", "haystack_session_ids", "haystack_sessions", "answer_session_ids",
 )  # fmt: skip
-
-
-class LongMemEvalError(ValueError):
-    """Malformed LongMemEval data. The message is one line naming the file, the item and the field."""
-
-
-class LongMemEvalDownloadError(LongMemEvalError):
-    """A release file could not be downloaded or verified, and no good cached copy exists."""
 
 
 # -- dates -----------------------------------------------------------------------------------

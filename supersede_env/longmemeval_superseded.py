@@ -36,14 +36,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from supersede_env.core.errors import AnnotationError
 from supersede_env.episode import GoldState, Session, SlotOp
 from supersede_env.jsonl import json_lines
 
 RESOURCE = "data/longmemeval_ku_superseded.jsonl"  # inside the supersede_env package
-
-
-class AnnotationError(ValueError):
-    """A malformed annotation file. The message is one line naming the file, the item and the field."""
 
 
 @dataclass(frozen=True)

@@ -11,16 +11,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
-class OutputPathError(ValueError):
-    """An output path that cannot be written; the message is one line naming the option and the path."""
+from supersede_env.core.errors import ConfigError
 
 
 def check_output_file(path: str | os.PathLike[str], option: str) -> Path:
     """A file to be written (replaced if it exists): not a directory, under a writable directory."""
     target = Path(path).expanduser()
     if target.is_dir():
-        raise OutputPathError(f"{option}: {target} is a directory; give a file path")
+        raise ConfigError(f"{option}: {target} is a directory; give a file path")
     _check_parents(target, option)
     return target
 
@@ -29,7 +27,7 @@ def check_output_dir(path: str | os.PathLike[str], option: str) -> Path:
     """A directory to be created (or used): not a file, under a writable directory."""
     target = Path(path).expanduser()
     if target.exists() and not target.is_dir():
-        raise OutputPathError(f"{option}: {target} exists and is not a directory")
+        raise ConfigError(f"{option}: {target} exists and is not a directory")
     _check_parents(target, option)
     return target
 
@@ -41,6 +39,6 @@ def _check_parents(target: Path, option: str) -> None:
         parent = parent.parent
     if not parent.is_dir():
         what = "a broken symbolic link" if parent.is_symlink() and not parent.exists() else "a file"
-        raise OutputPathError(f"{option}: {target}: {parent} is {what}, not a directory")
+        raise ConfigError(f"{option}: {target}: {parent} is {what}, not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputPathError(f"{option}: {target}: cannot create files in {parent} (permission denied)")
+        raise ConfigError(f"{option}: {target}: cannot create files in {parent} (permission denied)")

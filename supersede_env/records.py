@@ -45,6 +45,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
+from supersede_env.core.errors import RecordError
 from supersede_env.rollout import ModelReply, StepRecord
 from supersede_env.verdict import LABELS
 
@@ -61,10 +62,6 @@ PairStatus = Literal["ok", "failed"]
 CALL_STATUSES: tuple[str, ...] = ("ok", "empty", "failed")
 PAIR_STATUSES: tuple[str, ...] = ("ok", "failed")
 GRADER_LABELS: tuple[str, ...] = LABELS  # the hardened grader's verdict labels
-
-
-class RecordError(ValueError):
-    """A malformed or inconsistent record; the message is one line naming the file, line and field."""
 
 
 class RecordWriteError(OSError):

@@ -207,34 +207,29 @@ def render(result: AuditResult, *, examples: bool = True) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from supersede_env.core.episode_source import SOURCES
+
     src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument("--episodes", help="an episode JSONL file (supersede episodes --out ...)")
-    src.add_argument("--source", choices=("synthetic", "longmemeval"), help="generate or load episodes")
-    parser.add_argument("--path", help="longmemeval: a JSON file, or 'oracle' / 's' for the cached download")
-    parser.add_argument("--n", type=int, default=300, help="synthetic: number of episodes (default 300)")
+    src.add_argument("--episodes", help="an episode JSONL file (the same as --source file --path FILE)")
+    src.add_argument("--source", choices=SOURCES, help="generate or load episodes")
+    parser.add_argument("--path", help="longmemeval: a JSON file, or 'oracle' / 's' for the cached download; "
+                        "file: an episode JSONL file")
+    parser.add_argument("--n", type=int, default=300, help="synthetic: number of episodes (default 300, mixed difficulty)")
     parser.add_argument("--seed", type=int, default=0, help="synthetic episodes' seed; also the answers' shuffles")
     parser.add_argument("--json", dest="json_out", help="also write the full result as JSON to this file")
     parser.add_argument("--no-examples", action="store_true", help="leave the failing examples out of the table")
 
 
 def _episodes(args: argparse.Namespace) -> list[Episode]:
-    from supersede_env.cli import UserError
+    from supersede_env.core.episode_source import EpisodeSource, load_episodes
+    from supersede_env.core.errors import ConfigError, SourceError
 
-    if args.episodes:
-        from supersede_env.episode import read_episodes
-
-        return list(read_episodes(args.episodes))
-    if args.source == "synthetic":
-        from supersede_env.synthetic import generate_episodes
-
-        if args.n < 1:
-            raise UserError(f"--n must be at least 1, got {args.n}")
-        return list(generate_episodes(args.n, seed=args.seed, difficulty="mixed"))
-    from supersede_env.longmemeval import load_longmemeval, resolve_longmemeval
-
-    if not args.path:
-        raise UserError("--source longmemeval needs --path (a file, or 'oracle' / 's')")
-    return list(load_longmemeval(resolve_longmemeval(args.path)))
+    source, path = ("file", args.episodes) if args.episodes else (args.source, args.path)
+    try:
+        episode_source = EpisodeSource(source=source, path=path, n=args.n, seed=args.seed, difficulty="mixed")
+    except SourceError as exc:
+        raise ConfigError(f"option --{exc.field.replace('_', '-')}: {exc.problem}") from None
+    return load_episodes(episode_source)
 
 
 def main(args: argparse.Namespace) -> int:

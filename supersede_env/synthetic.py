@@ -74,6 +74,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
+from supersede_env.core.errors import SourceError
 from supersede_env.episode import Episode, GoldState, Session, SlotOp, SlotQuestion, Turn, write_episodes
 from supersede_env.synthetic_values import (
     KINDS,
@@ -93,7 +94,6 @@ __all__ = [
     "LEVELS",
     "Level",
     "SyntheticConfig",
-    "SyntheticConfigError",
     "generate_episode",
     "generate_episodes",
     "iter_synthetic",
@@ -107,10 +107,6 @@ GENERATOR_VERSION = 1
 DIFFICULTIES: tuple[str, ...] = ("L1", "L2", "L3", "mixed")
 _MIN_SESSIONS = 4  # room for a create, an update, and a distance from the end
 _MAX_SESSIONS = 30  # each session needs its own topic
-
-
-class SyntheticConfigError(ValueError):
-    """Bad generator option. The message is one line naming the field."""
 
 
 # -- difficulty ---------------------------------------------------------------------------------
@@ -167,8 +163,8 @@ class SyntheticConfig:
     """Chance that an episode asks about a slot that was never mentioned."""
 
     def __post_init__(self) -> None:
-        def bad(fieldname: str, problem: str) -> SyntheticConfigError:
-            return SyntheticConfigError(f"synthetic config: field {fieldname}: {problem}")
+        def bad(fieldname: str, problem: str) -> SourceError:
+            return SourceError(fieldname, problem)
 
         if not _is_int(self.n) or self.n < 0:
             raise bad("n", f"expected a non-negative integer, got {self.n!r}")
@@ -196,7 +192,7 @@ def parse_session_range(text: str) -> tuple[int, int]:
     """``"7"`` -> (7, 7); ``"6-8"`` -> (6, 8). For command-line options."""
     m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
     if not m:
-        raise SyntheticConfigError(f"synthetic config: field sessions: {text!r} is not N or MIN-MAX")
+        raise SourceError("sessions", f"{text!r} is not N or MIN-MAX")
     lo = int(m.group(1))
     return lo, int(m.group(2) or lo)
 
@@ -231,7 +227,7 @@ def generate_episode(config: SyntheticConfig, index: int) -> Episode:
     """Episode ``index`` of ``config``; depends only on the seed, the level, ``index`` and the
     session range and abstention rate."""
     if not _is_int(index) or index < 0:
-        raise SyntheticConfigError(f"synthetic config: field index: expected a non-negative integer, got {index!r}")
+        raise ValueError(f"episode index: expected a non-negative integer, got {index!r}")
     # A string seed is hashed with SHA-512 by random.Random: stable across runs and platforms.
     level = LEVELS[config.difficulty] if config.difficulty != "mixed" else LEVELS[("L1", "L2", "L3")[index % 3]]
     rng = random.Random(f"supersede-synthetic:{config.seed}:{level.name}:{index}")

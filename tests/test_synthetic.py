@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from supersede_env.core.errors import SourceError
 from supersede_env.episode import Episode, read_episodes, session_text, write_episodes
 from supersede_env.synthetic import (
     EVAL_SPLIT,
     LEVELS,
     SyntheticConfig,
-    SyntheticConfigError,
     generate_episodes,
     parse_session_range,
     values_overlap,
@@ -435,10 +435,10 @@ def test_values_overlap() -> None:
 ])
 def test_bad_options_fail_at_construction_naming_the_field(kwargs, fieldname) -> None:
     options = {"n": 3, "seed": 1, **kwargs}
-    with pytest.raises(SyntheticConfigError, match=rf"field {fieldname}:") as info:
+    with pytest.raises(SourceError, match=rf"field {fieldname}:") as info:
         SyntheticConfig(**options)
     assert "\n" not in str(info.value)
-    with pytest.raises(SyntheticConfigError):
+    with pytest.raises(SourceError):
         generate_episodes(**options)
 
 
@@ -450,7 +450,7 @@ def test_config_accepts_a_list_and_zero_episodes() -> None:
 def test_parse_session_range() -> None:
     assert parse_session_range("7") == (7, 7)
     assert parse_session_range("6-8") == (6, 8)
-    with pytest.raises(SyntheticConfigError, match="field sessions"):
+    with pytest.raises(SourceError, match="field sessions"):
         parse_session_range("six")
 
 

@@ -58,7 +58,7 @@ def _single_process_replay(out: Path, model_dir: Path, processes: int):
     from safetensors.torch import load_file
 
     from supersede_env.training.config import parse_config
-    from supersede_env.training.data import load_pools
+    from supersede_env.training.episode_pools import load_pools
     from supersede_env.training.models import load_policy
     from supersede_env.training.run import Prepared, build_trainer
     from supersede_env.training.samples import CallSample, collate
@@ -126,8 +126,8 @@ def test_the_command_trains_with_several_processes(tmp_path, model_dir, processe
     shutil.copytree(model_dir, out / "base-model")
     command = [_torchrun(), "--nproc_per_node", str(processes), "--master_port", str(29600 + os.getpid() % 1000),
                "-m", "supersede_env.training.command", "--config", str(TINY), "--output_dir", str(out),
-               "--min_sessions", "4", "--max_sessions", "7", "--episodes_seed", str(seed),
-               "--heldout_eval_steps", "2", "--heldout_synthetic_count", "3"]
+               "--episodes_sessions", "4-7", "--episodes_seed", str(seed),
+               "--heldout_eval_steps", "2", "--heldout_n", "3"]
     result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=900, cwd=REPO,
                             env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert result.returncode == 0, result.stderr[-4000:]

@@ -200,7 +200,7 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
     assert len(evaluations) == 1 and evaluations[0]["step"] == 2
     row = evaluations[0]
     b, c = int(row["heldout/mcnemar_b"]), int(row["heldout/mcnemar_c"])
-    assert row["heldout/n"] == setup.args.heldout_synthetic_count and b + c <= row["heldout/n"]
+    assert row["heldout/n"] == setup.args.heldout_n and b + c <= row["heldout/n"]
     assert row["heldout/mcnemar_p"] == pytest.approx(mcnemar_exact(b, c))
 
     # The held-out answers are `supersede eval` runs: `supersede report` reads them.
@@ -209,7 +209,7 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
 
     for name in ("base", "step-00002"):
         run = load_run(out / "heldout" / name)
-        assert run.header.conditions == ("memo:300",) and len(run.verdicts) == setup.args.heldout_synthetic_count
+        assert run.header.conditions == ("memo:300",) and len(run.verdicts) == setup.args.heldout_n
         # one call record per memo step and the answer, one verdict per question
         assert all(len(run.calls_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
         assert supersede(["report", str(out / "heldout" / name), "--no-plots", "--quiet"]) == 0

@@ -328,11 +328,12 @@ def test_the_verifiers_loader_finds_the_exported_classes():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"source": "jsonl"}, "source jsonl needs taskset.path"),
-        ({"source": "jsonl", "path": "/no/such/episodes.jsonl"}, "/no/such/episodes.jsonl: no such jsonl file"),
-        ({"path": "x.jsonl"}, "source synthetic reads no file"),
-        ({"difficulty": "L9"}, "field difficulty"),
-        ({"sessions": "8-6"}, "field sessions"),
+        ({"source": "jsonl"}, "taskset.path: source file needs an episode JSONL file"),
+        ({"source": "file", "path": "/no/such/episodes.jsonl"}, "taskset.path: /no/such/episodes.jsonl: no such file"),
+        ({"path": "x.jsonl"}, "taskset.path: only read with source longmemeval or file"),
+        ({"difficulty": "L9"}, "taskset.difficulty: 'L9' is not one of"),
+        ({"sessions": "8-6"}, "taskset.sessions: need 4 <= min <= max"),
+        ({"limit": 0}, "greater than or equal to 1"),
         ({"condition": "memo:300", "mode": "ledger"}, "condition 'memo:300' has mode 'memo', but"),
         ({"condition": "memo:many"}, "cannot parse condition 'memo:many'"),
         ({"mode": "full", "budget": 300}, "mode full shows every session and takes no budget"),

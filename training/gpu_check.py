@@ -122,12 +122,12 @@ def options(args: argparse.Namespace, model_dir: str, out: Path) -> list[str]:
             "--output_dir", str(out / "run"), "--model_source", "hub", "--model_name_or_path", model_dir,
             "--max_steps", str(args.steps), "--per_device_train_batch_size", str(args.per_device_train_batch_size),
             "--gradient_accumulation_steps", "2", "--learning_rate", "1e-3", "--heldout_eval_steps", "0",
-            "--save_strategy", "no", "--report_to", "none", "--episodes_count", "64",
+            "--save_strategy", "no", "--report_to", "none", "--episodes_n", "64",
             "--stop_zero_advantage_batches", "0"]
     if args.tiny:
         argv += ["--use_vllm", "false", "--dtype", "float32", "--bf16", "false", "--activation_checkpointing",
-                 "false", "--num_generations", "2", "--per_device_train_batch_size", "2", "--min_sessions", "4",
-                 "--max_sessions", "4", "--cpu_threads", "1", "--lora_r", "8"]
+                 "false", "--num_generations", "2", "--per_device_train_batch_size", "2", "--episodes_sessions", "4",
+                 "--cpu_threads", "1", "--lora_r", "8"]
     return argv
 
 

@@ -28,17 +28,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from supersede_env.core.errors import BackendError
 from supersede_env.rollout import ModelReply, ModelRequest
 
 # Longest error text kept in a reply: enough to diagnose, short enough for a JSONL record.
 MAX_ERROR_CHARS = 500
-
-
-class BackendError(ValueError):
-    """A backend spec or option that cannot work (bad path, bad URL, bad value); one-line message.
-
-    Raised before any model is loaded or any call is made; never used for a failed model call.
-    """
 
 
 class Backend(ABC):

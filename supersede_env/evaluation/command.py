@@ -35,9 +35,9 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from supersede_env.evaluation.config import (FIELD_NAMES, POLICY_CHOICES, SOURCES, ConfigError, EvalConfig,
-                                             build_config, field_default, field_help,
-                                             load_config_file)
+from supersede_env.core.episode_source import DIFFICULTIES, SOURCE_ALIASES, SOURCES
+from supersede_env.evaluation.config import (FIELD_NAMES, POLICY_CHOICES, ConfigError, EvalConfig, build_config,
+                                             field_default, field_help, load_config_file)
 
 if TYPE_CHECKING:
     from supersede_env.evaluation.summary import RunSummary
@@ -57,14 +57,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--conditions", metavar="C1,C2,...", help=_help("conditions"))
     what.add_argument("--policy", choices=POLICY_CHOICES, help=_help("policy"))
     data = parser.add_argument_group("data")
-    data.add_argument("--source", choices=SOURCES, help=_help("source"))
+    data.add_argument("--source", choices=(*SOURCES, *SOURCE_ALIASES), help=_help("source"))
     data.add_argument("--n", type=int, metavar="N", help=_help("n"))
     data.add_argument("--seed", type=int, help=_help("seed"))
-    data.add_argument("--difficulty", choices=("L1", "L2", "L3", "mixed"), help=_help("difficulty"))
+    data.add_argument("--difficulty", choices=DIFFICULTIES, help=_help("difficulty"))
     data.add_argument("--sessions", metavar="N|MIN-MAX", help=_help("sessions"))
+    data.add_argument("--abstention-rate", type=float, metavar="RATE", help=_help("abstention_rate"))
     data.add_argument("--path", metavar="FILE|oracle|s", help=_help("path"))
-    data.add_argument("--episodes", metavar="FILE.jsonl", help="episode JSONL file (same as --source episodes --path FILE)")
+    data.add_argument("--episodes", metavar="FILE.jsonl", help="episode JSONL file (same as --source file --path FILE)")
     data.add_argument("--question-types", metavar="T1,T2,...", help=_help("question_types"))
+    data.add_argument("--no-abstention", dest="abstention", action="store_false", default=None,
+                      help="longmemeval: leave out the abstention (_abs) items")
     data.add_argument("--limit", type=int, metavar="N", help=_help("limit"))
     model = parser.add_argument_group("model and judge")
     model.add_argument("--model", metavar="SPEC", help=_help("model"))
@@ -103,9 +106,9 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """The options given on the command line, as EvalConfig fields."""
     values = {name: getattr(args, name) for name in FIELD_NAMES if getattr(args, name, None) is not None}
     if getattr(args, "episodes", None) is not None:
-        if values.get("source") not in (None, "episodes") or "path" in values:
-            raise ConfigError("option --episodes: cannot be combined with --source/--path (it is --source episodes --path FILE)")
-        values["source"], values["path"] = "episodes", args.episodes
+        if SOURCE_ALIASES.get(values.get("source"), values.get("source")) not in (None, "file") or "path" in values:
+            raise ConfigError("option --episodes: cannot be combined with --source/--path (it is --source file --path FILE)")
+        values["source"], values["path"] = "file", args.episodes
     for name in ("conditions", "question_types"):
         if name in values:
             values[name] = tuple(v.strip() for v in values[name].split(",") if v.strip())
@@ -113,7 +116,8 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from supersede_env.cli import UserError, require_extra
+    from supersede_env.cli import require_extra
+    from supersede_env.core.errors import UserError
 
     require_extra("eval", "scipy", "matplotlib")  # the report, before any model call
     file_values = load_config_file(args.config) if getattr(args, "config", None) else {}
@@ -163,7 +167,7 @@ def _write_failure(exc: OSError, config: EvalConfig) -> str:
 
 
 async def _run(config: EvalConfig, explicit: set[str]) -> int:
-    from supersede_env.cli import UserError
+    from supersede_env.core.errors import UserError
     from supersede_env.evaluation import rundir
     from supersede_env.evaluation.runner import plan_pairs, run_pairs
     from supersede_env.records import RecordWriter

@@ -13,16 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from supersede_env.atomic import atomic_write_text
+from supersede_env.core.errors import ConfigError
 from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, ConditionSummary, OutcomeCounts, RunSummary
 from supersede_env.records import GRADER_LABELS
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOTS_DIR = "plots"
-
-
-class ReportPathError(ValueError):
-    """A report path that must not be written (a symbolic link); one line."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +32,7 @@ class ReportFiles:
 def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> ReportFiles:
     """Write report.json, report.md and the PNG plots into ``run_dir`` (each atomically)."""
     if (run_dir / PLOTS_DIR).is_symlink():  # never write through a link out of the run directory
-        raise ReportPathError(f"{run_dir / PLOTS_DIR} is a symbolic link; remove it (the plots are written "
+        raise ConfigError(f"{run_dir / PLOTS_DIR} is a symbolic link; remove it (the plots are written "
                               "only inside the run directory), or pass --no-plots")
     json_path = run_dir / REPORT_JSON
     atomic_write_text(json_path, json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")

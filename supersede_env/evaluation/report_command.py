@@ -37,8 +37,8 @@ def main(args: argparse.Namespace) -> int:
 
 def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, ReportFiles]:  # noqa: F821
     """Read the records and the episode snapshot, summarise, write the report files."""
-    from supersede_env.cli import UserError
-    from supersede_env.evaluation.data import read_snapshot
+    from supersede_env.core.errors import UserError
+    from supersede_env.evaluation.rundir import read_snapshot
     from supersede_env.evaluation.report import write_report
     from supersede_env.evaluation.summary import summarize
     from supersede_env.records import RECORDS_FILE, load_run

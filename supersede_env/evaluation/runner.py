@@ -32,14 +32,11 @@ from typing import Any, Literal
 from supersede_env import rollout
 from supersede_env.backends.base import MAX_ERROR_CHARS
 from supersede_env.conditions import Condition
+from supersede_env.core.errors import RecordError
 from supersede_env.episode import Episode
 from supersede_env.evaluation.grading import grade_transcript, judge_verdict
 from supersede_env.records import CallRecord, RecordWriter, RunLog, VerdictRecord
 from supersede_env.rollout import ModelReply, ModelRequest, RolloutState
-
-
-class ResumeError(ValueError):
-    """Recorded calls that do not fit the current code or data; one line."""
 
 
 @dataclass
@@ -115,7 +112,7 @@ def _replay(episode: Episode, condition: Condition, calls: Sequence[CallRecord])
     try:
         return rollout.replay(episode, condition, [(c.prompt_hash, c.to_reply()) for c in calls])
     except ValueError as exc:
-        raise ResumeError(f"cannot resume: {exc}") from None
+        raise RecordError(f"cannot resume: {exc}") from None
 
 
 # -- recording ------------------------------------------------------------------------------------

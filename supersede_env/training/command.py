@@ -76,7 +76,7 @@ def require_train_extra() -> None:
 
 
 def _missing(names: str) -> Exception:
-    from supersede_env.cli import UserError
+    from supersede_env.core.errors import UserError
 
     return UserError(f"training needs the train extra ({names} not installed): {TRAIN_EXTRA_HINT}")
 

@@ -29,12 +29,13 @@ import shutil
 import sys
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from transformers import TrainerCallback
 
+from supersede_env.core.errors import ConfigError
 from supersede_env.episode import Episode
 from supersede_env.stats import compare_paired
 
@@ -46,12 +47,8 @@ BASE_RUN = "base"
 
 @dataclass(frozen=True)
 class HeldoutSet:
-    name: str  # "longmemeval-oracle-ku" or "synthetic-<difficulty>-seed<seed>"
+    name: str  # "longmemeval-oracle-ku", "synthetic-<difficulty>-seed<seed>" or "file-<name>"
     episodes: tuple[Episode, ...]
-
-
-class HeldoutError(ValueError):
-    """A held-out set that cannot be built; one line naming the config field."""
 
 
 @dataclass(frozen=True)
@@ -92,43 +89,36 @@ def compare_with_base(now: Mapping[str, bool], base: Mapping[str, bool]) -> Held
 
 
 def load_heldout(args: Any, *, training_ids: Sequence[str] = (), source: str = "config") -> HeldoutSet:
-    """The held-out episodes a ``SupersedeGRPOConfig`` asks for (LongMemEval when available, else synthetic)."""
-    if args.heldout == "longmemeval":
-        episodes = _longmemeval(args.heldout_longmemeval)
-        if episodes is not None:
-            return _limited(HeldoutSet("longmemeval-oracle-ku", tuple(episodes)), args.heldout_limit)
-    from supersede_env import synthetic
+    """The held-out episodes of a ``SupersedeGRPOConfig`` (its ``heldout_*`` options): LongMemEval when its
+    file is available (else the synthetic split), a synthetic split, or an episode file."""
+    from supersede_env.core.episode_source import load_episodes
+    from supersede_env.core.errors import DataError, LongMemEvalError
 
+    wanted = args.heldout_episode_source()
+    if wanted.source == "longmemeval":
+        from supersede_env.longmemeval import resolve_longmemeval
+
+        try:
+            path = resolve_longmemeval(str(wanted.path))
+        except LongMemEvalError as exc:  # not there, and not downloadable here
+            log.warning("held-out LongMemEval file not available (%s); using the synthetic held-out split", exc)
+            wanted = args.heldout_episode_source(fallback=True)
+        else:
+            episodes = load_episodes(replace(wanted, path=str(path)))
+            return HeldoutSet(f"longmemeval-{Path(str(wanted.path)).stem}-ku", tuple(episodes))
     try:
-        episodes = synthetic.generate_episodes(
-            args.heldout_synthetic_count, seed=args.heldout_synthetic_seed,
-            difficulty=args.heldout_synthetic_difficulty,
-        )
-    except synthetic.SyntheticConfigError as exc:
-        raise HeldoutError(f"{source}: field heldout_synthetic_difficulty: {exc}") from None
+        episodes = load_episodes(wanted)
+    except DataError as exc:
+        raise ConfigError(f"{source}: field heldout_path: {exc}") from None
     overlap = sorted({e.id for e in episodes} & set(training_ids))
     if overlap:
-        raise HeldoutError(
-            f"{source}: field heldout_synthetic_seed: held-out episode {overlap[0]} is also a training "
+        raise ConfigError(
+            f"{source}: field heldout_seed: held-out episode {overlap[0]} is also a training "
             "episode; choose a seed different from episodes_seed"
         )
-    name = f"synthetic-{args.heldout_synthetic_difficulty}-seed{args.heldout_synthetic_seed}"
-    return _limited(HeldoutSet(name, tuple(episodes)), args.heldout_limit)
-
-
-def _limited(heldout: HeldoutSet, limit: int | None) -> HeldoutSet:
-    return heldout if limit is None else HeldoutSet(heldout.name, heldout.episodes[:limit])
-
-
-def _longmemeval(spec: str) -> list[Episode] | None:
-    from supersede_env.longmemeval import LongMemEvalError, load_longmemeval, resolve_longmemeval
-
-    try:
-        path = resolve_longmemeval(spec)
-    except LongMemEvalError as exc:
-        log.warning("held-out LongMemEval file not available (%s); using the synthetic held-out split", exc)
-        return None
-    return load_longmemeval(path, question_types="knowledge-update")
+    name = (f"synthetic-{wanted.difficulty}-seed{wanted.seed}" if wanted.source == "synthetic"
+            else f"file-{Path(str(wanted.path)).name}")
+    return HeldoutSet(name, tuple(episodes))
 
 
 # -- the callback ---------------------------------------------------------------------------------
@@ -166,7 +156,7 @@ class HeldoutEvaluation(TrainerCallback):
 
     # -- evaluations ----------------------------------------------------------------------------
     def _base_answers(self, global_step: int) -> dict[str, bool] | None:
-        from supersede_env.evaluation.data import fingerprint
+        from supersede_env.episode import fingerprint
         from supersede_env.records import RecordError, load_run
 
         base_dir = self.directory / BASE_RUN
@@ -217,8 +207,8 @@ class HeldoutEvaluation(TrainerCallback):
         return _correct(verdicts)
 
     def _write_run(self, run_dir: Path, results: Sequence[Any], verdicts: Sequence[Any], step: int | None) -> None:
-        from supersede_env.evaluation.data import fingerprint, write_snapshot
-        from supersede_env.evaluation.rundir import git_revision, now_iso, package_versions
+        from supersede_env.episode import fingerprint
+        from supersede_env.evaluation.rundir import git_revision, now_iso, package_versions, write_snapshot
         from supersede_env.records import RECORDS_FILE, CallRecord, RecordWriter, RunHeader
 
         condition = self.trainer.condition.name
@@ -232,7 +222,7 @@ class HeldoutEvaluation(TrainerCallback):
             run_id=uuid.uuid4().hex[:12],
             created=now_iso(),
             config={
-                "conditions": [condition], "source": "episodes", "path": str(run_dir / "episodes.jsonl"),
+                "conditions": [condition], "source": "file", "path": str(run_dir / "episodes.jsonl"),
                 "limit": None, "temperature": 0.0, "judge": None, "heldout": self.heldout.name,
                 "written_by": "supersede train (held-out evaluation)", "training_step": step,
             },

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.training.config import ConfigError, TrainingSetup
-from supersede_env.training.data import EpisodePools, load_pools
+from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
 
 log = logging.getLogger(__name__)

@@ -89,7 +89,7 @@ from supersede_env.training.advantages import (
     zero_std_groups,
 )
 from supersede_env.training.curriculum import Curriculum
-from supersede_env.training.data import EpisodePools
+from supersede_env.training.episode_pools import EpisodePools
 from supersede_env.training.importance import importance_weights
 from supersede_env.training.models import render_prompt_ids
 from supersede_env.training.reward import REWARD_MODE, SupersessionReward
@@ -159,7 +159,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             levels=pools.levels, advance_at=args.curriculum_advance_at, patience=args.curriculum_patience
         )
         self.log_dir = Path(log_dir) if log_dir is not None else None
-        # Rows are indices; the episode is chosen when the batch is generated (see data.py).
+        # Rows are indices; the episode is chosen when the batch is generated (see episode_pools.py).
         dataset = Dataset.from_dict({"row": list(range(pools.rows))})
         super().__init__(
             model=model,

@@ -1,8 +1,10 @@
 """The supersede-env taskset for verifiers (``verifiers.v1``): one task per episode, under one condition.
 
 What loads: episodes from the synthetic generator, a LongMemEval JSON file, or an episode JSONL
-file written by ``supersede episodes`` (``--env.taskset.source``), all shown under one condition
-(``--env.taskset.mode``/``budget``/``dates``/``policy``, or ``--env.taskset.condition memo:300``).
+file written by ``supersede episodes`` (``--env.taskset.source``; the fields of
+:class:`~supersede_env.core.episode_source.EpisodeSource`, loaded by its ``load_episodes``), all
+shown under one condition (``--env.taskset.mode``/``budget``/``dates``/``policy``, or
+``--env.taskset.condition memo:300``).
 
 What the model does: :class:`~supersede_env.verifiers_env.env.SupersedeEnv` drives the pure rollout
 (:mod:`supersede_env.rollout`): one model call per session that rewrites the notes, then one call
@@ -20,22 +22,22 @@ model call trains with the episode's reward. A failed model call is never graded
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Literal
 
 import verifiers.v1 as vf
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from verifiers.v1.configs.task import RewardFunctionConfig
 from verifiers.v1.task import task_key
 
 from supersede_env.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
-from supersede_env.episode import Episode, read_episodes
+from supersede_env.core.episode_source import SOURCE_ALIASES, EpisodeSource, load_episodes
+from supersede_env.core.errors import SourceError, UserError
+from supersede_env.episode import Episode
 from supersede_env.grader import Verdict, grade_episode
-from supersede_env.longmemeval import VARIANT_FILES, load_longmemeval, resolve_longmemeval
+from supersede_env.longmemeval import VARIANT_FILES, resolve_longmemeval
 from supersede_env.rollout import Transcript
-from supersede_env.synthetic import SyntheticConfig, iter_synthetic, parse_session_range
 
-Source = Literal["synthetic", "longmemeval", "jsonl"]
+Source = Literal["synthetic", "longmemeval", "file"]
 GraderMode = Literal["strict", "official"]
 
 DEFAULT_SYNTHETIC_EPISODES = 100
@@ -50,12 +52,15 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     source: Source = "synthetic"
     """Where episodes come from: ``synthetic`` (generated from ``seed``), ``longmemeval`` (the
     official JSON file at ``path``; ``oracle`` or ``s`` fetches the cleaned release from the
-    Hugging Face Hub into its cache) or ``jsonl`` (an episode file written by ``supersede episodes``)."""
+    Hugging Face Hub into its cache) or ``file`` (an episode JSONL file written by ``supersede
+    episodes``; ``jsonl`` is its earlier name)."""
     path: str | None = None
     """The LongMemEval file (or ``oracle`` / ``s``) or the episode JSONL file; unused by synthetic."""
     n: int | None = Field(None, ge=1)
-    """Episodes to load: how many to generate (synthetic, 100 when unset) or the first N of the
-    file (every episode when unset)."""
+    """Synthetic: episodes to generate (100 when unset). With ``longmemeval`` or ``file`` it caps the
+    episodes as ``limit`` does (its meaning before ``limit`` existed)."""
+    limit: int | None = Field(None, ge=1)
+    """Keep only the first N episodes (any source)."""
     seed: int = 0
     """Seed of the synthetic generator (same seed, same episodes)."""
     difficulty: str = "L2"
@@ -66,6 +71,8 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     """Synthetic share of abstention episodes (the question asks about a fact never mentioned)."""
     question_types: list[str] = Field(default_factory=lambda: ["knowledge-update"])
     """LongMemEval ``question_type`` values to keep (``all`` keeps every type)."""
+    abstention: bool = True
+    """LongMemEval: keep the abstention (``_abs``) items."""
     mode: Mode = "memo"
     """How the episode is shown: ``memo`` (the paper's notes-only loop), ``ledger``, ``ledger-ops``
     or ``full`` (every session in one prompt)."""
@@ -87,20 +94,23 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     reward is ``r_cur + lambda * r_stale``. Also accepted as ``--env.taskset.lambda``; the same
     weight can be given as ``--env.taskset.task.rewards '{"r_stale": {"weight": 0.5}}'``."""
 
+    @field_validator("source", mode="before")
+    @classmethod
+    def _source_alias(cls, value: Any) -> Any:
+        return SOURCE_ALIASES.get(value, value) if isinstance(value, str) else value
+
     @model_validator(mode="after")
     def _check_source_and_condition(self) -> SupersedeTasksetConfig:
-        if self.source in ("longmemeval", "jsonl") and not self.path:
-            raise ValueError(f"source {self.source} needs taskset.path")
-        if self.source == "synthetic":
-            if self.path:
-                raise ValueError("source synthetic reads no file; drop taskset.path or pick another source")
-            self.synthetic_config()  # a bad generator option fails here, with its field named
-        elif self.source == "longmemeval" and self.path in VARIANT_FILES:
+        source = self.episode_source()  # a bad option fails here, with its field named
+        if source.source == "longmemeval" and self.path in VARIANT_FILES:
             # Fetched now (a cache hit once downloaded), so that offline and not cached is one line
             # here rather than a traceback after the run has started.
             resolve_longmemeval(self.path)
-        elif not Path(str(self.path)).expanduser().is_file():
-            raise ValueError(f"{self.path}: no such {self.source} file (taskset.path)")
+        else:
+            try:
+                source.check_path()
+            except SourceError as exc:
+                raise ValueError(f"taskset.{exc.field}: {exc.problem}") from None
         condition = self.resolved_condition()  # a bad condition fails here, before any episode loads
         if self.condition is not None:
             implied = {"mode": condition.mode, "budget": condition.budget, "dates": condition.dates,
@@ -137,11 +147,19 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
             self.task = self.task.model_copy(update={"rewards": rewards})
         return self
 
-    def synthetic_config(self) -> SyntheticConfig:
-        """The generator options these knobs describe (raises with the field named)."""
-        return SyntheticConfig(n=self.n or DEFAULT_SYNTHETIC_EPISODES, seed=self.seed,
-                               difficulty=self.difficulty, sessions=parse_session_range(self.sessions),
-                               abstention_rate=self.abstention_rate)
+    def episode_source(self) -> EpisodeSource:
+        """The episodes these knobs describe (checked, nothing read; raises naming the field)."""
+        synthetic = self.source == "synthetic"
+        try:
+            return EpisodeSource(
+                source=self.source, path=self.path,
+                n=(self.n or DEFAULT_SYNTHETIC_EPISODES) if synthetic else DEFAULT_SYNTHETIC_EPISODES,
+                seed=self.seed, difficulty=self.difficulty, sessions=self.sessions,
+                abstention_rate=self.abstention_rate, question_types=tuple(self.question_types),
+                abstention=self.abstention, limit=self.limit if synthetic or self.limit else self.n,
+            )
+        except SourceError as exc:
+            raise ValueError(f"taskset.{exc.field}: {exc.problem}") from None
 
     def resolved_condition(self) -> Condition:
         """The condition these knobs describe (raises ConditionError with a one-line message)."""
@@ -228,10 +246,8 @@ class SupersedeTaskset(vf.Taskset[SupersedeTask, SupersedeTasksetConfig]):
     def load(self) -> Iterator[SupersedeTask]:
         condition = self.config.resolved_condition()
         try:
-            episodes = load_episodes(self.config)
-        except ValueError as exc:
-            if not type(exc).__module__.startswith("supersede_env"):
-                raise
+            episodes = load_episodes(self.config.episode_source())
+        except UserError as exc:
             # Malformed data is a user error with a one-line message (file, item, field): exit with
             # it, as verifiers' CLIs do for their own usage errors, rather than with a traceback.
             raise SystemExit(f"supersede-env: {exc}") from None
@@ -245,15 +261,3 @@ class SupersedeTaskset(vf.Taskset[SupersedeTask, SupersedeTasksetConfig]):
             )
             yield SupersedeTask(data, self.config.task)
 
-
-def load_episodes(config: SupersedeTasksetConfig) -> list[Episode]:
-    """Every episode the config names, validated before the first task is built."""
-    if config.source == "synthetic":
-        return list(iter_synthetic(config.synthetic_config()))
-    assert config.path is not None  # checked by the config
-    if config.source == "longmemeval":
-        # load_longmemeval reads a list naming "all" as every type
-        return load_longmemeval(resolve_longmemeval(config.path), question_types=config.question_types,
-                                limit=config.n)
-    episodes = read_episodes(config.path)
-    return episodes[: config.n] if config.n is not None else episodes
