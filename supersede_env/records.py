@@ -6,12 +6,23 @@ Analysis starts from these records (nothing reported is computed anywhere else),
 - ``run``: once, first: the run's configuration, model and judge identity, package versions, git
   revision, and a fingerprint of the episodes the run was started on;
 - ``resume``: each time a killed or finished run is continued (what changed operationally);
-- ``call``: one per model call: episode id, condition, step, kind, prompt hash, the raw reply, what
-  was kept (notes or answer), tokens, latency, status (``ok`` / ``empty`` / ``failed``) and error;
-- ``verdict``: one per episode x condition once its rollout ends: status ``ok`` or ``failed`` (a
-  failed call ends the rollout; such a pair is never graded, so never scored as wrong), the answer,
-  what the grader read, whether the answer was well formed, the string grader's verdict and the
-  judge's verdict if a judge was used.
+- ``call``: one per model call: episode id, condition, and the rollout's own
+  :class:`~supersede_env.rollout.StepRecord` under ``step`` (step index and kind, prompt hash, the raw
+  reply, what was kept, the notes before and after, tokens, latency, status ``ok`` / ``empty`` /
+  ``failed`` and error);
+- ``verdict``: one per episode x condition once its rollout ends, the one row of a graded rollout
+  (:class:`VerdictRecord`, also what training's held-out evaluation writes, what ``rollouts.jsonl``
+  and the verifiers traces carry): status ``ok`` or ``failed`` (a failed call ends the rollout; such
+  a pair is never graded, so never scored as wrong), the answer, what the grader read, whether the
+  answer was well formed, the grader's :class:`~supersede_env.verdict.Verdict` and the judge's
+  verdict if a judge was used.
+
+Versions: every line carries ``schema_version``. Version 2 (this one) nests the step record and the
+grader's verdict whole; version 1 (runs before it) spelled the step's fields flat, two of them under
+other names (``step_kind`` for ``kind``, ``notes`` for ``notes_after``), without the notes before the
+step, and the verdict without its ``extracted`` text. Version-1 lines are read into the same types
+(the notes before a step are the notes after the one before it); a resumed version-1 run appends
+version-2 lines, which is why the version is per line.
 
 Durability: :class:`RecordWriter` writes, flushes and fsyncs every line as it is appended
 (``sync="line"``), or hands lines to a background thread that writes and fsyncs them in groups
@@ -41,15 +52,17 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
 from supersede_env.core.errors import RecordError
-from supersede_env.rollout import ModelReply, StepRecord
-from supersede_env.verdict import LABELS
+from supersede_env.episode import Episode
+from supersede_env.rollout import StepRecord, Transcript
+from supersede_env.verdict import LABELS, Verdict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READ_VERSIONS = (1, 2)
 RECORDS_FILE = "records.jsonl"
 GROUP_COMMIT_S = 0.002  # how long the group-commit thread gathers lines before one write + fsync
 
@@ -61,7 +74,6 @@ CallStatus = Literal["ok", "empty", "failed"]
 PairStatus = Literal["ok", "failed"]
 CALL_STATUSES: tuple[str, ...] = ("ok", "empty", "failed")
 PAIR_STATUSES: tuple[str, ...] = ("ok", "failed")
-GRADER_LABELS: tuple[str, ...] = LABELS  # the hardened grader's verdict labels
 
 
 class RecordWriteError(OSError):
@@ -106,77 +118,12 @@ class ResumeRecord:
 
 @dataclass(frozen=True)
 class CallRecord:
-    """One model call of one rollout step."""
+    """One model call of one rollout: the rollout's step record, and the pair it belongs to."""
 
     kind: ClassVar[str] = "call"
     episode_id: str
     condition: str
-    step: int
-    step_kind: Literal["memo", "answer"]
-    status: CallStatus
-    prompt_hash: str
-    prompt_chars: int
-    reply: str | None  # the raw reply (None when the call failed)
-    output: str  # what was kept: notes (memo step) or the answer, reasoning stripped
-    notes: str  # the notes after this step
-    chars_cut: int = 0
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    latency_s: float | None = None
-    finish_reason: str | None = None
-    error: str | None = None
-    ledger_ops: int | None = None
-    ignored_lines: int | None = None
-
-    @classmethod
-    def from_step(cls, episode_id: str, condition: str, step: StepRecord) -> CallRecord:
-        return cls(
-            episode_id=episode_id,
-            condition=condition,
-            step=step.step,
-            step_kind=step.kind,
-            status=step.status,
-            prompt_hash=step.prompt_hash,
-            prompt_chars=step.prompt_chars,
-            reply=step.reply,
-            output=step.output,
-            notes=step.notes_after,
-            chars_cut=step.chars_cut,
-            tokens_in=step.tokens_in,
-            tokens_out=step.tokens_out,
-            latency_s=step.latency_s,
-            finish_reason=step.finish_reason,
-            error=step.error,
-            ledger_ops=step.ledger_ops,
-            ignored_lines=step.ignored_lines,
-        )
-
-    def to_reply(self) -> ModelReply:
-        """The reply as the sampler returned it, for :func:`supersede_env.rollout.replay`."""
-        return ModelReply(
-            text=self.reply,
-            error=self.error,
-            tokens_in=self.tokens_in,
-            tokens_out=self.tokens_out,
-            latency_s=self.latency_s,
-            finish_reason=self.finish_reason,
-        )
-
-
-@dataclass(frozen=True)
-class GraderResult:
-    """The hardened string grader's verdict (``supersede_env.grader.Verdict``) as recorded."""
-
-    label: str
-    r_cur: float
-    r_stale: float
-    reason: str
-    mode: str = "official"  # the grading mode (supersede_env.verdict.MODES); runs before it were official
-
-    @property
-    def correct(self) -> bool:
-        # r_cur is 1 for the current value, and for an abstention on an abstention item
-        return self.r_cur > 0
+    step: StepRecord
 
 
 @dataclass(frozen=True)
@@ -206,7 +153,7 @@ class VerdictRecord:
     answer: str | None = None
     graded_text: str | None = None
     well_formed: bool | None = None
-    grader: GraderResult | None = None
+    grader: Verdict | None = None
     judge: JudgeResult | None = None
     calls: int = 0
     error: str | None = None
@@ -215,11 +162,41 @@ class VerdictRecord:
     def key(self) -> tuple[str, str]:
         return (self.episode_id, self.condition)
 
+    @property
+    def correct(self) -> bool | None:
+        """The grader's :attr:`Verdict.correct`; None when the pair was not graded (a failed rollout)."""
+        return self.grader.correct if self.status == "ok" and self.grader is not None else None
+
+
+def verdict_record(episode: Episode, transcript: Transcript, *, mode: str = "official") -> VerdictRecord:
+    """The row of one finished rollout, graded by the hardened grader in ``mode`` (no judge yet).
+
+    The grader reads the answer, or under the evidence contract its ANSWER field
+    (``Transcript.graded_text``). A failed rollout gets a ``failed`` row with no grade at all: it is
+    reported as failed, never as wrong.
+    """
+    common = dict(episode_id=episode.id, condition=transcript.condition, gold=episode.answer,
+                  abstention=episode.abstention, calls=len(transcript.steps))
+    if transcript.status == "failed":
+        failed = next((s for s in transcript.steps if s.status == "failed"), None)
+        error = failed.error if failed is not None else "rollout failed"
+        return VerdictRecord(status="failed", error=f"step {failed.step if failed else '?'}: {error}", **common)
+    from supersede_env.grader import grade_episode
+
+    graded_text = transcript.graded_text or ""
+    return VerdictRecord(status="ok", answer=transcript.answer, graded_text=graded_text,
+                         well_formed=transcript.well_formed, grader=grade_episode(graded_text, episode, mode=mode),
+                         **common)
+
 
 Record = RunHeader | ResumeRecord | CallRecord | VerdictRecord
 _KINDS: dict[str, type] = {cls.kind: cls for cls in (RunHeader, ResumeRecord, CallRecord, VerdictRecord)}
-_NESTED: dict[str, type] = {"grader": GraderResult, "judge": JudgeResult}
+_NESTED: dict[tuple[type, str], type] = {(VerdictRecord, "grader"): Verdict, (VerdictRecord, "judge"): JudgeResult,
+                                         (CallRecord, "step"): StepRecord}
 _TUPLES = {"conditions"}
+# Version 1 spelled a call's step record flat, two fields under other names; the notes before a step
+# were not recorded (build_run_log restores them from the step before).
+_V1_CALL_NAMES = {"step": "step", "step_kind": "kind", "notes": "notes_after"}
 
 
 # -- (de)serialisation ------------------------------------------------------------------------------
@@ -233,7 +210,7 @@ def to_dict(record: Record) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": record.kind, "schema_version": SCHEMA_VERSION}
     for name in _field_names(type(record)):
         value = getattr(record, name)
-        if isinstance(value, GraderResult | JudgeResult):
+        if isinstance(value, Verdict | JudgeResult | StepRecord):
             value = {g: getattr(value, g) for g in _field_names(type(value))}
         elif isinstance(value, tuple):
             value = list(value)
@@ -251,9 +228,23 @@ def from_dict(raw: Any, *, where: str = "<record>") -> Record:
     if kind not in _KINDS:
         raise RecordError(f"{where}: field kind: {kind!r} is not one of {', '.join(_KINDS)}")
     version = raw.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise RecordError(f"{where}: field schema_version: {version!r} is not supported (expected {SCHEMA_VERSION})")
+    if version not in READ_VERSIONS or isinstance(version, bool):
+        raise RecordError(f"{where}: field schema_version: {version!r} is not supported (expected one of "
+                          f"{', '.join(map(str, READ_VERSIONS))})")
+    if version == 1 and kind == "call":
+        raw = _v1_call(raw, where)
     return _build(_KINDS[kind], raw, where)
+
+
+def _v1_call(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A version-1 call line in version 2's shape (``notes_before`` is filled in by build_run_log)."""
+    step_names = set(_field_names(StepRecord))
+    step = {_V1_CALL_NAMES.get(k, k): v for k, v in raw.items()
+            if k not in ("kind", "schema_version", "episode_id", "condition") and _V1_CALL_NAMES.get(k, k) in step_names}
+    step.setdefault("notes_before", "")
+    if "step_kind" not in raw or "notes" not in raw:
+        raise RecordError(f"{where}: call record: field {'step_kind' if 'step_kind' not in raw else 'notes'}: missing")
+    return {"episode_id": raw.get("episode_id"), "condition": raw.get("condition"), "step": step}
 
 
 def _build(cls: type, raw: Mapping[str, Any], where: str) -> Any:
@@ -265,10 +256,11 @@ def _build(cls: type, raw: Mapping[str, Any], where: str) -> Any:
                 raise RecordError(f"{where}: {name} record: field {f.name}: missing")
             continue
         value = raw[f.name]
-        if cls is VerdictRecord and f.name in _NESTED and value is not None:
+        nested = _NESTED.get((cls, f.name))
+        if nested is not None and value is not None:
             if not isinstance(value, Mapping):
                 raise RecordError(f"{where}: {name} record: field {f.name}: expected an object or null")
-            value = _build(_NESTED[f.name], value, f"{where}: field {f.name}")
+            value = _build(nested, value, f"{where}: field {f.name}")
         elif f.name in _TUPLES and isinstance(value, list):
             value = tuple(value)
         kwargs[f.name] = value
@@ -282,21 +274,24 @@ def _check(record: Any, where: str) -> None:
     if isinstance(record, CallRecord):
         if not isinstance(record.episode_id, str) or not isinstance(record.condition, str):
             raise RecordError(f"{where}: call record: fields episode_id and condition must be strings")
-        if not isinstance(record.step, int) or isinstance(record.step, bool) or record.step < 0:
-            raise RecordError(f"{where}: call record: field step: expected a non-negative integer")
-        if record.status not in CALL_STATUSES:
-            raise RecordError(f"{where}: call record: field status: {record.status!r} is not one of "
+        step = record.step
+        if not isinstance(step, StepRecord):
+            raise RecordError(f"{where}: call record: field step: expected an object")
+        if not isinstance(step.step, int) or isinstance(step.step, bool) or step.step < 0:
+            raise RecordError(f"{where}: call record: field step.step: expected a non-negative integer")
+        if step.status not in CALL_STATUSES:
+            raise RecordError(f"{where}: call record: field step.status: {step.status!r} is not one of "
                               f"{', '.join(CALL_STATUSES)}")
-        if record.step_kind not in ("memo", "answer"):
-            raise RecordError(f"{where}: call record: field step_kind: {record.step_kind!r} is not memo or answer")
+        if step.kind not in ("memo", "answer"):
+            raise RecordError(f"{where}: call record: field step.kind: {step.kind!r} is not memo or answer")
     elif isinstance(record, VerdictRecord):
         if record.status not in PAIR_STATUSES:
             raise RecordError(f"{where}: verdict record: field status: {record.status!r} is not ok or failed")
         if record.status == "ok" and record.grader is None:
             raise RecordError(f"{where}: verdict record: field grader: missing on a pair with status ok")
-        if record.grader is not None and record.grader.label not in GRADER_LABELS:
+        if record.grader is not None and record.grader.label not in LABELS:
             raise RecordError(f"{where}: verdict record: field grader.label: {record.grader.label!r} is not one of "
-                              f"{', '.join(GRADER_LABELS)}")
+                              f"{', '.join(LABELS)}")
 
 
 def dumps(record: Record) -> str:
@@ -310,6 +305,7 @@ class ReadResult:
     records: tuple[Record, ...]
     valid_bytes: int  # length of the file up to the end of the last complete record
     truncated_tail: bool  # a partial last line was found (and ignored)
+    versions: tuple[int, ...] = ()  # each record's schema_version, in order
 
 
 def read_records(path: str | os.PathLike[str]) -> ReadResult:
@@ -319,6 +315,7 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
         raise RecordError(f"{p}: no such records file")
     data = p.read_bytes()
     records: list[Record] = []
+    versions: list[int] = []
     offset = 0
     lineno = 0
     truncated = False
@@ -345,8 +342,9 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
             truncated = True
             break
         records.append(from_dict(raw, where=where))
+        versions.append(raw["schema_version"])
         offset = end + 1
-    return ReadResult(tuple(records), offset, truncated)
+    return ReadResult(tuple(records), offset, truncated, tuple(versions))
 
 
 def _json_problem(exc: BaseException) -> str:
@@ -386,6 +384,10 @@ class RunLog:
     def calls_for(self, episode_id: str, condition: str) -> tuple[CallRecord, ...]:
         return self.calls.get((episode_id, condition), ())
 
+    def steps_for(self, episode_id: str, condition: str) -> tuple[StepRecord, ...]:
+        """The effective step records of a pair, in order (what :func:`rollout.replay` takes)."""
+        return tuple(call.step for call in self.calls_for(episode_id, condition))
+
     def verdict_for(self, episode_id: str, condition: str) -> VerdictRecord | None:
         return self.verdicts.get((episode_id, condition))
 
@@ -407,7 +409,8 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
     calls: dict[tuple[str, str], list[CallRecord]] = {}
     verdicts: dict[tuple[str, str], VerdictRecord] = {}
     n_calls = 0
-    for index, record in enumerate(records[1:], 2):
+    versions = result.versions or (SCHEMA_VERSION,) * len(records)
+    for index, (record, version) in enumerate(zip(records[1:], versions[1:], strict=True), 2):
         if isinstance(record, RunHeader):
             raise RecordError(f"{where}: record {index}: a second run header (two runs in one file)")
         if isinstance(record, ResumeRecord):
@@ -416,17 +419,19 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
             n_calls += 1
             key = (record.episode_id, record.condition)
             steps = calls.setdefault(key, [])
-            if record.step == len(steps):
-                steps.append(record)
-            elif record.step < len(steps) and steps[record.step].status == "failed":
-                del steps[record.step:]  # a retry of the failed step replaces it
-                steps.append(record)
-                verdicts.pop(key, None)
-            else:
+            number = record.step.step
+            if not (number == len(steps) or (number < len(steps) and steps[number].step.status == "failed")):
                 raise RecordError(
                     f"{where}: record {index}: episode {record.episode_id} under {record.condition}: "
-                    f"call for step {record.step} after {len(steps)} recorded steps (duplicate or gap)"
+                    f"call for step {number} after {len(steps)} recorded steps (duplicate or gap)"
                 )
+            if number < len(steps):  # a retry of the failed step replaces it
+                del steps[number:]
+                verdicts.pop(key, None)
+            if version == 1:  # not recorded then: the notes before a step are the notes after the one before
+                before = steps[-1].step.notes_after if steps else ""
+                record = replace(record, step=replace(record.step, notes_before=before))
+            steps.append(record)
         elif isinstance(record, VerdictRecord):
             verdicts[record.key] = record
     return RunLog(

@@ -99,6 +99,11 @@ class StepRecord:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def to_reply(self) -> ModelReply:
+        """The reply as the sampler returned it (what :func:`replay` feeds back)."""
+        return ModelReply(text=self.reply, error=self.error, tokens_in=self.tokens_in, tokens_out=self.tokens_out,
+                          latency_s=self.latency_s, finish_reason=self.finish_reason)
+
 
 @dataclass(frozen=True)
 class Transcript:
@@ -250,21 +255,21 @@ def run_lockstep(states: Sequence[RolloutState], sample_batch: BatchSampler,
                 on_step(request, reply, current[i])
 
 
-def replay(episode: Episode, condition: Condition, replies: Sequence[tuple[str, ModelReply]]) -> RolloutState:
-    """Rebuild a state from recorded (prompt_hash, reply) pairs, checking each prompt is unchanged.
+def replay(episode: Episode, condition: Condition, steps: Sequence[StepRecord]) -> RolloutState:
+    """Rebuild a state from recorded steps (their prompt hashes and replies), checking each prompt is unchanged.
 
     Raises ValueError when a recorded prompt differs from the one the code would send now (the
     episode, condition or prompts changed since the run started), so a resume never mixes runs.
     """
     state = start(episode, condition)
-    for recorded_hash, reply in replies:
+    for recorded in steps:
         request = next_request(state)
         if request is None:
             raise ValueError(f"episode {episode.id} under {condition}: more recorded calls than steps")
-        if request.prompt_hash != recorded_hash:
+        if request.prompt_hash != recorded.prompt_hash:
             raise ValueError(
                 f"episode {episode.id} under {condition}: step {request.step} prompt differs from the "
                 "recorded one (episodes, condition or prompts changed since this run started)"
             )
-        state = _apply(state, request, reply)
+        state = _apply(state, request, recorded.to_reply())
     return state

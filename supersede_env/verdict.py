@@ -34,3 +34,10 @@ class Verdict:
     reason: str
     extracted: str = ""
     mode: str = "official"  # the grading mode that produced it (MODES)
+
+    @property
+    def correct(self) -> bool:
+        """What every report, test and comparison counts as right: ``r_cur == 1.0`` (the current value;
+        on an abstention item, an abstention). The label alone does not say it: an honest abstention is
+        ``abstained`` on both kinds of item, right only on an abstention item."""
+        return self.r_cur == 1.0

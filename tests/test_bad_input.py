@@ -161,8 +161,15 @@ def duplicate_first_call(tmp: Path, _: Any) -> None:
 def skip_a_step(tmp: Path, _: Any) -> None:
     lines = records_lines(tmp)
     index = next(i for i, r in enumerate(lines) if r["kind"] == "call" and r["condition"] == "memo:300"
-                 and r["step"] == 1)
+                 and r["step"]["step"] == 1)
     write_records(tmp, lines[:index] + lines[index + 1:])
+
+
+def as_version_1_without_notes(record: dict[str, Any]) -> None:
+    """A call record as version 1 wrote it (the step's fields flat, its kind as step_kind), less its notes."""
+    step = record.pop("step")
+    record.update({k: v for k, v in step.items() if k not in ("kind", "notes_before", "notes_after")},
+                  schema_version=1, step_kind=step["kind"])
 
 
 def second_header(tmp: Path, _: Any) -> None:
@@ -197,7 +204,7 @@ def change_a_prompt_hash(tmp: Path, _: Any) -> None:
     lines = records_lines(tmp)
     lines = [r for r in lines if not (r["kind"] == "verdict" and r["episode_id"] == "e1" and r["condition"] == "memo:300")]
     call = next(r for r in lines if r["kind"] == "call" and r["episode_id"] == "e1" and r["condition"] == "memo:300")
-    call["prompt_hash"] = "0" * 16
+    call["step"]["prompt_hash"] = "0" * 16
     write_records(tmp, lines)
 
 
@@ -445,13 +452,18 @@ CASES: list[Case] = [
     # ---- report -------------------------------------------------------------------------------
     Case("report not a run", ("report", "{tmp}"), "not a run directory (records.jsonl is missing)"),
     Case("report header-less run", ("report", "{run}"), "no run header", setup=headerless),
-    Case("report missing field", ("report", "{run}"), "call record: field prompt_hash: missing",
-         setup=edit_record("call", lambda r: r.pop("prompt_hash"))),
+    Case("report missing field", ("report", "{run}"), "field step: StepRecord record: field prompt_hash: missing",
+         setup=edit_record("call", lambda r: r["step"].pop("prompt_hash"))),
+    Case("report call without its step", ("report", "{run}"), "call record: field step: missing",
+         setup=edit_record("call", lambda r: r.pop("step"))),
+    Case("report version-1 call missing a field", ("report", "{run}"), "call record: field notes: missing",
+         setup=edit_record("call", lambda r: as_version_1_without_notes(r))),
     Case("report schema version", ("report", "{run}"), "field schema_version: 99 is not supported",
          setup=edit_record("call", lambda r: r.update(schema_version=99))),
-    Case("report call status", ("report", "{run}"), "field status: 'weird'", setup=edit_record("call", lambda r: r.update(status="weird"))),
-    Case("report step negative", ("report", "{run}"), "field step: expected a non-negative integer",
-         setup=edit_record("call", lambda r: r.update(step=-1))),
+    Case("report call status", ("report", "{run}"), "field step.status: 'weird'",
+         setup=edit_record("call", lambda r: r["step"].update(status="weird"))),
+    Case("report step negative", ("report", "{run}"), "field step.step: expected a non-negative integer",
+         setup=edit_record("call", lambda r: r["step"].update(step=-1))),
     Case("report unknown kind", ("report", "{run}"), "field kind: 'nope'", setup=edit_record("call", lambda r: r.update(kind="nope"))),
     Case("report grader label", ("report", "{run}"), "field grader.label: 'maybe'",
          setup=edit_record("verdict", lambda r: r["grader"].update(label="maybe"))),

@@ -126,7 +126,7 @@ def _local_run(tmp_path, model_dir, conditions):
     assert "report:" in stdout
     log = load_run(out)
     assert log.header.model["backend"] == "hf" and log.header.model["generation"]["decoding"] == "greedy"
-    assert all(c.tokens_out for calls in log.calls.values() for c in calls if c.status != "failed")
+    assert all(s.tokens_out for key in log.calls for s in log.steps_for(*key) if s.status != "failed")
     return log
 
 

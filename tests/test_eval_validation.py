@@ -136,7 +136,7 @@ def test_resume_refuses_records_from_changed_prompts(server, tmp_path, episodes)
     keep = [line for line in lines if not (json.loads(line)["kind"] == "verdict" and json.loads(line)["episode_id"] == "e1")]
     call = next(i for i, line in enumerate(keep) if json.loads(line).get("episode_id") == "e1")
     row = json.loads(keep[call])
-    row["prompt_hash"] = "0" * 16
+    row["step"]["prompt_hash"] = "0" * 16
     keep[call] = json.dumps(row)
     records.write_text("\n".join(keep) + "\n")
     fails_before_any_call(server, "--resume", "--out", str(out), match="prompt differs from the recorded one")

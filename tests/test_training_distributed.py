@@ -138,7 +138,7 @@ def test_the_command_trains_with_several_processes(tmp_path, model_dir, processe
         assert len(at_step) == 2 * processes  # 2 rollouts per process, written once
         groups = {}
         for r in at_step:
-            groups.setdefault(r["group"], set()).add((r["process"], r["episode_id"]))
+            groups.setdefault(r["group"], set()).add((r["process"], r["verdict"]["episode_id"]))
         # one group per process per step, each group one episode on one process
         assert sorted(groups) == list(range(processes))
         assert sorted(next(iter(g))[0] for g in groups.values()) == list(range(processes))

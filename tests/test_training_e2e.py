@@ -91,12 +91,14 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
 
     rows = _lines(out / "rollouts.jsonl")
     assert [r["step"] for r in rows] == [1] * 2 + [2] * 2  # 1 episode x 2 rollouts a step, none twice
-    assert all(r["calls"] == 5 and len(r["memo_chars"]) == 4 and r["process"] == 0 for r in rows)
+    assert all(r["verdict"]["calls"] == 5 and len(r["memo_chars"]) == 4 and r["process"] == 0 for r in rows)
+    assert all(r["verdict"]["kind"] == "verdict" and r["verdict"]["grader"]["mode"] == "strict" for r in rows)
 
     # The resumed step trains the same episodes an uninterrupted run trains at step 2.
     straight = _run_dir(tmp_path, base_model, "straight")
     assert standalone(["--config", str(TINY), "--output_dir", str(straight)]) == 0
-    assert [r["episode_id"] for r in _lines(straight / "rollouts.jsonl")] == [r["episode_id"] for r in rows]
+    assert [r["verdict"]["episode_id"] for r in _lines(straight / "rollouts.jsonl")] == [r["verdict"]["episode_id"]
+                                                                                       for r in rows]
 
 
 def test_bad_option_fails_before_any_model_is_loaded(tmp_path, capsys):
@@ -211,7 +213,7 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
         run = load_run(out / "heldout" / name)
         assert run.header.conditions == ("memo:300",) and len(run.verdicts) == setup.args.heldout_n
         # one call record per memo step and the answer, one verdict per question
-        assert all(len(run.calls_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
+        assert all(len(run.steps_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
         assert supersede(["report", str(out / "heldout" / name), "--no-plots", "--quiet"]) == 0
         assert (out / "heldout" / name / "report.md").is_file()
 

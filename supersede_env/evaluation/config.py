@@ -101,8 +101,7 @@ class EvalConfig:
     )
 
     def __post_init__(self) -> None:
-        self.episode_source().check_path()  # every data option, and the file it names, before anything loads
-        object.__setattr__(self, "source", self.episode_source().source)  # "episodes" is "file"
+        object.__setattr__(self, "source", self.episode_source().source)  # every data option; "episodes" is "file"
         _check_int(self.concurrency, "concurrency", 1)
         _check_int(self.retries, "retries", 0)
         _check_int(self.batch_size, "batch_size", 1)
@@ -146,6 +145,15 @@ class EvalConfig:
                                  abstention=self.abstention, limit=self.limit)
         except SourceError as exc:
             raise ConfigError(f"option {option_flag(exc.field)}: {exc.problem}") from None
+
+    def check_data_path(self) -> None:
+        """The file the episodes come from exists (a new run's, before anything loads; a resumed run
+        reads its own snapshot and never this file)."""
+        try:
+            self.episode_source().check_path()
+        except SourceError as exc:
+            flag = "--episodes" if self.source == "file" else option_flag(exc.field)
+            raise ConfigError(f"option {flag}: {exc.problem}") from None
 
     def resolved_conditions(self) -> list[Condition]:
         """The conditions to run, with the policy option applied; duplicates are an error."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from supersede_env.atomic import atomic_write_text
 from supersede_env.core.errors import ConfigError
 from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, ConditionSummary, OutcomeCounts, RunSummary
-from supersede_env.records import GRADER_LABELS
+from supersede_env.verdict import LABELS
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
@@ -166,8 +166,8 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out.append("Answerable items. *fabricated*: a confident value that is neither current nor superseded. "
                "*empty*: no answer text at all (null or blank content), not counted under any label.")
     out.append("")
-    out += _table(["condition", *GRADER_LABELS, "empty", "fabricated"],
-                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in (*GRADER_LABELS, "empty")),
+    out += _table(["condition", *LABELS, "empty", "fabricated"],
+                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in (*LABELS, "empty")),
                     c.fabricated_answerable] for c in s.conditions])
     if s.n_abstention:
         out.append("Abstention items (the right answer is to say the information is not there).")

@@ -103,6 +103,7 @@ def open_run(config: EvalConfig, *, explicit: Collection[str] = ()) -> OpenedRun
         return _open_existing(config, explicit)
     run_dir = Path(config.out).expanduser() if config.out else default_run_dir(config.model)
     check_new_run_dir(run_dir)
+    config.check_data_path()
     episodes = load_episodes(config.episode_source())
     config = replace(config, out=str(run_dir))
     return OpenedRun(run_dir, config, tuple(config.resolved_conditions()), tuple(episodes))

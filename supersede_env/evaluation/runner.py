@@ -34,8 +34,8 @@ from supersede_env.backends.base import MAX_ERROR_CHARS
 from supersede_env.conditions import Condition
 from supersede_env.core.errors import RecordError
 from supersede_env.episode import Episode
-from supersede_env.evaluation.grading import grade_transcript, judge_verdict
-from supersede_env.records import CallRecord, RecordWriter, RunLog, VerdictRecord
+from supersede_env.evaluation.judging import judge_verdict
+from supersede_env.records import CallRecord, RecordWriter, RunLog, VerdictRecord, verdict_record
 from supersede_env.rollout import ModelReply, ModelRequest, RolloutState
 
 
@@ -88,29 +88,29 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
     for condition in conditions:
         for episode in episodes:
             expected += expected_steps(episode, condition)
-            calls = log.calls_for(episode.id, condition.name) if log else ()
+            steps = log.steps_for(episode.id, condition.name) if log else ()
             verdict = log.verdict_for(episode.id, condition.name) if log else None
-            replayed += len(calls)
+            replayed += len(steps)
             if verdict is not None:
                 if verdict.status == "ok" and judged and (
                     verdict.judge is None or (retry_failed and verdict.judge.label is None)
                 ):
-                    state = _replay(episode, condition, calls)
+                    state = _replay(episode, condition, steps)
                     tasks.append(PairTask(episode, condition, state, recorded=verdict))
                     continue
                 if not (verdict.status == "failed" and retry_failed):
                     finished += 1
                     failed += verdict.status == "failed"
                     continue
-            if retry_failed and calls and calls[-1].status == "failed":
-                calls = calls[:-1]
-            tasks.append(PairTask(episode, condition, _replay(episode, condition, calls)))
+            if retry_failed and steps and steps[-1].status == "failed":
+                steps = steps[:-1]
+            tasks.append(PairTask(episode, condition, _replay(episode, condition, steps)))
     return RunPlan(tuple(tasks), len(episodes) * len(conditions), finished, failed, replayed, expected)
 
 
-def _replay(episode: Episode, condition: Condition, calls: Sequence[CallRecord]) -> RolloutState:
+def _replay(episode: Episode, condition: Condition, steps: Sequence[rollout.StepRecord]) -> RolloutState:
     try:
-        return rollout.replay(episode, condition, [(c.prompt_hash, c.to_reply()) for c in calls])
+        return rollout.replay(episode, condition, steps)
     except ValueError as exc:
         raise RecordError(f"cannot resume: {exc}") from None
 
@@ -127,7 +127,7 @@ class Recorder:
 
     def call(self, task: PairTask) -> None:
         step = task.state.steps[-1]
-        self.writer.append(CallRecord.from_step(task.episode.id, task.condition.name, step))
+        self.writer.append(CallRecord(task.episode.id, task.condition.name, step))
         self.calls_made += 1
         self.calls_failed += step.status == "failed"
 
@@ -254,7 +254,7 @@ async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge:
 async def _finish(task: PairTask, recorder: Recorder, bar: Progress, judge: Any,
                   judge_gate: asyncio.Semaphore) -> None:
     """Grade (and judge) a finished pair and record its verdict."""
-    verdict = task.recorded or grade_transcript(task.episode, task.state.transcript())
+    verdict = task.recorded or verdict_record(task.episode, task.state.transcript())
     if judge is not None and verdict.status == "ok":
         async with judge_gate:
             verdict = replace(verdict, judge=await judge_verdict(judge, task.episode, verdict))

@@ -198,10 +198,10 @@ class HeldoutEvaluation(TrainerCallback):
 
     def _evaluate_into(self, run_dir: Path, *, step: int | None) -> dict[str, bool]:
         """Roll out, write ``run_dir`` as a ``supersede eval`` run; ``{episode id: correct}`` of graded answers."""
-        from supersede_env.evaluation.grading import grade_transcript
+        from supersede_env.records import verdict_record
 
         results = self.trainer.answer(self.heldout.episodes)
-        verdicts = [grade_transcript(r.episode, r.transcript) for r in results]
+        verdicts = [verdict_record(r.episode, r.transcript) for r in results]
         if self.trainer.accelerator.is_main_process:
             self._write_run(run_dir, results, verdicts, step)
         return _correct(verdicts)
@@ -238,8 +238,8 @@ class HeldoutEvaluation(TrainerCallback):
         with RecordWriter(staging / RECORDS_FILE) as writer:
             writer.append(header)
             for result, verdict in zip(results, verdicts, strict=True):
-                for record_step in result.transcript.steps:
-                    writer.append(CallRecord.from_step(result.episode.id, condition, record_step))
+                for step_record in result.transcript.steps:
+                    writer.append(CallRecord(result.episode.id, condition, step_record))
                 writer.append(verdict)
         if run_dir.exists():  # the same step evaluated again (a resumed run): the new answers replace it
             shutil.rmtree(run_dir)
@@ -248,4 +248,4 @@ class HeldoutEvaluation(TrainerCallback):
 
 def _correct(verdicts: Any) -> dict[str, bool]:
     """``{episode id: right}`` for the graded verdicts (failed rollouts are left out, never counted wrong)."""
-    return {v.episode_id: v.grader.correct for v in verdicts if v.status == "ok" and v.grader is not None}
+    return {v.episode_id: v.correct for v in verdicts if v.correct is not None}

@@ -79,7 +79,7 @@ from supersede_env import rollout
 from supersede_env.atomic import atomic_write_text
 from supersede_env.conditions import parse_condition
 from supersede_env.episode import Episode
-from supersede_env.grader import grade_episode
+from supersede_env.records import verdict_record
 from supersede_env.rollout import ModelReply, ModelRequest, Transcript
 from supersede_env.training.advantages import (
     ZERO_TOLERANCE,
@@ -93,13 +93,8 @@ from supersede_env.training.episode_pools import EpisodePools
 from supersede_env.training.importance import importance_weights
 from supersede_env.training.models import render_prompt_ids
 from supersede_env.training.reward import REWARD_MODE, SupersessionReward
-from supersede_env.training.rollout_log import (
-    VERDICT_LABELS,
-    BatchSummary,
-    RolloutRow,
-    append_rows,
-    verdict_mix,
-)
+from supersede_env.training.rollout_log import BatchSummary, RolloutRow, append_rows, verdict_mix
+from supersede_env.verdict import LABELS
 from supersede_env.training.samples import (
     CallSample,
     collate,
@@ -542,8 +537,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         all_rows: list[RolloutRow] = gather_object(rows) if self.accelerator.num_processes > 1 else rows
         all_rows = [replace(row, reward=None if math.isnan(reward) else float(reward))
                     for row, reward in zip(all_rows, rewards.tolist(), strict=True)]
-        mix = verdict_mix(r.verdict for r in all_rows)
-        graded = [r for r in all_rows if r.verdict != "failed"]
+        mix, failed = verdict_mix(r.verdict for r in all_rows)
+        graded = [r.verdict.grader for r in all_rows if r.verdict.grader is not None]
         zero_groups = zero_std_groups(rewards, G)
 
         metrics = self._metrics["train"]
@@ -552,10 +547,11 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         known = rewards[~torch.isnan(rewards)]
         metrics["reward"].append(mean_reward)
         metrics["reward_std"].append(float(known.std()) if known.numel() > 1 else 0.0)
-        metrics["rewards/r_cur"].append(_mean([r.r_cur or 0.0 for r in graded]))
-        metrics["rewards/r_stale"].append(_mean([r.r_stale or 0.0 for r in graded]))
-        for label in VERDICT_LABELS:
+        metrics["rewards/r_cur"].append(_mean([v.r_cur for v in graded]))
+        metrics["rewards/r_stale"].append(_mean([v.r_stale for v in graded]))
+        for label in LABELS:
             metrics[f"verdict/{label}"].append(mix[label] / rollouts)
+        metrics["verdict/failed"].append(failed / rollouts)  # not a grader label: rollouts never graded
         metrics["advantages/mean"].append(float(all_advantages.mean()))
         metrics["advantages/std"].append(float(all_advantages.std()) if rollouts > 1 else 0.0)
         metrics["advantages/abs_mean"].append(float(all_advantages.abs().mean()))
@@ -587,33 +583,24 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             zero_std_groups=int(zero_groups.sum()),
             groups=int(zero_groups.numel()),
             verdicts=mix,
+            failed=failed,
         )
 
     @staticmethod
     def _rollout_row(step: int, level: str, process: int, group: int, result: RolloutResult,
                      advantage: float) -> RolloutRow:
         transcript = result.transcript
-        verdict = None
-        if transcript.status == "ok" and transcript.graded_text is not None:
-            verdict = grade_episode(transcript.graded_text, result.episode, mode=REWARD_MODE)
-        memo_steps = transcript.memo_steps
         return RolloutRow(
             step=step,
             level=level,
             process=process,
-            episode_id=result.episode.id,
             group=group,
-            verdict=verdict.label if verdict is not None else "failed",
-            reason=verdict.reason if verdict is not None else "a model call failed",
-            r_cur=verdict.r_cur if verdict is not None else None,
-            r_stale=verdict.r_stale if verdict is not None else None,
+            verdict=verdict_record(result.episode, transcript, mode=REWARD_MODE),
             reward=None,  # filled in from the reward functions once gathered
             advantage=advantage,
-            calls=len(transcript.steps),
-            memo_chars=tuple(len(s.notes_after) for s in memo_steps),
+            memo_chars=tuple(len(s.notes_after) for s in transcript.memo_steps),
             chars_cut=sum(s.chars_cut for s in transcript.steps),
             truncated_calls=sum(s.truncated for s in result.samples),
-            answer=transcript.answer,
         )
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:

@@ -11,8 +11,9 @@ What the model does: :class:`~supersede_env.verifiers_env.env.SupersedeEnv` driv
 that answers from the notes alone (``full`` makes a single call over every session).
 
 Reward: the hardened grader (:func:`supersede_env.grader.grade_episode`, ``strict`` mode unless
-``--env.taskset.grader-mode official``) grades the episode's answer once; the task's two
-``@vf.reward`` functions read that verdict: ``r_cur`` (+1 for the current value, weight 1) and
+``--env.taskset.grader-mode official``) grades the episode's answer once, into the row every driver
+records for a graded rollout (:class:`~supersede_env.records.VerdictRecord`, left on the traces);
+the task's two ``@vf.reward`` functions read its verdict: ``r_cur`` (+1 for the current value, weight 1) and
 ``r_stale`` (-1 for a superseded value, weight lambda = ``--env.taskset.lambda``, 0 by default as
 in the paper's training). Their weights are ordinary verifiers reward weights
 (``--env.taskset.task.rewards``). The env scores every trace of the episode with them, so each
@@ -35,6 +36,7 @@ from supersede_env.core.errors import SourceError, UserError
 from supersede_env.episode import Episode
 from supersede_env.grader import Verdict, grade_episode
 from supersede_env.longmemeval import VARIANT_FILES, resolve_longmemeval
+from supersede_env.records import VerdictRecord, verdict_record
 from supersede_env.rollout import Transcript
 
 Source = Literal["synthetic", "longmemeval", "file"]
@@ -42,7 +44,8 @@ GraderMode = Literal["strict", "official"]
 
 DEFAULT_SYNTHETIC_EPISODES = 100
 REWARDS: tuple[str, ...] = ("r_cur", "r_stale")
-# Where the env leaves the episode's verdict on each of its traces, for the reward functions to read.
+# Where the env leaves the episode's graded row (records.to_dict of its VerdictRecord) on each of its
+# traces, for the reward functions to read.
 VERDICT_INFO = "supersede_verdict"
 
 
@@ -203,41 +206,36 @@ class SupersedeTask(vf.Task[SupersedeData]):
         """The hardened grader's verdict on one answer text for this episode."""
         return grade_episode(text, self.episode, mode=self.data.grader_mode)
 
-    def score_transcript(self, transcript: Transcript) -> Verdict:
-        """The verdict of a finished rollout; a failed rollout has no verdict and raises."""
+    def score_transcript(self, transcript: Transcript) -> VerdictRecord:
+        """The graded row of a finished rollout; a failed rollout is never graded and raises."""
         if transcript.status != "ok" or transcript.graded_text is None:
             raise ValueError(f"episode {transcript.episode_id}: a failed rollout is never graded")
-        return self.grade_text(transcript.graded_text)
+        return verdict_record(self.episode, transcript, mode=self.data.grader_mode)
 
-    def verdict_of(self, trace: vf.Trace) -> dict[str, Any]:
+    def verdict_of(self, trace: vf.Trace) -> Verdict:
         """The episode's verdict as the env recorded it on ``trace``; a trace without one (a task
         scored untouched, as ``vf-validate`` does) is graded on its last reply, empty if none."""
         recorded = trace.info.get(VERDICT_INFO)
-        if recorded is not None:
-            return recorded
+        if recorded is not None:  # a graded row the env left (records.to_dict of a VerdictRecord)
+            return Verdict(**recorded["grader"])
         replies = trace.assistant_messages
-        return verdict_info(self.grade_text((replies[-1].content or "") if replies else ""))
+        return self.grade_text((replies[-1].content or "") if replies else "")
 
     @vf.reward(weight=1.0)
     async def r_cur(self, trace: vf.Trace) -> float:
         """+1 when the answer conveys the current value (on an abstention episode: abstains)."""
-        return float(self.verdict_of(trace)["r_cur"])
+        return float(self.verdict_of(trace).r_cur)
 
     @vf.reward(weight=0.0)
     async def r_stale(self, trace: vf.Trace) -> float:
         """-1 when the answer asserts a superseded value; weighted by lambda (0 unless set)."""
-        return float(self.verdict_of(trace)["r_stale"])
+        return float(self.verdict_of(trace).r_stale)
 
     async def validate(self, runtime: vf.Runtime) -> bool:
-        """With no model: the gold answer earns ``r_cur`` and no superseded value does."""
+        """With no model: the gold answer is correct and no superseded value is."""
         gold = self.grade_text(self.episode.answer)
         stale = [self.grade_text(value) for value in self.episode.stale_values]
-        return gold.r_cur > 0 and all(v.r_cur <= 0 for v in stale)
-
-
-def verdict_info(verdict: Verdict) -> dict[str, Any]:
-    """A verdict as a trace's info carries it (JSON, so it survives the trace record)."""
-    return {"label": verdict.label, "reason": verdict.reason, "r_cur": verdict.r_cur, "r_stale": verdict.r_stale}
+        return gold.correct and not any(v.correct for v in stale)
 
 
 class SupersedeTaskset(vf.Taskset[SupersedeTask, SupersedeTasksetConfig]):
