@@ -121,7 +121,7 @@ class SimulatedEndpoint:
         return {"backend": "simulated", "model": "bench", "latency_s": self.latency}
 
     async def complete(self, request):  # noqa: ANN001, ANN201
-        from supersede_env.rollout import ModelReply
+        from supersede_env.core.model_call import ModelReply
 
         started = time.perf_counter()
         await asyncio.sleep(self.latency)

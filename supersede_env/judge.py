@@ -12,11 +12,12 @@ knowledge-update (earlier information alongside the updated answer is still corr
 answered), temporal reasoning (off-by-one counts tolerated), preference (a rubric) and the generic
 criterion for the remaining types.
 
-Transport is a :class:`supersede_env.backends.base.Backend`, normally the OpenAI-compatible
-endpoint backend (httpx, timeouts, retries with exponential back-off, ``Retry-After``; the API key
-read from the environment variable *named* by ``api_key_env`` and masked everywhere):
+Transport is any model backend (:class:`supersede_env.backends.base.Backend`), normally the
+OpenAI-compatible endpoint backend that ``supersede eval --judge openai:MODEL@URL`` resolves, with
+its timeouts, retries and key handling. Each call is a plain
+:class:`~supersede_env.core.model_call.ChatRequest` at temperature 0:
 
-    judge = Judge.from_endpoint("gpt-4o-2024-08-06", "https://api.openai.com/v1")
+    judge = Judge(resolve_backend("openai:gpt-4o-mini@https://api.openai.com/v1", api_key_env="OPENAI_API_KEY"))
     verdict = await judge.judge(question, gold, answer, abstention=False)
 
 A call that still fails after its retries, or a reply that is empty or says neither yes nor no,
@@ -25,14 +26,13 @@ raises :class:`JudgeError`: a judge fault is never a "no".
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from supersede_env.rollout import ModelRequest
+from supersede_env.core.model_call import ChatRequest
 
 __all__ = ["Judge", "JudgeError", "JudgeVerdict", "JUDGE_MAX_TOKENS", "QUESTION_TYPES", "judge_prompt", "parse_reply"]
 
@@ -105,49 +105,18 @@ def parse_reply(raw: str | None) -> bool:
 class Judge:
     """Grades answers with the official criteria through a model backend.
 
-    ``backend`` is any object with ``async complete(ModelRequest) -> ModelReply`` (the
+    ``backend`` is any object with ``async complete(ChatRequest) -> ModelReply`` (the
     :class:`~supersede_env.backends.base.Backend` contract: a failed call comes back as a reply
-    with ``text=None`` and an ``error``). Its sampling temperature must be 0.
+    with ``text=None`` and an ``error``). Every request asks for temperature 0, whatever the
+    backend's own setting.
     """
 
     def __init__(self, backend: Any, *, model: str | None = None) -> None:
         if not callable(getattr(backend, "complete", None)):
             raise TypeError("Judge needs a backend with an async complete(request) method")
         identity = self._backend_identity(backend)
-        temperature = identity.get("temperature", 0.0)
-        if temperature not in (0, 0.0, None):
-            raise ValueError(f"the judge must sample at temperature 0, the backend uses {temperature}")
         self.backend = backend
         self.model = model or str(identity.get("model") or getattr(backend, "model", None) or "unknown")
-        self._calls = 0
-
-    @classmethod
-    def from_endpoint(
-        cls,
-        model: str,
-        base_url: str = "https://api.openai.com/v1",
-        *,
-        api_key_env: str = "OPENAI_API_KEY",
-        require_key: bool = True,
-        timeout_s: float = 60.0,
-        max_retries: int = 4,
-        backoff_s: float = 1.0,
-        max_backoff_s: float = 30.0,
-    ) -> Judge:
-        """A judge on an OpenAI-compatible ``/chat/completions`` server (httpx, retries, back-off).
-
-        The API key is read from the environment variable *named* ``api_key_env``; with
-        ``require_key`` an unset variable is an error now rather than a 401 on every call.
-        """
-        from supersede_env.backends.openai_endpoint import OpenAIEndpointBackend
-
-        if require_key and not os.environ.get(api_key_env):
-            raise JudgeError(f"judge: environment variable {api_key_env} is not set (it must hold the API key)")
-        backend = OpenAIEndpointBackend(
-            base_url, model, api_key_env=api_key_env, temperature=0.0, timeout_s=timeout_s,
-            max_retries=max_retries, backoff_s=backoff_s, max_backoff_s=max_backoff_s,
-        )
-        return cls(backend)
 
     @staticmethod
     def _backend_identity(backend: Any) -> dict[str, Any]:
@@ -157,7 +126,7 @@ class Judge:
     def identity(self) -> dict[str, Any]:
         """What a run record stores about the judge (never the API key)."""
         return {"judge": "longmemeval-criteria", "max_tokens": JUDGE_MAX_TOKENS,
-                **self._backend_identity(self.backend)}
+                **self._backend_identity(self.backend), "temperature": 0.0}
 
     def __repr__(self) -> str:
         return f"Judge(model={self.model!r})"
@@ -166,11 +135,7 @@ class Judge:
                     question_type: str = "knowledge-update") -> JudgeVerdict:
         """One judge call. Raises :class:`JudgeError` when no usable verdict comes back."""
         prompt = judge_prompt(question, str(gold), answer, abstention=abstention, question_type=question_type)
-        self._calls += 1
-        request = ModelRequest(
-            episode_id="judge", condition="judge", step=self._calls, kind="answer",
-            messages=({"role": "user", "content": prompt},), max_tokens=JUDGE_MAX_TOKENS,
-        )
+        request = ChatRequest(({"role": "user", "content": prompt},), JUDGE_MAX_TOKENS, temperature=0.0)
         reply = await self.backend.complete(request)
         if reply.text is None:
             raise JudgeError(f"judge call failed: {reply.error or 'unknown error'}")

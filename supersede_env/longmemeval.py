@@ -34,7 +34,7 @@ from typing import Any
 
 from supersede_env.core.errors import LongMemEvalDownloadError, LongMemEvalError
 from supersede_env.episode import ROLES, Episode, Session, Turn
-from supersede_env.longmemeval_superseded import annotate
+from supersede_env.longmemeval_superseded import Annotation, annotate, check_item, load_annotations
 
 DEFAULT_QUESTION_TYPES: tuple[str, ...] = ("knowledge-update",)
 
@@ -288,7 +288,7 @@ def _build_episode(item: Mapping[str, Any], dates: list[datetime]) -> Episode:
         meta["dropped_empty_sessions"] = dropped_empty
     # The release lists no superseded values; this project's annotations supply them, checked
     # against this very item (spans in their turns, dates in order) or withheld with a reason.
-    stale = annotate(item, sessions)
+    stale = annotate(item, dates, sessions)
     meta.update(stale.meta)
     return Episode(
         id=item["question_id"],
@@ -422,3 +422,20 @@ def resolve_longmemeval(
             f"{p}: no such LongMemEval file (give a path, or {choices} to download the cleaned release)"
         )
     return p
+
+
+def check_annotations(path: str | os.PathLike[str],
+                      annotations: Mapping[str, Annotation] | None = None) -> dict[str, list[str]]:
+    """question id -> problems of this project's superseded-value annotation (empty when it holds), for
+    every annotated question id present in a LongMemEval file (every item validated first)."""
+    table = load_annotations() if annotations is None else annotations
+    p = Path(path)
+    raw = _read_json(p)
+    if not isinstance(raw, list):
+        raise LongMemEvalError(f"{p}: expected a JSON list of items, got {type(raw).__name__}")
+    out: dict[str, list[str]] = {}
+    for item, dates in _validate_all(raw, str(p)):
+        annotation = table.get(item["question_id"])
+        if annotation is not None:
+            out[item["question_id"]] = check_item(annotation, item, dates)
+    return out

@@ -15,19 +15,17 @@ per question id, what this project read in the evidence sessions:
   ``evidence`` read.
 
 :func:`annotate` attaches an annotation to one item of any LongMemEval file with these question
-ids, checking it against that item first: every span must occur in its named turn and every
-superseded value must be stated in a session dated before the current value's. An annotation that
-fails (the ``_s`` file dates the two evidence sessions of ``618f13b2`` the wrong way round) is
-withheld from that file, and the episode's ``meta`` says why. :func:`check_file` runs the same
-checks over a whole file; ``python -m supersede_env.longmemeval_superseded check FILE...`` prints
-them, and ``... show QUESTION_ID --path FILE`` prints an item's evidence turns for annotating.
+ids, checking it against that item first (:func:`check_item`): every span must occur in its named
+turn and every superseded value must be stated in a session dated before the current value's. An
+annotation that fails (the ``_s`` file dates the two evidence sessions of ``618f13b2`` the wrong way
+round) is withheld from that file, and the episode's ``meta`` says why. The LongMemEval reader calls
+it (:mod:`supersede_env.longmemeval`, which also checks a whole file:
+``check_annotations``); ``python -m supersede_env.annotations_command check FILE...`` prints those
+checks and ``... show QUESTION_ID --path FILE`` an item's evidence turns, for annotating.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -168,14 +166,13 @@ def _mention(raw: Any, fieldname: str, fail: Any) -> Mention:
 
 
 # -- checking against a LongMemEval item ------------------------------------------------------
-def check_item(annotation: Annotation, item: Mapping[str, Any]) -> list[str]:
-    """Problems of ``annotation`` against one validated LongMemEval item (empty when it holds).
+def check_item(annotation: Annotation, item: Mapping[str, Any], haystack_dates: Sequence[datetime]) -> list[str]:
+    """Problems of ``annotation`` against one validated LongMemEval item (empty when it holds);
+    ``haystack_dates`` are the item's session dates, parsed, in haystack order.
 
     Every span must occur verbatim in its named turn; every superseded value must be stated in a
     session dated strictly before the current value's session.
     """
-    from supersede_env.longmemeval import parse_longmemeval_date
-
     ids: list[str] = item["haystack_session_ids"]
     problems: list[str] = []
     dates: dict[str, datetime] = {}
@@ -184,7 +181,7 @@ def check_item(annotation: Annotation, item: Mapping[str, Any]) -> list[str]:
             problems.append(f"session {m.session_id} occurs {ids.count(m.session_id)} times in the item")
             continue
         k = ids.index(m.session_id)
-        dates[m.session_id] = parse_longmemeval_date(item["haystack_dates"][k])
+        dates[m.session_id] = haystack_dates[k]
         turns = item["haystack_sessions"][k]
         if m.turn >= len(turns):
             problems.append(f"session {m.session_id} has no turn {m.turn}")
@@ -200,9 +197,10 @@ def check_item(annotation: Annotation, item: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def annotate(item: Mapping[str, Any], sessions: Sequence[Session],
+def annotate(item: Mapping[str, Any], haystack_dates: Sequence[datetime], sessions: Sequence[Session],
              annotations: Mapping[str, Annotation] | None = None) -> Attachment:
-    """Stale values, slot, gold states and a ``meta`` note for one item, given its built sessions.
+    """Stale values, slot, gold states and a ``meta`` note for one item, given its parsed session dates
+    (haystack order) and its built sessions.
 
     ``sessions`` are the episode's sessions (date order, empty ones dropped) with their ids. States
     are built only where every value is verbatim in its span (a derived "No" is an answer, not
@@ -214,7 +212,7 @@ def annotate(item: Mapping[str, Any], sessions: Sequence[Session],
         return Attachment((), None, None, {})
     if not annotation.superseded:
         return Attachment((), None, None, {"stale_annotation": f"none: {annotation.reason}"})
-    problems = check_item(annotation, item)
+    problems = check_item(annotation, item, haystack_dates)
     if problems:
         return Attachment((), None, None, {"stale_annotation": f"withheld: {problems[0]}"})
     states = None
@@ -241,88 +239,3 @@ def _states(annotation: Annotation, sessions: Sequence[Session]) -> tuple[GoldSt
             value = new
         states.append(GoldState(values={} if value is None else {slot: value}, ops={slot: op}))
     return tuple(states)
-
-
-def check_file(path: str | Path, annotations: Mapping[str, Annotation] | None = None) -> dict[str, list[str]]:
-    """question id -> problems, for every question id of the annotations present in a LongMemEval file."""
-    from supersede_env.longmemeval import _read_json, _validate_all
-
-    table = load_annotations() if annotations is None else annotations
-    p = Path(path)
-    raw = _read_json(p)
-    if not isinstance(raw, list):
-        raise AnnotationError(f"{p}: expected a JSON list of items")
-    out: dict[str, list[str]] = {}
-    for item, _ in _validate_all(raw, str(p)):
-        annotation = table.get(item["question_id"])
-        if annotation is not None:
-            out[item["question_id"]] = check_item(annotation, item)
-    return out
-
-
-# -- command line ------------------------------------------------------------------------------
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m supersede_env.longmemeval_superseded",
-                                     description="Check or read the LongMemEval superseded-value annotations.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="check every annotation against LongMemEval files")
-    check.add_argument("files", nargs="+", help="LongMemEval JSON files (e.g. ku_oracle.json ku_s.json)")
-    check.add_argument("--annotations", help="an annotation file (default: the shipped one)")
-    show = sub.add_parser("show", help="print an item's evidence sessions for annotating")
-    show.add_argument("question_id")
-    show.add_argument("--path", required=True, help="a LongMemEval JSON file")
-    show.add_argument("--width", type=int, default=300, help="characters shown of a turn without has_answer")
-    args = parser.parse_args(argv)
-    try:
-        if args.command == "check":
-            return _check_command(args.files, args.annotations)
-        return _show_command(args.path, args.question_id, args.width)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-
-
-def _check_command(files: Sequence[str], annotations_file: str | None) -> int:
-    table = load_annotations(annotations_file)
-    annotated = sum(1 for a in table.values() if a.superseded)
-    print(f"{len(table)} question ids: {annotated} annotated, {len(table) - annotated} listed with a reason, "
-          f"{sum(len(a.superseded) for a in table.values())} superseded values")
-    failed = 0
-    for path in files:
-        results = check_file(path, table)
-        bad = {qid: problems for qid, problems in results.items() if problems}
-        held = len(results) - len(bad)
-        print(f"{path}: {len(results)} of the question ids present, {held} hold, {len(bad)} do not")
-        for qid, problems in bad.items():
-            for problem in problems:
-                print(f"  {qid}: {problem}")
-        failed += len(bad)
-    return 1 if failed else 0
-
-
-def _show_command(path: str, question_id: str, width: int) -> int:
-    with open(path, "rb") as handle:
-        items = json.load(handle)
-    item = next((i for i in items if isinstance(i, Mapping) and i.get("question_id") == question_id), None)
-    if item is None:
-        raise ValueError(f"{path}: no item {question_id}")
-    print(f"{question_id}: {item['question']}\n  gold: {item['answer']}\n  question date: {item['question_date']}")
-    evidence = set(item["answer_session_ids"])
-    sessions = zip(item["haystack_session_ids"], item["haystack_dates"], item["haystack_sessions"])
-    for sid, date, turns in sessions:
-        if sid not in evidence:
-            continue
-        print(f"\n== session {sid} ({date})")
-        for j, turn in enumerate(turns):
-            flagged = bool(turn.get("has_answer"))
-            if turn["role"] != "user" and not flagged:
-                continue
-            content = " ".join(turn["content"].split())
-            if not flagged and len(content) > width:
-                content = content[:width] + " [...]"
-            print(f"{'*' if flagged else ' '} [{j}] {turn['role']}: {content}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

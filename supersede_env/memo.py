@@ -12,9 +12,9 @@ from functools import cache
 from importlib import resources
 
 from supersede_env.conditions import Condition
+from supersede_env.core.model_call import Messages
 from supersede_env.episode import Episode, Session, session_text
 
-Messages = tuple[dict[str, str], ...]
 
 # A reasoning block, closed or left open at the end of a truncated reply; also a stray closing tag
 # when a chat template opened the block inside the prompt.

@@ -6,7 +6,9 @@
     transcript = state.transcript()
 
 Nothing here calls a model: the evaluation harness, the verifiers Env and the GRPO trainer each
-drive the same machine with their own sampler, so all three see identical prompts. Because the
+drive the same machine with their own sampler, so all three see identical prompts. A step's request
+(:class:`StepRequest`) is the model call itself (a :class:`~supersede_env.core.model_call.ChatRequest`,
+what backends take) plus where it sits in the rollout. Because the
 state is a function of the replies alone, a killed run resumes by replaying recorded replies.
 
 Memo modes take one step per session (the model sees only the current notes and that session) and
@@ -21,11 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from supersede_env import ledger, memo
 from supersede_env.conditions import Condition
+from supersede_env.core.model_call import ChatRequest, Messages, ModelReply
 from supersede_env.episode import Episode
 
 StepKind = Literal["memo", "answer"]
@@ -33,45 +36,33 @@ StepStatus = Literal["ok", "empty", "failed"]
 
 
 @dataclass(frozen=True)
-class ModelRequest:
-    """One model call: chat messages plus a token limit (temperature is the sampler's setting)."""
+class StepRequest:
+    """The next model call of a rollout (``call``, what a backend takes) and where it sits: episode,
+    condition, step index and kind. Sampling is the sampler's setting (``call.temperature`` is None)."""
 
     episode_id: str
     condition: str
     step: int
     kind: StepKind
-    messages: memo.Messages
-    max_tokens: int
+    call: ChatRequest
+
+    @property
+    def messages(self) -> Messages:
+        return self.call.messages
+
+    @property
+    def max_tokens(self) -> int:
+        return self.call.max_tokens
 
     @property
     def prompt_hash(self) -> str:
         """Identity of the prompt: equal hashes mean the model saw exactly the same input."""
-        blob = json.dumps([list(self.messages), self.max_tokens], sort_keys=True, ensure_ascii=False)
+        blob = json.dumps([list(self.call.messages), self.call.max_tokens], sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
     @property
     def prompt_chars(self) -> int:
-        return sum(len(m["content"]) for m in self.messages)
-
-
-@dataclass(frozen=True)
-class ModelReply:
-    """What a sampler returns. ``text`` is None exactly when the call failed after its retries.
-
-    ``payload`` carries backend data that never goes into records (token ids, logprobs for training).
-    """
-
-    text: str | None
-    error: str | None = None
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    latency_s: float | None = None
-    finish_reason: str | None = None
-    payload: Any = field(default=None, compare=False, repr=False)
-
-    @classmethod
-    def failed(cls, error: str, *, latency_s: float | None = None) -> ModelReply:
-        return cls(text=None, error=error, latency_s=latency_s)
+        return self.call.prompt_chars
 
 
 @dataclass(frozen=True)
@@ -161,7 +152,7 @@ def start(episode: Episode, condition: Condition) -> RolloutState:
     return RolloutState(episode=episode, condition=condition)
 
 
-def next_request(state: RolloutState) -> ModelRequest | None:
+def next_request(state: RolloutState) -> StepRequest | None:
     """The next call to make, or None when the rollout is finished."""
     if state.done:
         return None
@@ -169,11 +160,11 @@ def next_request(state: RolloutState) -> ModelRequest | None:
     step = len(state.steps)
     if state.condition.is_memo and index < len(state.episode.sessions):
         messages = memo.memo_step_messages(state.condition, state.notes, state.episode.sessions[index])
-        return ModelRequest(state.episode.id, state.condition.name, step, "memo", messages,
-                            state.condition.memo_max_tokens)
+        return StepRequest(state.episode.id, state.condition.name, step, "memo",
+                           ChatRequest(messages, state.condition.memo_max_tokens))
     messages = memo.answer_messages(state.condition, state.episode, state.notes)
-    return ModelRequest(state.episode.id, state.condition.name, step, "answer", messages,
-                        state.condition.answer_max_tokens)
+    return StepRequest(state.episode.id, state.condition.name, step, "answer",
+                       ChatRequest(messages, state.condition.answer_max_tokens))
 
 
 def advance(state: RolloutState, reply: ModelReply) -> RolloutState:
@@ -184,7 +175,7 @@ def advance(state: RolloutState, reply: ModelReply) -> RolloutState:
     return _apply(state, request, reply)
 
 
-def _apply(state: RolloutState, request: ModelRequest, reply: ModelReply) -> RolloutState:
+def _apply(state: RolloutState, request: StepRequest, reply: ModelReply) -> RolloutState:
     """:func:`advance` for a caller that already holds ``next_request(state)`` (built only once)."""
     common = dict(
         step=request.step,
@@ -230,11 +221,11 @@ def _advance_memo(state: RolloutState, text: str, common: dict[str, Any]) -> Rol
     return replace(state, notes=notes, steps=state.steps + (record,))
 
 
-BatchSampler = Callable[[Sequence[ModelRequest]], Sequence[ModelReply]]
+BatchSampler = Callable[[Sequence[StepRequest]], Sequence[ModelReply]]
 
 
 def run_lockstep(states: Sequence[RolloutState], sample_batch: BatchSampler,
-                 on_step: Callable[[ModelRequest, ModelReply, RolloutState], None] | None = None,
+                 on_step: Callable[[StepRequest, ModelReply, RolloutState], None] | None = None,
                  ) -> list[RolloutState]:
     """Advance many rollouts together: every round sends all pending requests as one batch.
 

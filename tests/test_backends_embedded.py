@@ -14,7 +14,7 @@ from supersede_env.backends.embedded import (
     gguf_path,
     is_converted,
 )
-from supersede_env.rollout import ModelRequest
+from supersede_env.core.model_call import ChatRequest
 
 
 def require_package():
@@ -119,8 +119,8 @@ def test_embedded_model_loads_cold_then_warm_and_generates(tmp_path):
 
     question = ({"role": "user", "content": "I moved from Denver to Portland. Where do I live now?"},)
     requests = [
-        ModelRequest("e", "full", 0, "answer", question, 8),
-        ModelRequest("f", "full", 0, "answer", ({"role": "user", "content": "Say hello."},), 8),
+        ChatRequest(question, 8),
+        ChatRequest(({"role": "user", "content": "Say hello."},), 8),
     ]
     replies = backend.complete_batch(requests)
     assert all(r.text and r.tokens_out <= 8 and r.finish_reason in ("stop", "length") for r in replies)

@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 
 from supersede_env import cli
-from supersede_env.episode import write_episodes
 from tests.builders import make_episode
 from tests.eval_support import run_cli, scripted_reply, write_city_episodes
 from tests.fakeserver import FakeChatServer

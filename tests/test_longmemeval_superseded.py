@@ -20,15 +20,15 @@ import pytest
 
 from supersede_env.episode import Episode, read_episodes
 from supersede_env.grader import grade, grade_episode
+from supersede_env.annotations_command import main
+from supersede_env.core.errors import AnnotationError
+from supersede_env.longmemeval import check_annotations as check_file
 from supersede_env.longmemeval import load_longmemeval, parse_longmemeval_date
 from supersede_env.longmemeval_superseded import (
-    AnnotationError,
     Annotation,
     annotations_path,
-    check_file,
     check_item,
     load_annotations,
-    main,
     read_annotations,
 )
 from tests.conftest import REPO_ROOT, shared_file
@@ -274,7 +274,8 @@ def test_check_item_names_missing_sessions_and_turns() -> None:
     annotation = read_annotation_from(GOOD)
     item = {"haystack_session_ids": ["s1"], "haystack_dates": ["2023/01/01 (Sun) 10:00"],
             "haystack_sessions": [[{"role": "user", "content": "I live in Rome"}]]}
-    assert check_item(annotation, item) == ["session s1 has no turn 2", "session s2 occurs 0 times in the item"]
+    dates = [parse_longmemeval_date(d) for d in item["haystack_dates"]]
+    assert check_item(annotation, item, dates) == ["session s1 has no turn 2", "session s2 occurs 0 times in the item"]
 
 
 def read_annotation_from(raw: dict[str, Any]) -> Annotation:

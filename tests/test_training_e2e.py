@@ -29,7 +29,8 @@ from supersede_env import memo
 from supersede_env.stats import mcnemar_exact
 from supersede_env.training.command import standalone
 from supersede_env.training.config import parse_config
-from supersede_env.training.models import load_policy, render_prompt_ids
+from supersede_env.backends.local_hf import render_prompt_ids
+from supersede_env.training.models import load_policy
 from supersede_env.training.run import build_trainer, prepare
 from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model
 
@@ -216,23 +217,3 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
         assert all(len(run.steps_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
         assert supersede(["report", str(out / "heldout" / name), "--no-plots", "--quiet"]) == 0
         assert (out / "heldout" / name / "report.md").is_file()
-
-
-def test_training_prompts_are_the_evaluation_backends_prompts(base_model):
-    """Training renders a request exactly as the in-process evaluation backend does."""
-    from types import SimpleNamespace
-
-    from transformers import AutoTokenizer
-
-    from supersede_env import rollout, synthetic
-    from supersede_env.backends.local_hf import LocalHFBackend
-    from supersede_env.conditions import parse_condition
-
-    tokenizer = AutoTokenizer.from_pretrained(base_model)
-    episode = synthetic.generate_episodes(1, seed=3, difficulty="L2")[0]
-    state = rollout.start(episode, parse_condition("memo:300"))
-    backend_view = SimpleNamespace(tokenizer=tokenizer)
-    while (request := rollout.next_request(state)) is not None:
-        ids = render_prompt_ids(tokenizer, request.messages)
-        assert ids == LocalHFBackend._prompt_ids(backend_view, request)
-        state = rollout.advance(state, rollout.ModelReply(text="Lives in Denver."))

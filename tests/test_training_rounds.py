@@ -10,7 +10,8 @@ import pytest
 
 pytest.importorskip("trl")
 
-from supersede_env.rollout import ModelRequest
+from supersede_env.core.model_call import ChatRequest
+from supersede_env.rollout import StepRequest
 from supersede_env.training.trainer import SupersedeGRPOTrainer
 
 EOS, PAD = 2, 0
@@ -68,7 +69,7 @@ class Fake:
 
 
 def _request(step, kind, max_tokens, text="hello"):
-    return ModelRequest("e#0", "memo:300", step, kind, ({"role": "user", "content": text},), max_tokens)
+    return StepRequest("e#0", "memo:300", step, kind, ChatRequest(({"role": "user", "content": text},), max_tokens))
 
 
 def test_vllm_round_uses_the_largest_limit_then_cuts_each_call_to_its_own():

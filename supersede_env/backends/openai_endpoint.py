@@ -42,8 +42,9 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from supersede_env.backends.base import Backend, BackendError, describe_exception, failed_reply, redact
-from supersede_env.rollout import ModelReply, ModelRequest
+from supersede_env.backends.base import Backend, describe_exception, failed_reply, redact
+from supersede_env.core.errors import BackendError
+from supersede_env.core.model_call import ChatRequest, ModelReply
 
 log = logging.getLogger(__name__)
 
@@ -139,13 +140,13 @@ class OpenAIEndpointBackend(Backend):
         }
 
     # -- calls ----------------------------------------------------------------------------------
-    async def complete(self, request: ModelRequest) -> ModelReply:
+    async def complete(self, request: ChatRequest) -> ModelReply:
         started = time.perf_counter()
         body = {
             "model": self.model,
             "messages": [dict(m) for m in request.messages],
             "max_tokens": request.max_tokens,
-            "temperature": self.temperature,
+            "temperature": self.temperature if request.temperature is None else request.temperature,
             **self.extra_body,
         }
         client = self._client()
@@ -179,7 +180,7 @@ class OpenAIEndpointBackend(Backend):
             )
             await asyncio.sleep(wait)
 
-    def complete_batch(self, requests: Sequence[ModelRequest]) -> list[ModelReply]:
+    def complete_batch(self, requests: Sequence[ChatRequest]) -> list[ModelReply]:
         """All ``requests`` concurrently (up to ``max_connections`` at a time) in a private event loop;
         for plain synchronous callers."""
 
@@ -187,7 +188,7 @@ class OpenAIEndpointBackend(Backend):
             # Beyond the pool size, calls would queue for a connection inside their own timeout.
             gate = asyncio.Semaphore(self.max_connections)
 
-            async def one(request: ModelRequest) -> ModelReply:
+            async def one(request: ChatRequest) -> ModelReply:
                 async with gate:
                     return await self.complete(request)
 

@@ -36,7 +36,8 @@ from supersede_env.core.errors import RecordError
 from supersede_env.episode import Episode
 from supersede_env.evaluation.judging import judge_verdict
 from supersede_env.records import CallRecord, RecordWriter, RunLog, VerdictRecord, verdict_record
-from supersede_env.rollout import ModelReply, ModelRequest, RolloutState
+from supersede_env.core.model_call import ChatRequest, ModelReply, limit_batches
+from supersede_env.rollout import RolloutState, StepRequest
 
 
 @dataclass
@@ -269,7 +270,7 @@ def _after_call(task: PairTask, recorder: Recorder, bar: Progress) -> None:
     bar.advance(1 + skipped, failed=recorder.calls_failed)
 
 
-async def _safe_complete(backend: Any, request: ModelRequest) -> ModelReply:
+async def _safe_complete(backend: Any, request: ChatRequest) -> ModelReply:
     """Backends return failed replies rather than raise; an exception anyway is recorded, not fatal."""
     started = time.perf_counter()
     try:
@@ -326,7 +327,7 @@ async def _run_concurrent(tasks: Sequence[PairTask], backend: Any, recorder: Rec
         while (request := rollout.next_request(task.state)) is not None:
             await gate.acquire(task.steps_total - task.steps_done)
             try:
-                reply = await _safe_complete(backend, request)
+                reply = await _safe_complete(backend, request.call)
             finally:
                 gate.release()
             task.state = rollout.advance(task.state, reply)
@@ -349,7 +350,7 @@ async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recor
             if not pending:
                 break
             for chunk in _batches(pending, batch_size):
-                replies = await asyncio.to_thread(_complete_batch, backend, [r for _, r in chunk])
+                replies = await asyncio.to_thread(_complete_batch, backend, [r.call for _, r in chunk])
                 for (task, _), reply in zip(chunk, replies, strict=True):
                     task.state = rollout.advance(task.state, reply)
                     _after_call(task, recorder, bar)
@@ -357,23 +358,15 @@ async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recor
                         judging.create_task(_finish(task, recorder, bar, judge, judge_gate))
 
 
-def _batches(pending: list[tuple[PairTask, ModelRequest]], batch_size: int
-             ) -> list[list[tuple[PairTask, ModelRequest]]]:
-    """One round's requests as batches: one token limit per batch (a batch decodes to its largest
-    limit), similar prompt lengths together (less padding), sizes balanced (no batch of 2 after 16)."""
-    groups: dict[int, list[tuple[PairTask, ModelRequest]]] = {}
-    for item in pending:
-        groups.setdefault(item[1].max_tokens, []).append(item)
-    batches = []
-    for _, members in sorted(groups.items()):
-        members.sort(key=lambda item: item[1].prompt_chars)
-        count = -(-len(members) // batch_size)
-        size = -(-len(members) // count)
-        batches += [members[i:i + size] for i in range(0, len(members), size)]
-    return batches
+def _batches(pending: list[tuple[PairTask, StepRequest]], batch_size: int
+             ) -> list[list[tuple[PairTask, StepRequest]]]:
+    """One round's requests as batches (:func:`limit_batches`: one token limit per batch, similar prompt
+    lengths together, sizes balanced)."""
+    return limit_batches(pending, limit=lambda item: item[1].max_tokens, length=lambda item: item[1].prompt_chars,
+                         max_size=batch_size)
 
 
-def _complete_batch(backend: Any, requests: list[ModelRequest]) -> list[ModelReply]:
+def _complete_batch(backend: Any, requests: list[ChatRequest]) -> list[ModelReply]:
     started = time.perf_counter()
     try:
         replies = list(backend.complete_batch(requests))

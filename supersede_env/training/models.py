@@ -9,14 +9,14 @@
 
 ``dtype`` and ``attn_implementation`` come from ``ModelConfig``.
 
-The tokenizer pads on the left (TRL's requirement) and has a pad token. :func:`render_prompt_ids`
-turns a rollout request's messages into token ids exactly as the evaluation harness's in-process
-backend does, so a training prompt is the evaluation prompt.
+The tokenizer pads on the left (TRL's requirement) and has a pad token. The trainer renders a
+rollout request's messages into token ids with the in-process backend's own renderer
+(:func:`supersede_env.backends.local_hf.render_prompt_ids`), so a training prompt is the evaluation
+prompt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,15 +29,6 @@ class Policy:
     model: Any
     tokenizer: Any
     identity: dict[str, Any]  # what was loaded, for the run header
-
-
-def render_prompt_ids(tokenizer: Any, messages: Sequence[dict[str, str]]) -> list[int]:
-    """Chat-template the messages (with the assistant header) and tokenize without extra specials."""
-    text = tokenizer.apply_chat_template(
-        [dict(m) for m in messages], add_generation_prompt=True, tokenize=False
-    )
-    # The template already wrote any BOS token; the tokenizer must not add another.
-    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 def load_policy(setup: TrainingSetup) -> Policy:

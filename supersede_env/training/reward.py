@@ -53,7 +53,8 @@ class SupersessionReward:
     """TRL reward function: ``r_cur + stale_weight * r_stale`` of each rollout's answer; None when it failed.
 
     >>> from supersede_env.synthetic import generate_episodes
-    >>> from supersede_env.rollout import start, advance, ModelReply
+    >>> from supersede_env.core.model_call import ModelReply
+    >>> from supersede_env.rollout import start, advance
     >>> from supersede_env.conditions import parse_condition
     >>> episode = generate_episodes(1, seed=0, difficulty="L1")[0]
     >>> state = start(episode, parse_condition("memo:300"))

@@ -77,10 +77,12 @@ from trl.trainer.utils import use_adapter
 
 from supersede_env import rollout
 from supersede_env.atomic import atomic_write_text
+from supersede_env.backends.local_hf import render_prompt_ids
 from supersede_env.conditions import parse_condition
 from supersede_env.episode import Episode
 from supersede_env.records import verdict_record
-from supersede_env.rollout import ModelReply, ModelRequest, Transcript
+from supersede_env.core.model_call import ModelReply
+from supersede_env.rollout import StepRequest, Transcript
 from supersede_env.training.advantages import (
     ZERO_TOLERANCE,
     all_zero,
@@ -91,7 +93,6 @@ from supersede_env.training.advantages import (
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.episode_pools import EpisodePools
 from supersede_env.training.importance import importance_weights
-from supersede_env.training.models import render_prompt_ids
 from supersede_env.training.reward import REWARD_MODE, SupersessionReward
 from supersede_env.training.rollout_log import BatchSummary, RolloutRow, append_rows, verdict_mix
 from supersede_env.verdict import LABELS
@@ -343,9 +344,9 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         # to the model: prompts hold notes, sessions and the question only) maps each call back.
         keys = [f"{e.id}#{i}" for i, e in enumerate(episodes)]
         states = [rollout.start(replace(e, id=k), self.condition) for e, k in zip(episodes, keys, strict=True)]
-        calls: dict[str, list[tuple[ModelRequest, ModelReply]]] = {k: [] for k in keys}
+        calls: dict[str, list[tuple[StepRequest, ModelReply]]] = {k: [] for k in keys}
 
-        def on_step(request: ModelRequest, reply: ModelReply, _state: rollout.RolloutState) -> None:
+        def on_step(request: StepRequest, reply: ModelReply, _state: rollout.RolloutState) -> None:
             calls[request.episode_id].append((request, reply))
 
         final = rollout.run_lockstep(states, lambda requests: self._sample_round(requests, greedy=greedy), on_step)
@@ -371,7 +372,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             results.append(RolloutResult(episode, state.transcript(), tuple(samples)))
         return results
 
-    def _sample_round(self, requests: Sequence[ModelRequest], *, greedy: bool) -> list[ModelReply]:
+    def _sample_round(self, requests: Sequence[StepRequest], *, greedy: bool) -> list[ModelReply]:
         round_ = self._sync_round(pending=len(requests), limit=max(r.max_tokens for r in requests))
         assert round_ is not None  # this process has pending calls
         prompts = [render_prompt_ids(self._tokenizer, r.messages) for r in requests]

@@ -42,7 +42,8 @@ import verifiers.v1 as vf
 
 from supersede_env import rollout
 from supersede_env.records import to_dict
-from supersede_env.rollout import ModelReply, RolloutState, StepRecord, Transcript
+from supersede_env.core.model_call import ModelReply
+from supersede_env.rollout import RolloutState, StepRecord, Transcript
 from supersede_env.verdict import LABELS, Verdict
 from supersede_env.verifiers_env.taskset import VERDICT_INFO, SupersedeTask
 
