@@ -82,7 +82,7 @@ async def run(url: str, args: argparse.Namespace) -> dict:
     from supersede_env.evaluation import rundir
     from supersede_env.evaluation.config import build_config
     from supersede_env.evaluation.runner import plan_pairs, run_pairs
-    from supersede_env.records import RecordWriter
+    from supersede_env.core.records import RecordWriter
 
     with tempfile.TemporaryDirectory() as tmp:
         config = build_config({}, {"model": f"openai:bench@{url}", "n": args.n, "seed": 0,
@@ -96,7 +96,7 @@ async def run(url: str, args: argparse.Namespace) -> dict:
             backend = resolve_backend(config.model, timeout_s=30.0, max_retries=0,
                                       max_connections=max(64, args.concurrency))
         rundir.create_run(opened, rundir.make_header(opened, backend.identity(), None)).release()
-        from supersede_env.grader import grade
+        from supersede_env.core.grader import grade
 
         grade("warm up", "the grader")  # its first call compiles patterns; not part of a run's steady state
         with RecordWriter(opened.records_path, sync="group") as writer:

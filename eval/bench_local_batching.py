@@ -36,9 +36,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from supersede_env import rollout  # noqa: E402
-from supersede_env.conditions import parse_condition  # noqa: E402
-from supersede_env.synthetic import generate_episodes  # noqa: E402
+from supersede_env.core import rollout  # noqa: E402
+from supersede_env.core.conditions import parse_condition  # noqa: E402
+from supersede_env.core.synthetic import generate_episodes  # noqa: E402
 
 
 def main() -> int:

@@ -34,7 +34,7 @@ def main() -> int:
     parser.add_argument("--out", help="run directory (default: a new temporary directory)")
     args = parser.parse_args()
 
-    from supersede_env.longmemeval import load_longmemeval
+    from supersede_env.core.longmemeval import load_longmemeval
     from tests.eval_support import ScriptedNotesKeeper, run_cli
     from tests.fakeserver import FakeChatServer
 

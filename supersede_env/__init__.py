@@ -1,7 +1,8 @@
 """supersede-env: an environment, grader, evaluation harness and GRPO recipe for supersession.
 
-The pure core (episodes, rollout, grading, statistics) lives in this package's top-level modules and
-imports no framework. ``import supersede_env`` stays light: the verifiers 0.4.0 classes that the
+The pure core (episodes, rollout, grading, records, statistics) is :mod:`supersede_env.core` and
+imports no framework; the adapters (``backends``, ``evaluation``, ``training``, ``verifiers_env``) and
+the ``supersede`` command (``cli``, ``commands``) are built on it. ``import supersede_env`` stays light: the verifiers 0.4.0 classes that the
 verifiers loader looks for in ``__all__`` are imported only when first accessed.
 """
 

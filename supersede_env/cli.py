@@ -1,4 +1,4 @@
-"""The ``supersede`` command: one subcommand per job, each defined in the module that owns the job.
+"""The ``supersede`` command: one subcommand per job, each in its own module of :mod:`supersede_env.commands`.
 
 Each command module exposes ``add_arguments(parser)`` and ``main(args) -> int`` and keeps heavy
 imports (torch, transformers, trl) inside ``main``, so ``supersede --help`` stays fast.
@@ -18,12 +18,12 @@ from supersede_env.core.errors import UserError
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "episodes": ("supersede_env.episodes_command", "write episodes (synthetic or LongMemEval) as JSONL"),
-    "grader-agreement": ("supersede_env.agreement", "agreement of the grader with judge labels"),
-    "reward-audit": ("supersede_env.reward_audit", "stress-test the reward with answers that dodge the choice"),
-    "eval": ("supersede_env.evaluation.command", "paired evaluation: full context vs bounded memo"),
-    "report": ("supersede_env.evaluation.report_command", "rebuild a report from a run's records"),
-    "train": ("supersede_env.training.command", "GRPO + LoRA training on the environment"),
+    "episodes": ("supersede_env.commands.episodes", "write episodes (synthetic or LongMemEval) as JSONL"),
+    "grader-agreement": ("supersede_env.commands.grader_agreement", "agreement of the grader with judge labels"),
+    "reward-audit": ("supersede_env.commands.reward_audit", "stress-test the reward with answers that dodge the choice"),
+    "eval": ("supersede_env.commands.eval", "paired evaluation: full context vs bounded memo"),
+    "report": ("supersede_env.commands.report", "rebuild a report from a run's records"),
+    "train": ("supersede_env.commands.train", "GRPO + LoRA training on the environment"),
 }
 
 

@@ -45,11 +45,11 @@ def main() -> None:
     import torch
     from safetensors.torch import save_file
 
-    from supersede_env import synthetic
+    from supersede_env.core import synthetic
     from supersede_env.training.config import parse_config
     from supersede_env.training.episode_pools import EpisodePools
-    from supersede_env.training.models import load_policy
-    from supersede_env.training.run import Prepared, build_trainer
+    from supersede_env.training.policy import load_policy
+    from supersede_env.training.run import TrainingInputs, build_trainer
 
     out, model_dir, mode = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
@@ -67,7 +67,7 @@ def main() -> None:
 
         pools = load_pools(setup.args)
     policy = load_policy(setup)
-    trainer = build_trainer(Prepared(setup, pools, None), policy, reward_funcs=[alternating])
+    trainer = build_trainer(TrainingInputs(setup, pools, None), policy, reward_funcs=[alternating])
     generate = trainer._generate_and_score_completions
     rows = []
 

@@ -4,11 +4,11 @@ from dataclasses import replace
 import pytest
 import torch
 
-from supersede_env import rollout
+from supersede_env.core import rollout
 from supersede_env.backends.local_hf import LocalHFBackend
 from supersede_env.backends.model_dir import model_dir_revision
 from supersede_env.core.errors import BackendError
-from supersede_env.conditions import parse_condition
+from supersede_env.core.conditions import parse_condition
 from supersede_env.core.model_call import ChatRequest
 from tests.builders import make_episode
 

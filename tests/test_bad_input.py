@@ -256,7 +256,7 @@ def no_space_after_records(n: int) -> Callable[[Path, pytest.MonkeyPatch], None]
     """Fault injection: the records file's disk fills up after ``n`` records."""
 
     def setup(_: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        from supersede_env.records import RecordWriter
+        from supersede_env.core.records import RecordWriter
 
         real, written = RecordWriter._write, [0]
 

@@ -1,6 +1,6 @@
 import pytest
 
-from supersede_env.conditions import Condition, ConditionError, parse_condition, parse_conditions
+from supersede_env.core.conditions import Condition, ConditionError, parse_condition, parse_conditions
 
 
 @pytest.mark.parametrize(

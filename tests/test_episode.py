@@ -3,9 +3,9 @@ import json
 import jsonschema
 import pytest
 
-from supersede_env.episode import Episode, EpisodeError, GoldState, read_episodes, write_episodes
+from supersede_env.core.episode import Episode, EpisodeError, GoldState, read_episodes, write_episodes
 from tests.builders import make_episode
-from supersede_env.episode import json_schema as episode_schema
+from supersede_env.core.episode import json_schema as episode_schema
 
 
 def test_round_trip_through_jsonl(tmp_path):

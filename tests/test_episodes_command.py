@@ -3,7 +3,7 @@ import json
 import pytest
 
 from supersede_env.cli import main
-from supersede_env.episode import read_episodes
+from supersede_env.core.episode import read_episodes
 from tests.conftest import REPO_ROOT, shared_file
 
 

@@ -2,11 +2,11 @@
 
 import pytest
 
-from supersede_env.episode import GoldState
+from supersede_env.core.episode import GoldState
 from supersede_env.evaluation.diagnostics import condition_diagnostics, episode_diagnostics, memo_contains
-from supersede_env.records import VerdictRecord
-from supersede_env.rollout import StepRecord
-from supersede_env.verdict import Verdict
+from supersede_env.core.records import VerdictRecord
+from supersede_env.core.rollout import StepRecord
+from supersede_env.core.verdict import Verdict
 from tests.builders import make_episode
 
 

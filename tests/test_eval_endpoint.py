@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from supersede_env.evaluation.command import EXIT_PAIRS_FAILED
-from supersede_env.records import load_run
+from supersede_env.commands.eval import EXIT_PAIRS_FAILED
+from supersede_env.core.records import load_run
 from tests.eval_support import read_report, run_cli, scripted_reply, write_city_episodes
 from tests.fakeserver import Fault, FakeChatServer
 

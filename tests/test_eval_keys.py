@@ -10,8 +10,8 @@ import logging
 import subprocess
 from pathlib import Path
 
-from supersede_env.evaluation.command import EXIT_OK, EXIT_PAIRS_FAILED
-from supersede_env.records import load_run
+from supersede_env.commands.eval import EXIT_OK, EXIT_PAIRS_FAILED
+from supersede_env.core.records import load_run
 from tests.eval_support import cli_command, run_cli, scripted_reply, write_city_episodes
 from tests.fakeserver import Fault, FakeChatServer
 

@@ -5,7 +5,7 @@ import random
 import subprocess
 import time
 
-from supersede_env.records import RECORDS_FILE, load_run
+from supersede_env.core.records import RECORDS_FILE, load_run
 from tests.eval_support import cli_command, read_report, run_cli, scripted_reply, verdict_rows, write_city_episodes
 from tests.fakeserver import FakeChatServer
 

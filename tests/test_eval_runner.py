@@ -5,11 +5,11 @@ from dataclasses import replace
 
 import pytest
 
-from supersede_env.conditions import parse_conditions
+from supersede_env.core.conditions import parse_conditions
 from supersede_env.evaluation.config import build_config
 from supersede_env.evaluation import rundir
 from supersede_env.evaluation.runner import expected_steps, plan_pairs, run_pairs
-from supersede_env.records import RecordWriter, load_run, to_dict
+from supersede_env.core.records import RecordWriter, load_run, to_dict
 from supersede_env.core.model_call import ModelReply
 from tests.eval_support import city_episode, run_cli, scripted_reply, write_city_episodes
 

@@ -13,7 +13,7 @@ import asyncio
 import pytest
 
 from supersede_env.backends import resolve_backend
-from supersede_env.judge import (
+from supersede_env.core.judge import (
     JUDGE_MAX_TOKENS, QUESTION_TYPES, Judge, JudgeError, JudgeVerdict, judge_prompt, parse_reply,
 )
 from tests.fakeserver import Fault, FakeChatServer

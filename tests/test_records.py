@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from supersede_env import records as rec
-from supersede_env.conditions import parse_condition
-from supersede_env.records import (CallRecord, JudgeResult, RecordError, RecordWriter, ResumeRecord, RunHeader,
+from supersede_env.core import records as rec
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.records import (CallRecord, JudgeResult, RecordError, RecordWriter, ResumeRecord, RunHeader,
                                    VerdictRecord, build_run_log, load_run, read_records, repair_tail)
 from supersede_env.core.model_call import ModelReply
-from supersede_env.rollout import StepRecord, advance, next_request, replay, start
-from supersede_env.verdict import Verdict
+from supersede_env.core.rollout import StepRecord, advance, next_request, replay, start
+from supersede_env.core.verdict import Verdict
 from tests.builders import make_episode
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from supersede_env import rollout
-from supersede_env.conditions import parse_condition
+from supersede_env.core import rollout
+from supersede_env.core.conditions import parse_condition
 from supersede_env.core.model_call import ModelReply
 from tests.builders import make_episode
 

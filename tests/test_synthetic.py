@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from supersede_env.core.errors import SourceError
-from supersede_env.episode import Episode, read_episodes, session_text, write_episodes
-from supersede_env.synthetic import (
+from supersede_env.core.episode import Episode, read_episodes, session_text, write_episodes
+from supersede_env.core.synthetic import (
     EVAL_SPLIT,
     LEVELS,
     SyntheticConfig,
@@ -24,7 +24,7 @@ from supersede_env.synthetic import (
     values_overlap,
     write_eval_split,
 )
-from supersede_env.synthetic_values import KINDS, OTHER_PEOPLE, SLOT_TYPES, SLOT_TYPES_BY_NAME, TOPICS
+from supersede_env.core.synthetic_values import KINDS, OTHER_PEOPLE, SLOT_TYPES, SLOT_TYPES_BY_NAME, TOPICS
 
 REPO = Path(__file__).resolve().parents[1]
 

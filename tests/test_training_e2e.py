@@ -25,13 +25,13 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 pytest.importorskip("peft")
 
-from supersede_env import memo
-from supersede_env.stats import mcnemar_exact
-from supersede_env.training.command import standalone
+from supersede_env.core import prompts
+from supersede_env.core.stats import mcnemar_exact
+from supersede_env.commands.train import standalone
 from supersede_env.training.config import parse_config
 from supersede_env.backends.local_hf import render_prompt_ids
-from supersede_env.training.models import load_policy
-from supersede_env.training.run import build_trainer, prepare
+from supersede_env.training.policy import load_policy
+from supersede_env.training.run import build_trainer, load_inputs
 from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -125,9 +125,9 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
     out = _run_dir(tmp_path, base_model)
     setup = parse_config(["--config", str(TINY), "--output_dir", str(out), "--heldout_eval_steps", "2",
                           "--save_strategy", "no", "--num_iterations", "2", "--max_steps", "2"])
-    prepared = prepare(setup)
+    inputs = load_inputs(setup)
     policy = load_policy(setup)
-    trainer = build_trainer(prepared, policy, reward_funcs=[alternating])
+    trainer = build_trainer(inputs, policy, reward_funcs=[alternating])
     captured = []
     run_rollouts, generate, prepare_inputs = (trainer._run_rollouts, trainer._generate_and_score_completions,
                                               trainer._prepare_inputs)
@@ -180,9 +180,9 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
                 # The prompt is the state machine's prompt for that step alone: the notes so far plus
                 # one session (or the question), never earlier sessions or earlier completions.
                 if step.kind == "memo":
-                    messages = memo.memo_step_messages(condition, step.notes_before, result.episode.sessions[step.step])
+                    messages = prompts.memo_step_messages(condition, step.notes_before, result.episode.sessions[step.step])
                 else:
-                    messages = memo.answer_messages(condition, result.episode, step.notes_before)
+                    messages = prompts.answer_messages(condition, result.episode, step.notes_before)
                 assert list(sample.prompt_ids) == render_prompt_ids(tokenizer, messages)
                 assert tokenizer.decode(sample.completion_ids, skip_special_tokens=True) == step.reply
                 assert sample.sampling_logprobs is not None and len(sample.sampling_logprobs) == len(sample.completion_ids)
@@ -208,7 +208,7 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
 
     # The held-out answers are `supersede eval` runs: `supersede report` reads them.
     from supersede_env.cli import main as supersede
-    from supersede_env.records import load_run
+    from supersede_env.core.records import load_run
 
     for name in ("base", "step-00002"):
         run = load_run(out / "heldout" / name)

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("trl")
 
 from supersede_env.core.model_call import ChatRequest
-from supersede_env.rollout import StepRequest
+from supersede_env.core.rollout import StepRequest
 from supersede_env.training.trainer import SupersedeGRPOTrainer
 
 EOS, PAD = 2, 0

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from supersede_env.episode import Episode, Session, Turn, write_episodes
+from supersede_env.core.episode import Episode, Session, Turn, write_episodes
 from tests.fakeserver import FakeChatServer, Fault, ReceivedRequest
 
 BIN = Path(sys.executable).parent
@@ -463,7 +463,7 @@ def seed_hub_cache(cache: Path, source: Path, filename: str) -> None:
     would leave it: a blob named by its sha256, linked from the revision's snapshot)."""
     import hashlib
 
-    from supersede_env.longmemeval import HF_REPO_ID, HF_REVISION
+    from supersede_env.core.longmemeval import HF_REPO_ID, HF_REVISION
 
     repo = cache / f"datasets--{HF_REPO_ID.replace('/', '--')}"
     data = source.read_bytes()

@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     from transformers import TrainerCallback
 
     from supersede_env.training.config import parse_config
-    from supersede_env.training.models import load_policy
+    from supersede_env.training.policy import load_policy
     from supersede_env.training.run import build_trainer, prepare
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="gpu_check-"))

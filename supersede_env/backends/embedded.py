@@ -36,7 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from supersede_env.cache import cache_path
+from supersede_env.core.cache import cache_path
 from supersede_env.core.errors import EmbeddedModelError
 
 log = logging.getLogger(__name__)

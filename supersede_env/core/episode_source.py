@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.core.errors import EpisodeError, SourceError
-from supersede_env.episode import Episode
-from supersede_env.synthetic import DIFFICULTIES, SyntheticConfig, parse_session_range
+from supersede_env.core.episode import Episode
+from supersede_env.core.synthetic import DIFFICULTIES, SyntheticConfig, parse_session_range
 
 __all__ = ["SOURCES", "SOURCE_ALIASES", "DIFFICULTIES", "EpisodeSource", "load_episodes", "source_help"]
 
@@ -94,7 +94,7 @@ class EpisodeSource:
 
     def check_path(self) -> None:
         """The file a longmemeval or file source reads exists (``oracle`` / ``s`` are fetched on load)."""
-        from supersede_env.longmemeval import VARIANT_FILES
+        from supersede_env.core.longmemeval import VARIANT_FILES
 
         if self.source == "synthetic" or (self.source == "longmemeval" and self.path in VARIANT_FILES):
             return
@@ -107,12 +107,12 @@ def load_episodes(source: EpisodeSource) -> list[Episode]:
     """The episodes ``source`` names, every one validated; data errors are one line naming file, item
     and field. A source that yields no episode is an error."""
     if source.source == "synthetic":
-        from supersede_env.synthetic import iter_synthetic
+        from supersede_env.core.synthetic import iter_synthetic
 
         episodes = list(iter_synthetic(source.synthetic_config()))
         where = "synthetic"
     elif source.source == "longmemeval":
-        from supersede_env.longmemeval import load_longmemeval, resolve_longmemeval
+        from supersede_env.core.longmemeval import load_longmemeval, resolve_longmemeval
 
         path = resolve_longmemeval(str(source.path))
         # a list naming "all" keeps every type
@@ -120,7 +120,7 @@ def load_episodes(source: EpisodeSource) -> list[Episode]:
                                     include_abstention=source.abstention, limit=source.limit)
         where = str(path)
     else:
-        from supersede_env.episode import read_episodes
+        from supersede_env.core.episode import read_episodes
 
         path = Path(str(source.path)).expanduser()
         episodes = read_episodes(path)

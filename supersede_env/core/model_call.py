@@ -2,7 +2,7 @@
 
 :class:`ChatRequest` is what a model is asked (chat messages, a token limit, sampling); it knows
 nothing of rollouts. The rollout wraps it with its own bookkeeping
-(:class:`supersede_env.rollout.StepRequest`: episode, condition, step), the judge sends it as it is.
+(:class:`supersede_env.core.rollout.StepRequest`: episode, condition, step), the judge sends it as it is.
 :class:`ModelReply` is what comes back; ``text`` is None exactly when the call failed.
 
 :func:`limit_batches` is the one way calls are grouped for in-process generation: one token limit

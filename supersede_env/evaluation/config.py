@@ -21,7 +21,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from supersede_env.conditions import POLICIES, Condition, ConditionError, parse_condition
+from supersede_env.core.conditions import POLICIES, Condition, ConditionError, parse_condition
 from supersede_env.core.episode_source import EpisodeSource, source_help
 from supersede_env.core.errors import ConfigError, SourceError
 
@@ -254,7 +254,7 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-        from supersede_env.jsonl import unusable
+        from supersede_env.core.jsonl import unusable
 
         raise ConfigError(f"{p}: not usable YAML ({unusable(exc)})") from None
     if data is None:

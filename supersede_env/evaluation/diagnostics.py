@@ -18,7 +18,7 @@ the gold state at that moment:
   vs a correct answer), and the counts of "memo wrong but answer right" (the final memo lacks the
   asked value, the answer is right: a guess or an echo) and "memo right but answer wrong".
 
-Value matching reuses the grader's value normalisation (:mod:`supersede_env.grader.tokens`): texts are
+Value matching reuses the grader's value normalisation (:mod:`supersede_env.core.grader.tokens`): texts are
 tokenised into words (compared by stem) and parsed values (``four`` = ``4``, ``6 pm`` = ``18:00``,
 ``$1,250`` = ``1250 dollars``), and a value is present when its tokens occur contiguously in the
 memo's tokens, ignoring punctuation and articles. So matching is word-bounded and meaning-level:
@@ -35,12 +35,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from supersede_env.episode import Episode
-from supersede_env.grader.text import normalise_text
-from supersede_env.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
-from supersede_env.records import VerdictRecord
-from supersede_env.rollout import StepRecord
-from supersede_env.stats import cohens_kappa
+from supersede_env.core.episode import Episode
+from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.records import VerdictRecord
+from supersede_env.core.rollout import StepRecord
+from supersede_env.core.stats import cohens_kappa
 
 PASS_MARK = 0.5
 _IGNORED_WORDS = frozenset({"a", "an", "the"})

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from supersede_env.episode import Episode
-from supersede_env.records import JudgeResult, VerdictRecord
+from supersede_env.core.episode import Episode
+from supersede_env.core.records import JudgeResult, VerdictRecord
 
 
 async def judge_verdict(judge: Any, episode: Episode, verdict: VerdictRecord) -> JudgeResult | None:
     """The judge's verdict on a graded pair; a judge failure is recorded, never raised or guessed."""
     if verdict.status != "ok":
         return None
-    from supersede_env.judge import QUESTION_TYPES
+    from supersede_env.core.judge import QUESTION_TYPES
 
     # LongMemEval's types pick their official criterion; other data is knowledge-update by design
     question_type = str(episode.meta.get("question_type", "knowledge-update"))

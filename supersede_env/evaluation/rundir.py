@@ -1,6 +1,6 @@
 """The run directory: starting a new run, or reopening one to resume it.
 
-A run directory holds ``records.jsonl`` (the append-only log, :mod:`supersede_env.records`),
+A run directory holds ``records.jsonl`` (the append-only log, :mod:`supersede_env.core.records`),
 ``episodes.jsonl`` (the exact episodes the run was started on, so that a resume and a rebuilt report
 never depend on the data source still being there or unchanged; the header's fingerprint guards
 it), ``config.yaml`` (the configuration, reusable with
@@ -42,14 +42,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from supersede_env.atomic import _current_umask
-from supersede_env.conditions import Condition
+from supersede_env.core.atomic import _current_umask
+from supersede_env.core.conditions import Condition
 from supersede_env.core.episode_source import load_episodes
-from supersede_env.episode import Episode, fingerprint, read_episodes, write_episodes
+from supersede_env.core.episode import Episode, fingerprint, read_episodes, write_episodes
 from supersede_env.evaluation.config import FIELD_NAMES, ConfigError, EvalConfig, option_flag, plain_value, config_from_dict
 from supersede_env.evaluation.runlock import RunLock, acquire, lock_if_free
-from supersede_env.outputs import check_output_dir
-from supersede_env.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
+from supersede_env.core.output_paths import check_output_dir
+from supersede_env.core.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
                                    load_run, masker, read_records, repair_tail)
 
 CONFIG_FILE = "config.yaml"
@@ -257,7 +257,7 @@ def create_run(opened: OpenedRun, header: RunHeader, *, secrets: Sequence[str] =
     renamed into place. Returns the lock (held; it moved with the directory)."""
     import yaml
 
-    from supersede_env.atomic import atomic_write_text
+    from supersede_env.core.atomic import atomic_write_text
 
     run_dir = opened.run_dir
     run_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """Driving the rollouts of a run: every episode x condition pair to its verdict, recorded as it goes.
 
-Two drivers over the same pure state machine (:mod:`supersede_env.rollout`):
+Two drivers over the same pure state machine (:mod:`supersede_env.core.rollout`):
 
 - **lockstep** for in-process backends (``backend.supports_batch``): each round collects the pending
   request of every unfinished pair, sorts them by prompt length (less padding) and sends them in
@@ -29,15 +29,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from supersede_env import rollout
+from supersede_env.core import rollout
 from supersede_env.backends.base import MAX_ERROR_CHARS
-from supersede_env.conditions import Condition
+from supersede_env.core.conditions import Condition
 from supersede_env.core.errors import RecordError
-from supersede_env.episode import Episode
+from supersede_env.core.episode import Episode
 from supersede_env.evaluation.judging import judge_verdict
-from supersede_env.records import CallRecord, RecordWriter, RunLog, VerdictRecord, verdict_record
+from supersede_env.core.records import CallRecord, RecordWriter, RunLog, VerdictRecord, verdict_record
 from supersede_env.core.model_call import ChatRequest, ModelReply, limit_batches
-from supersede_env.rollout import RolloutState, StepRequest
+from supersede_env.core.rollout import RolloutState, StepRequest
 
 
 @dataclass

@@ -5,7 +5,7 @@ Definitions used throughout:
 - a pair (episode x condition) is *graded* when its verdict is ``ok``; *failed* when a model call
   failed after its retries (never counted as wrong: failed pairs leave every denominator and are
   reported apart); *pending* when no verdict was recorded yet (a killed run, before ``--resume``);
-- *correct* by the string grader: :attr:`supersede_env.verdict.Verdict.correct`, ``r_cur == 1.0``
+- *correct* by the string grader: :attr:`supersede_env.core.verdict.Verdict.correct`, ``r_cur == 1.0``
   (the current value; on an abstention item, an abstention); by the judge: its yes/no label. Judge failures leave the judge's denominators;
 - accuracy has a Wilson 95% interval; overall accuracy counts abstention items like the paper's 78
   questions do, and is also split into answerable and abstention items;
@@ -30,14 +30,14 @@ from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
-from supersede_env.conditions import parse_condition
-from supersede_env.episode import Episode
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.episode import Episode
 from supersede_env.evaluation.diagnostics import (ConditionDiagnostics, _mean, condition_diagnostics,
                                                   episode_diagnostics)
-from supersede_env.records import RunLog, VerdictRecord
-from supersede_env.rollout import StepRecord
-from supersede_env.verdict import LABELS
-from supersede_env.stats import cohens_kappa, compare_paired, paired_table, mcnemar_exact, wilson_interval
+from supersede_env.core.records import RunLog, VerdictRecord
+from supersede_env.core.rollout import StepRecord
+from supersede_env.core.verdict import LABELS
+from supersede_env.core.stats import cohens_kappa, compare_paired, paired_table, mcnemar_exact, wilson_interval
 
 REPORT_SCHEMA_VERSION = 1
 GRADERS: tuple[str, ...] = ("grader", "judge")
@@ -251,7 +251,7 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         agreement=tuple(_agreement(names, verdicts)) if judged else (),
         diagnostics=tuple(diagnostics),
         diagnostics_value_matching=(
-            "the grader's value normalisation (supersede_env.grader.tokens): contiguous token match, words by "
+            "the grader's value normalisation (supersede_env.core.grader.tokens): contiguous token match, words by "
             "stem, values by meaning (four = 4, 6 pm = 18:00), punctuation and articles ignored"
         ),
     )

@@ -31,7 +31,7 @@ from typing import Any
 
 from trl import GRPOConfig, ModelConfig, TrlParser
 
-from supersede_env.conditions import parse_condition
+from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode_source import DIFFICULTIES, EpisodeSource, source_help
 from supersede_env.core.errors import ConditionError, ConfigError, SourceError
 
@@ -371,7 +371,7 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         except UnicodeDecodeError as exc:
             raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-            from supersede_env.jsonl import unusable
+            from supersede_env.core.jsonl import unusable
 
             raise ConfigError(f"{path}: not usable YAML ({unusable(exc)})") from None
         raw = {} if raw is None else raw

@@ -19,7 +19,7 @@ from typing import Any
 
 from supersede_env.core.episode_source import load_episodes
 from supersede_env.core.errors import ConfigError, DataError
-from supersede_env.episode import Episode
+from supersede_env.core.episode import Episode
 
 
 @dataclass(frozen=True)

@@ -36,8 +36,8 @@ from typing import Any
 from transformers import TrainerCallback
 
 from supersede_env.core.errors import ConfigError
-from supersede_env.episode import Episode
-from supersede_env.stats import compare_paired
+from supersede_env.core.episode import Episode
+from supersede_env.core.stats import compare_paired
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def load_heldout(args: Any, *, training_ids: Sequence[str] = (), source: str = "
 
     wanted = args.heldout_episode_source()
     if wanted.source == "longmemeval":
-        from supersede_env.longmemeval import resolve_longmemeval
+        from supersede_env.core.longmemeval import resolve_longmemeval
 
         try:
             path = resolve_longmemeval(str(wanted.path))
@@ -156,8 +156,8 @@ class HeldoutEvaluation(TrainerCallback):
 
     # -- evaluations ----------------------------------------------------------------------------
     def _base_answers(self, global_step: int) -> dict[str, bool] | None:
-        from supersede_env.episode import fingerprint
-        from supersede_env.records import RecordError, load_run
+        from supersede_env.core.episode import fingerprint
+        from supersede_env.core.records import RecordError, load_run
 
         base_dir = self.directory / BASE_RUN
         if (base_dir / "records.jsonl").is_file():
@@ -198,7 +198,7 @@ class HeldoutEvaluation(TrainerCallback):
 
     def _evaluate_into(self, run_dir: Path, *, step: int | None) -> dict[str, bool]:
         """Roll out, write ``run_dir`` as a ``supersede eval`` run; ``{episode id: correct}`` of graded answers."""
-        from supersede_env.records import verdict_record
+        from supersede_env.core.records import verdict_record
 
         results = self.trainer.answer(self.heldout.episodes)
         verdicts = [verdict_record(r.episode, r.transcript) for r in results]
@@ -207,9 +207,9 @@ class HeldoutEvaluation(TrainerCallback):
         return _correct(verdicts)
 
     def _write_run(self, run_dir: Path, results: Sequence[Any], verdicts: Sequence[Any], step: int | None) -> None:
-        from supersede_env.episode import fingerprint
+        from supersede_env.core.episode import fingerprint
         from supersede_env.evaluation.rundir import git_revision, now_iso, package_versions, write_snapshot
-        from supersede_env.records import RECORDS_FILE, CallRecord, RecordWriter, RunHeader
+        from supersede_env.core.records import RECORDS_FILE, CallRecord, RecordWriter, RunHeader
 
         condition = self.trainer.condition.name
         episodes = self.heldout.episodes

@@ -4,7 +4,7 @@ The trainer builds a :class:`BatchSummary` after grading each generation batch (
 gathered) and hands it to every callback that defines ``on_rollout_batch(summary)`` (the stop rule
 reads ``all_zero_advantages``). With ``log_rollouts`` on, the main process appends one
 :class:`RolloutRow` per rollout to ``rollouts.jsonl``: the graded rollout as every driver records it
-(a :class:`~supersede_env.records.VerdictRecord`, graded in the reward's strict mode), and what
+(a :class:`~supersede_env.core.records.VerdictRecord`, graded in the reward's strict mode), and what
 training adds: the step, level, process, group, reward and advantage, and what the memo did, so that
 every logged mean can be recomputed from the lines. The file is append-only; a resumed run appends
 after what is there.
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from supersede_env.records import VerdictRecord, to_dict
-from supersede_env.verdict import LABELS
+from supersede_env.core.records import VerdictRecord, to_dict
+from supersede_env.core.verdict import LABELS
 
 ROLLOUTS_FILE = "rollouts.jsonl"
 

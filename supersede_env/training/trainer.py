@@ -10,7 +10,7 @@ of prompts into batches of scored completions:
 
 1. **Rollouts.** The data loader yields dataset rows, each repeated G times (TRL's
    ``RepeatSampler``); a row becomes an episode of the current curriculum level. The G copies of
-   every episode are rolled out together by :func:`supersede_env.rollout.run_lockstep`, the state
+   every episode are rolled out together by :func:`supersede_env.core.rollout.run_lockstep`, the state
    machine the evaluation harness drives, so training prompts are evaluation prompts: every round
    sends all pending calls as one ``generate`` through TRL's generation path (transformers, or vLLM
    colocate/server). Calls with different token limits share a round: the round generates up to
@@ -41,7 +41,7 @@ update is the plain mean of the clipped objective over every model-produced toke
 the batch, however the rows fall into micro-batches and processes.
 
 **Sampler/trainer mismatch.** Wherever the sampler reports log-probabilities (vLLM; transformers
-through :mod:`.sampling`), each generation batch logs TRL's ``sampling/sampling_logp_difference/*``
+through :mod:`.sampler_logprobs`), each generation batch logs TRL's ``sampling/sampling_logp_difference/*``
 and ``sampling/importance_sampling_ratio/*`` (the ratio TRL's ``vllm_importance_sampling_mode``
 computes; it weights the loss only with vLLM, as in TRL) and the share of calls and tokens whose
 weight the importance mask sets to zero (``sampling/importance_sampling_zeroed/*``).
@@ -75,14 +75,14 @@ from trl.models import unwrap_model_for_generation
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import use_adapter
 
-from supersede_env import rollout
-from supersede_env.atomic import atomic_write_text
+from supersede_env.core import rollout
+from supersede_env.core.atomic import atomic_write_text
 from supersede_env.backends.local_hf import render_prompt_ids
-from supersede_env.conditions import parse_condition
-from supersede_env.episode import Episode
-from supersede_env.records import verdict_record
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.episode import Episode
+from supersede_env.core.records import verdict_record
 from supersede_env.core.model_call import ModelReply
-from supersede_env.rollout import StepRequest, Transcript
+from supersede_env.core.rollout import StepRequest, Transcript
 from supersede_env.training.advantages import (
     ZERO_TOLERANCE,
     all_zero,
@@ -95,7 +95,7 @@ from supersede_env.training.episode_pools import EpisodePools
 from supersede_env.training.importance import importance_weights
 from supersede_env.training.reward import REWARD_MODE, SupersessionReward
 from supersede_env.training.rollout_log import BatchSummary, RolloutRow, append_rows, verdict_mix
-from supersede_env.verdict import LABELS
+from supersede_env.core.verdict import LABELS
 from supersede_env.training.samples import (
     CallSample,
     collate,
@@ -105,7 +105,7 @@ from supersede_env.training.samples import (
     split_even,
     trim_columns,
 )
-from supersede_env.training.sampling import SampledLogprobs, sampling_processors, without_warpers
+from supersede_env.training.sampler_logprobs import SampledLogprobs, sampling_processors, without_warpers
 from supersede_env.training.weight_sync import install_exact_sync
 
 STATE_FILE = "supersede_state.json"

@@ -1,6 +1,6 @@
 """The supersede-env episode loop for verifiers (``verifiers.v1``): every model call is its own trace.
 
-``run`` drives the pure rollout (:mod:`supersede_env.rollout`) and sends each request as a fresh
+``run`` drives the pure rollout (:mod:`supersede_env.core.rollout`) and sends each request as a fresh
 agent run: the model sees only that step's prompt (the notes and one session, or the notes and the
 question), so each call is one trace and one training sample, which is what lets prime-rl train
 every memo step and not only the answer. Memo steps run on the ``memo`` seat and the answer on the
@@ -9,7 +9,7 @@ exactly one trace per episode, so what verifiers and prime-rl report per seat fo
 metric means, avg@k, pass@k) counts each episode once.
 
 ``finalize`` rebuilds the finished rollout from the replies recorded on the traces (the rollout is
-a function of its replies, and :func:`supersede_env.rollout.replay` checks every prompt is
+a function of its replies, and :func:`supersede_env.core.rollout.replay` checks every prompt is
 unchanged), grades the answer once, and then scores every trace of the episode with the task's own
 rewards (``r_cur`` and ``r_stale``, verifiers' reward mechanism, weights included): every model call
 of an episode carries the episode's reward. Within a GRPO group (rollouts of one task) every
@@ -19,9 +19,9 @@ over episodes.
 A graded episode's metrics go on its answer trace only, so every mean of them counts each episode
 once: ``verdict_<label>`` (one-hot over the grader's labels), ``memo_chars`` (final notes),
 ``chars_cut`` (cut by the budget, all steps), ``well_formed``, ``empty_replies`` and ``model_calls``.
-The episode's graded row (the :class:`~supersede_env.records.VerdictRecord` ``supersede eval``
+The episode's graded row (the :class:`~supersede_env.core.records.VerdictRecord` ``supersede eval``
 writes) goes to ``trace.info["supersede_verdict"]`` and each call's step record (the rollout's
-:class:`~supersede_env.rollout.StepRecord`) to ``trace.info["supersede_step"]``.
+:class:`~supersede_env.core.rollout.StepRecord`) to ``trace.info["supersede_step"]``.
 
 A failed model call ends the rollout and is never graded: its trace keeps the provider error, the
 episode's other traces are marked failed too (so no part of a failed episode is averaged or trained
@@ -40,11 +40,11 @@ from typing import Literal
 
 import verifiers.v1 as vf
 
-from supersede_env import rollout
-from supersede_env.records import to_dict
+from supersede_env.core import rollout
+from supersede_env.core.records import to_dict
 from supersede_env.core.model_call import ModelReply
-from supersede_env.rollout import RolloutState, StepRecord, Transcript
-from supersede_env.verdict import LABELS, Verdict
+from supersede_env.core.rollout import RolloutState, StepRecord, Transcript
+from supersede_env.core.verdict import LABELS, Verdict
 from supersede_env.verifiers_env.taskset import VERDICT_INFO, SupersedeTask
 
 STEP_INFO = "supersede_step"

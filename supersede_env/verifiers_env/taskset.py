@@ -7,12 +7,12 @@ shown under one condition (``--env.taskset.mode``/``budget``/``dates``/``policy`
 ``--env.taskset.condition memo:300``).
 
 What the model does: :class:`~supersede_env.verifiers_env.env.SupersedeEnv` drives the pure rollout
-(:mod:`supersede_env.rollout`): one model call per session that rewrites the notes, then one call
+(:mod:`supersede_env.core.rollout`): one model call per session that rewrites the notes, then one call
 that answers from the notes alone (``full`` makes a single call over every session).
 
-Reward: the hardened grader (:func:`supersede_env.grader.grade_episode`, ``strict`` mode unless
+Reward: the hardened grader (:func:`supersede_env.core.grader.grade_episode`, ``strict`` mode unless
 ``--env.taskset.grader-mode official``) grades the episode's answer once, into the row every driver
-records for a graded rollout (:class:`~supersede_env.records.VerdictRecord`, left on the traces);
+records for a graded rollout (:class:`~supersede_env.core.records.VerdictRecord`, left on the traces);
 the task's two ``@vf.reward`` functions read its verdict: ``r_cur`` (+1 for the current value, weight 1) and
 ``r_stale`` (-1 for a superseded value, weight lambda = ``--env.taskset.lambda``, 0 by default as
 in the paper's training). Their weights are ordinary verifiers reward weights
@@ -30,14 +30,14 @@ from pydantic import AliasChoices, Field, field_validator, model_validator
 from verifiers.v1.configs.task import RewardFunctionConfig
 from verifiers.v1.task import task_key
 
-from supersede_env.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
+from supersede_env.core.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
 from supersede_env.core.episode_source import SOURCE_ALIASES, EpisodeSource, load_episodes
 from supersede_env.core.errors import SourceError, UserError
-from supersede_env.episode import Episode
-from supersede_env.grader import Verdict, grade_episode
-from supersede_env.longmemeval import VARIANT_FILES, resolve_longmemeval
-from supersede_env.records import VerdictRecord, verdict_record
-from supersede_env.rollout import Transcript
+from supersede_env.core.episode import Episode
+from supersede_env.core.grader import Verdict, grade_episode
+from supersede_env.core.longmemeval import VARIANT_FILES, resolve_longmemeval
+from supersede_env.core.records import VerdictRecord, verdict_record
+from supersede_env.core.rollout import Transcript
 
 Source = Literal["synthetic", "longmemeval", "file"]
 GraderMode = Literal["strict", "official"]
@@ -180,7 +180,7 @@ class SupersedeData(vf.TaskData):
     episode: dict[str, Any]
     """The episode as its JSONL record (``supersede_env/schema/episode.schema.json``)."""
     condition: str
-    """Canonical condition name, e.g. ``memo:300`` (grammar in :mod:`supersede_env.conditions`)."""
+    """Canonical condition name, e.g. ``memo:300`` (grammar in :mod:`supersede_env.core.conditions`)."""
     grader_mode: GraderMode = "strict"
     """The grader's mode for this episode's answer."""
 
