@@ -14,7 +14,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 # The verifiers loader imports this module and takes exactly one Taskset (plus an optional Env and
-# Harness) from __all__; they live in the adapter subpackage and load verifiers (6-8 s) on access.
+# Harness) from __all__; they live in the adapter subpackage and load verifiers (seconds) only on access.
 __all__ = ["SupersedeTaskset", "SupersedeEnv", "SupersedeHarness"]
 
 _LAZY = {name: "supersede_env.verifiers_env" for name in __all__}

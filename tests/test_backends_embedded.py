@@ -12,7 +12,6 @@ from supersede_env.backends.embedded import (
     default_cache_dir,
     embedded_model_dir,
     gguf_path,
-    is_converted,
 )
 from supersede_env.core.model_call import ChatRequest
 
@@ -74,7 +73,7 @@ def test_an_interrupted_conversion_leaves_no_usable_folder(monkeypatch, tmp_path
     with pytest.raises(KeyboardInterrupt):
         convert_to_cache(target)
     assert list(tmp_path.iterdir()) == []  # no target, no leftover staging folder
-    assert not is_converted(tmp_path)
+    assert not (target / CONVERSION_RECORD).exists()
 
 
 def test_publishing_keeps_a_complete_folder_and_replaces_a_broken_one(tmp_path):

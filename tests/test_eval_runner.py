@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from supersede_env.core.conditions import parse_conditions
+from supersede_env.core.conditions import parse_condition
 from supersede_env.evaluation.config import build_config
 from supersede_env.evaluation import rundir
 from supersede_env.evaluation.runner import expected_steps, plan_pairs, run_pairs
@@ -68,7 +68,7 @@ def verdicts(path):
 
 def test_plan_counts_calls_and_pairs():
     episodes = [city_episode(i) for i in range(3)]
-    conditions = parse_conditions("full,memo:300")
+    conditions = [parse_condition("full"), parse_condition("memo:300")]
     plan = plan_pairs(episodes, conditions)
     assert plan.pairs_total == 6 and len(plan.tasks) == 6 and plan.pairs_finished == 0
     assert plan.calls_expected == 3 * 1 + 3 * 4 == sum(expected_steps(e, c) for e in episodes for c in conditions)

@@ -16,13 +16,11 @@ from hypothesis import strategies as st
 from supersede_env.core.errors import SourceError
 from supersede_env.core.episode import Episode, read_episodes, session_text, write_episodes
 from supersede_env.core.synthetic import (
-    EVAL_SPLIT,
     LEVELS,
     SyntheticConfig,
     generate_episodes,
     parse_session_range,
     values_overlap,
-    write_eval_split,
 )
 from supersede_env.core.synthetic_values import KINDS, OTHER_PEOPLE, SLOT_TYPES, SLOT_TYPES_BY_NAME, TOPICS
 
@@ -463,13 +461,13 @@ def test_written_jsonl_reads_back(tmp_path: Path) -> None:
 
 
 def test_frozen_eval_split_is_current(tmp_path: Path) -> None:
-    """data/synthetic_eval.jsonl is exactly what the generator writes for EVAL_SPLIT; if this fails
-    after a deliberate generator change, bump GENERATOR_VERSION and regenerate the file."""
+    """data/synthetic_eval.jsonl is exactly what the generator writes for its settings (300 mixed
+    episodes, seed 20261130; tests/test_episodes_command.py regenerates it with the command data/README.md
+    gives); if this fails after a deliberate generator change, bump GENERATOR_VERSION and regenerate it."""
     frozen = REPO / "data" / "synthetic_eval.jsonl"
     assert frozen.is_file(), "data/synthetic_eval.jsonl is missing; see data/README.md to regenerate"
-    assert (EVAL_SPLIT.n, EVAL_SPLIT.seed, EVAL_SPLIT.difficulty) == (300, 20261130, "mixed")
     fresh = tmp_path / "synthetic_eval.jsonl"
-    assert write_eval_split(fresh) == 300
+    assert write_episodes(fresh, generate_episodes(300, seed=20261130, difficulty="mixed")) == 300
     assert fresh.read_bytes() == frozen.read_bytes()
     eps = read_episodes(frozen)
     assert {e.meta["difficulty"] for e in eps} == {"L1", "L2", "L3"}

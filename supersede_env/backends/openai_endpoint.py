@@ -5,8 +5,8 @@
     replies = backend.complete_batch(requests)       # sync helper: all calls concurrently
 
 Written on ``aiohttp`` rather than the ``openai`` SDK (or httpx, which it wraps) so that the retry
-policy is ours and visible, and because at 32 concurrent calls httpx's per-request overhead on two
-cores made runs 4x slower than the ideal wall time (``eval/bench_endpoint.py``):
+policy is ours and visible, and because httpx's per-request overhead dominated runs with many calls
+in flight (the README's measured figures; ``tests/benchmarks/bench_endpoint.py``):
 
 - a call is retried on timeouts, connection errors, HTTP 408, 429 and 5xx, and on a 200 reply whose
   body is not a chat completion (a garbled proxy answer); never on another 4xx, which a retry

@@ -56,8 +56,3 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO]
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     with atomic_writer(path, "w") as handle:
         handle.write(text)
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    with atomic_writer(path, "wb") as handle:
-        handle.write(data)

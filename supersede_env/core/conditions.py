@@ -60,11 +60,6 @@ class Condition:
         return self.mode != "full"
 
     @property
-    def shows_dates(self) -> bool:
-        # LongMemEval's full-history rendering always carries session dates.
-        return self.dates or self.mode == "full"
-
-    @property
     def memo_max_tokens(self) -> int:
         return max(PAPER_MEMO_TOKENS, math.ceil((self.budget or 0) / 3))
 
@@ -109,16 +104,3 @@ def parse_condition(text: str) -> Condition:
         return Condition(mode=mode, budget=budget, dates=dates, policy=policy)  # type: ignore[arg-type]
     except ConditionError as exc:
         raise ConditionError(f"condition {text!r}: {exc}") from None
-
-
-def parse_conditions(texts: str | list[str]) -> list[Condition]:
-    """Parse a comma-separated string or a list; duplicates are an error (pairs need distinct names)."""
-    items = [t for t in (texts.split(",") if isinstance(texts, str) else texts) if t.strip()]
-    if not items:
-        raise ConditionError("no conditions given")
-    conditions = [parse_condition(t) for t in items]
-    names = [c.name for c in conditions]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise ConditionError(f"condition given twice: {', '.join(duplicates)}")
-    return conditions

@@ -346,11 +346,3 @@ def fingerprint(episodes: Sequence[Episode]) -> str:
 def session_text(session: Session) -> str:
     """Plain ``role: content`` rendering of one session's turns."""
     return "\n".join(f"{t.role}: {t.content}" for t in session.turns)
-
-
-def json_schema() -> dict[str, Any]:
-    """The published JSON Schema (draft 2020-12) of one episode line."""
-    from importlib import resources
-
-    text = resources.files("supersede_env").joinpath("schema/episode.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)

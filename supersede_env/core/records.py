@@ -463,7 +463,7 @@ class RecordWriter:
     whatever has queued in one write, flushes and fsyncs it (group commit), within a few
     milliseconds. Order is kept, so the file is always a prefix of the appends; a killed process
     loses at most the lines of that last instant, which resume treats like calls still in flight
-    (they are asked again, never duplicated). This keeps a 0.5 ms fsync, or even a write syscall,
+    (they are asked again, never duplicated). This keeps every fsync, and even the write syscall,
     off an event loop that runs dozens of calls at once.
 
     ``secrets``: strings (API keys) masked as ``***`` in every line written.

@@ -76,10 +76,6 @@ def answer_form(gold: str, question: str | None) -> str:
     return parsed.alternatives[0].text if parsed.alternatives else gold
 
 
-def _others(c: Candidates) -> list[str]:
-    return [x for x in c.all if x != c.gold]
-
-
 def _shuffled(c: Candidates) -> list[str]:
     values = list(c.all)
     c.rng.shuffle(values)

@@ -71,11 +71,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, cast
 
 from supersede_env.core.errors import SourceError
-from supersede_env.core.episode import Episode, GoldState, Session, SlotOp, SlotQuestion, Turn, write_episodes
+from supersede_env.core.episode import Episode, GoldState, Session, SlotOp, SlotQuestion, Turn
 from supersede_env.core.synthetic_values import (
     KINDS,
     OTHER_PEOPLE,
@@ -88,8 +87,6 @@ from supersede_env.core.synthetic_values import (
 
 __all__ = [
     "DIFFICULTIES",
-    "EVAL_SPLIT",
-    "EVAL_SPLIT_PATH",
     "GENERATOR_VERSION",
     "LEVELS",
     "Level",
@@ -99,7 +96,6 @@ __all__ = [
     "iter_synthetic",
     "parse_session_range",
     "values_overlap",
-    "write_eval_split",
 ]
 
 # Bump when a change alters generated text or structure (the frozen split must then be rewritten).
@@ -197,12 +193,6 @@ def parse_session_range(text: str) -> tuple[int, int]:
     return lo, int(m.group(2) or lo)
 
 
-# The frozen evaluation split in data/ (see data/README.md). Regenerate with
-# `supersede episodes --source synthetic --n 300 --seed 20261130 --difficulty mixed --out data/synthetic_eval.jsonl`.
-EVAL_SPLIT = SyntheticConfig(n=300, seed=20261130, difficulty="mixed")
-EVAL_SPLIT_PATH = Path("data") / "synthetic_eval.jsonl"
-
-
 # -- public API ---------------------------------------------------------------------------------
 def generate_episodes(n: int, *, seed: int, difficulty: str = "L2",
                       sessions: tuple[int, int] = (6, 8), abstention_rate: float = 0.1) -> list[Episode]:
@@ -216,11 +206,6 @@ def iter_synthetic(config: SyntheticConfig) -> Iterator[Episode]:
     """The episodes of ``config`` one at a time (for streaming into ``write_episodes``)."""
     for index in range(config.n):
         yield generate_episode(config, index)
-
-
-def write_eval_split(path: str | Path = EVAL_SPLIT_PATH) -> int:
-    """Write the frozen evaluation split (``EVAL_SPLIT``) atomically; returns the episode count."""
-    return write_episodes(path, iter_synthetic(EVAL_SPLIT))
 
 
 def generate_episode(config: SyntheticConfig, index: int) -> Episode:

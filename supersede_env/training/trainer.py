@@ -13,8 +13,9 @@ of prompts into batches of scored completions:
    every episode are rolled out together by :func:`supersede_env.core.rollout.run_lockstep`, the state
    machine the evaluation harness drives, so training prompts are evaluation prompts: every round
    sends all pending calls as one ``generate`` through TRL's generation path (transformers, or vLLM
-   colocate/server). Calls with different token limits share a round: the round generates up to
-   the largest limit and each call is cut at its own limit afterwards (:func:`.samples.cut_completion`).
+   colocate/server; :mod:`.generation_rounds`). Calls with different token limits share a round: the
+   round generates up to the largest limit and each call is cut at its own limit afterwards
+   (:func:`.samples.cut_completion`).
 2. **Rewards and advantages.** TRL's ``_calculate_rewards`` calls the reward functions (default
    :class:`.reward.SupersessionReward`, the grader in ``strict`` mode) with one row per rollout and
    gathers them over processes; each rollout's advantage is computed against the other rollouts of
@@ -77,7 +78,6 @@ from trl.trainer.utils import use_adapter
 
 from supersede_env.core import rollout
 from supersede_env.core.atomic import atomic_write_text
-from supersede_env.backends.local_hf import render_prompt_ids
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.records import verdict_record
@@ -92,6 +92,7 @@ from supersede_env.training.advantages import (
 )
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.episode_pools import EpisodePools
+from supersede_env.training.generation_rounds import GenerationRounds, SampledCall, generation_settings, round_size
 from supersede_env.training.importance import importance_weights
 from supersede_env.training.reward import REWARD_MODE, SupersessionReward
 from supersede_env.training.rollout_log import BatchSummary, RolloutRow, append_rows, verdict_mix
@@ -99,7 +100,6 @@ from supersede_env.core.verdict import LABELS
 from supersede_env.training.samples import (
     CallSample,
     collate,
-    cut_completion,
     filler,
     shuffle_rows,
     split_even,
@@ -109,16 +109,6 @@ from supersede_env.training.sampler_logprobs import SampledLogprobs, sampling_pr
 from supersede_env.training.weight_sync import install_exact_sync
 
 STATE_FILE = "supersede_state.json"
-
-
-@dataclass(frozen=True)
-class SampledCall:
-    """Token-level payload of one generated call (kept out of the rollout's text records)."""
-
-    prompt_ids: tuple[int, ...]
-    completion_ids: tuple[int, ...]
-    logprobs: tuple[float, ...] | None
-    truncated: bool
 
 
 @dataclass(frozen=True)
@@ -349,8 +339,9 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         def on_step(request: StepRequest, reply: ModelReply, _state: rollout.RolloutState) -> None:
             calls[request.episode_id].append((request, reply))
 
-        final = rollout.run_lockstep(states, lambda requests: self._sample_round(requests, greedy=greedy), on_step)
-        self._finish_rounds(greedy=greedy)
+        rounds = self._generation_rounds(greedy=greedy)
+        final = rollout.run_lockstep(states, rounds.sample_round, on_step)
+        rounds.finish_rounds()
         results = []
         for index, (episode, key, state) in enumerate(zip(episodes, keys, final, strict=True)):
             samples = []
@@ -372,94 +363,16 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             results.append(RolloutResult(episode, state.transcript(), tuple(samples)))
         return results
 
-    def _sample_round(self, requests: Sequence[StepRequest], *, greedy: bool) -> list[ModelReply]:
-        round_ = self._sync_round(pending=len(requests), limit=max(r.max_tokens for r in requests))
-        assert round_ is not None  # this process has pending calls
-        prompts = [render_prompt_ids(self._tokenizer, r.messages) for r in requests]
-        started = time.perf_counter()
-        completions, logprobs = self._generate_ids(prompts, round_, greedy=greedy)
-        latency = time.perf_counter() - started
-        replies = []
-        for i, (request, prompt) in enumerate(zip(requests, prompts, strict=True)):
-            ids, lps, truncated = cut_completion(
-                completions[i], None if logprobs is None else logprobs[i], request.max_tokens, self.eos_token_ids
-            )
-            replies.append(
-                ModelReply(
-                    text=self._tokenizer.decode(ids, skip_special_tokens=True),
-                    tokens_in=len(prompt),
-                    tokens_out=len(ids),
-                    latency_s=latency,
-                    finish_reason="length" if truncated else "stop",
-                    payload=SampledCall(tuple(prompt), ids, lps, truncated),
-                )
-            )
-        return replies
-
-    def _finish_rounds(self, *, greedy: bool) -> None:
-        """Keep taking part in generation rounds until every process's rollouts are done."""
-        while (round_ := self._sync_round(pending=0, limit=0)) is not None:
-            if self._collective_generation:
-                self._generate_ids([], round_, greedy=greedy)
-
-    def _sync_round(self, *, pending: int, limit: int) -> tuple[int, int] | None:
-        """This round's (token limit, most calls of any process), or None when no process has calls left."""
-        if self.accelerator.num_processes == 1:
-            return (limit, pending) if pending else None
-        local = torch.tensor([pending, limit], dtype=torch.long, device=self.accelerator.device)
-        everyone = self.accelerator.gather(local).view(-1, 2)
-        if int(everyone[:, 0].max()) == 0:
-            return None
-        return int(everyone[:, 1].max()), int(everyone[:, 0].max())
-
-    def _generate_ids(
-        self, prompts: list[list[int]], round_: tuple[int, int], *, greedy: bool
-    ) -> tuple[list[list[int]], list[list[float]] | None]:
-        limit, most = round_
-        if not prompts and not self._collective_generation:
-            return [], None
-        own = len(prompts)
-        if self._collective_generation:
-            # TRL's vLLM server (and tensor-parallel) path slices the gathered results by
-            # process_index * len(prompts): every process must send the same number of prompts.
-            # One-token fillers make up the difference; their completions are dropped.
-            prompts = prompts + [[self._tokenizer.pad_token_id]] * (most - own)
-        with self._generation_settings(limit, greedy=greedy):
-            completion_ids, logprobs = self._generate_single_turn(prompts, None, {}, 1)
-        completions = [list(c) for c in completion_ids][:own]
-        return completions, (None if logprobs is None else list(logprobs)[:own])
-
-    @contextlib.contextmanager
-    def _generation_settings(self, limit: int, *, greedy: bool) -> Iterator[None]:
-        """TRL's generation settings for one round: this round's token limit, greedy for evaluation."""
-        saved: list[tuple[Any, str, Any]] = []
-
-        def put(target: Any, name: str, value: Any) -> None:
-            if isinstance(target, dict):
-                saved.append((target, name, target.get(name)))
-                target[name] = value
-            else:
-                saved.append((target, name, getattr(target, name)))
-                setattr(target, name, value)
-
-        if self.use_vllm:
-            put(self.vllm_generation, "max_completion_length", limit)
-            if greedy:
-                put(self.vllm_generation, "temperature", 0.0)
-        else:
-            put(self.generation_config, "max_new_tokens", limit)
-            put(self.generation_kwargs, "max_new_tokens", limit)
-            if greedy:
-                put(self.generation_config, "do_sample", False)
-                put(self.generation_kwargs, "do_sample", False)
-        try:
-            yield
-        finally:
-            for target, name, value in reversed(saved):
-                if isinstance(target, dict):
-                    target[name] = value
-                else:
-                    setattr(target, name, value)
+    def _generation_rounds(self, *, greedy: bool) -> GenerationRounds:
+        """This trainer's rollout rounds over TRL's generation (transformers or vLLM)."""
+        return GenerationRounds(
+            tokenizer=self._tokenizer,
+            stop_ids=tuple(self.eos_token_ids),
+            generate=lambda prompts: self._generate_single_turn(prompts, None, {}, 1),
+            settings=lambda limit: generation_settings(self, limit, greedy=greedy),
+            sync=lambda pending, limit: round_size(self.accelerator, pending=pending, limit=limit),
+            collective=self._collective_generation,
+        )
 
     # -- evaluation support (used by the held-out callback) --------------------------------------
     def answer(self, episodes: Sequence[Episode]) -> list[RolloutResult]:

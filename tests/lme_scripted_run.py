@@ -7,11 +7,12 @@ sees into its notes, forgets to overwrite the older value on about half the item
 first value its notes hold. The numbers describe that script, not any model; the point is the report
 (stale share per condition, stale retention in memos) on real items through the real harness.
 
-    .venv/bin/python eval/lme_scripted_eval.py
-    .venv/bin/python eval/lme_scripted_eval.py --path ../shared/data/longmemeval/ku_s.json --out /tmp/lme_s
+    .venv/bin/python tests/lme_scripted_run.py
+    .venv/bin/python tests/lme_scripted_run.py --path ../shared/data/longmemeval/ku_s.json --out /tmp/lme_s
 
 Prints the report's verdict mix, stale answers and memo-state sections; the run directory keeps
-everything else (report.md, report.json, records).
+everything else (report.md, report.json, records). It lives with the tests because it drives the
+test server and the test's scripted stand-in; it measures no model.
 """
 
 from __future__ import annotations

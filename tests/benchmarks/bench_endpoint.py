@@ -6,14 +6,15 @@ a paired evaluation against it with the given concurrency, through the same code
 ``supersede eval`` (run directory, episode snapshot, records written and fsynced, grading), and the
 run phase's wall time is compared with the ideal: calls x latency / concurrency.
 
-    .venv/bin/python eval/bench_endpoint.py                       # 50 ms, concurrency 32 (the target)
-    .venv/bin/python eval/bench_endpoint.py --n 200 --latency 0.05 --concurrency 64
-    .venv/bin/python eval/bench_endpoint.py --transport simulated  # the harness alone: no HTTP at all
+    .venv/bin/python tests/benchmarks/bench_endpoint.py                       # 50 ms, concurrency 32 (the target)
+    .venv/bin/python tests/benchmarks/bench_endpoint.py --n 200 --latency 0.05 --concurrency 64
+    .venv/bin/python tests/benchmarks/bench_endpoint.py --transport simulated  # the harness alone: no HTTP at all
 
 ``--transport simulated`` replaces the HTTP backend with one that waits ``latency`` in-process, which
 separates the harness's own overhead (rollouts, records, grading, scheduling) from the HTTP client's.
 
 Target (issue 4): within 1.25x of the ideal at 50 ms and concurrency 32. Exit status 1 if missed.
+A script beside the pytest benchmarks (it drives the test server, so it lives with the tests).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 SERVER = """
