@@ -189,14 +189,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from supersede_env.training.config import parse_config
     from supersede_env.training.policy import load_policy
-    from supersede_env.training.run import build_trainer, prepare
+    from supersede_env.training.run import build_trainer, load_inputs
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="gpu_check-"))
     out.mkdir(parents=True, exist_ok=True)
     wall = time.perf_counter()
     model_dir, model_info = build_model_folder(args, out)
     setup = parse_config(options(args, model_dir, out))
-    prepared = prepare(setup)
+    inputs = load_inputs(setup)
     policy = load_policy(setup)
 
     class Budget(TrainerCallback):
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             return control
 
     started = time.perf_counter()
-    trainer = build_trainer(prepared, policy, reward_funcs=[alternating])
+    trainer = build_trainer(inputs, policy, reward_funcs=[alternating])
     init_s = time.perf_counter() - started  # vLLM's start-up is most of it
     trainer.add_callback(Budget())
     before = base_weights(trainer.model)
