@@ -16,7 +16,7 @@ import argparse
 import statistics
 import time
 
-from supersede_env.grader import MAX_ANSWER_CHARS, grade
+from supersede_env.core.grader import MAX_ANSWER_CHARS, grade
 
 LENGTHS = (100, 1_000, 10_000, 100_000)
 FILLER = "I went over my notes from our sessions about the move and the new job once more. "

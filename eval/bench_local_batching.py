@@ -36,9 +36,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from supersede_env import rollout  # noqa: E402
-from supersede_env.conditions import parse_condition  # noqa: E402
-from supersede_env.synthetic import generate_episodes  # noqa: E402
+from supersede_env.core import rollout  # noqa: E402
+from supersede_env.core.conditions import parse_condition  # noqa: E402
+from supersede_env.core.synthetic import generate_episodes  # noqa: E402
 
 
 def main() -> int:
@@ -73,7 +73,7 @@ def main() -> int:
 
     import torch
 
-    from supersede_env.backends.embedded import embedded_backend, is_converted
+    from supersede_env.backends.embedded import CONVERSION_RECORD, embedded_backend, embedded_model_dir
 
     condition = parse_condition(args.condition)
     episodes = [
@@ -82,15 +82,16 @@ def main() -> int:
         )
         for e in generate_episodes(args.episodes, seed=args.seed)
     ]
-    cold = not is_converted()
+    cold = not (embedded_model_dir() / CONVERSION_RECORD).is_file()
     started = time.perf_counter()
     backend = embedded_backend(device="cpu", max_batch_size=args.episodes, num_threads=args.threads)
     load_s = time.perf_counter() - started
 
     def sampler(requests):
         if args.max_new_tokens is not None:
-            requests = [replace(r, max_tokens=min(r.max_tokens, args.max_new_tokens)) for r in requests]
-        return backend.complete_batch(requests)
+            return backend.complete_batch([replace(r.call, max_tokens=min(r.max_tokens, args.max_new_tokens))
+                                           for r in requests])
+        return backend.complete_batch([r.call for r in requests])
 
     def run_batched() -> list[rollout.RolloutState]:
         return rollout.run_lockstep([rollout.start(e, condition) for e in episodes], sampler)

@@ -25,9 +25,9 @@ from pathlib import Path
 import verifiers.v1 as vf
 from verifiers.v1.trace import TraceTask
 
-from supersede_env import rollout
-from supersede_env.episode import read_episodes
-from supersede_env.rollout import ModelReply
+from supersede_env.core import rollout
+from supersede_env.core.episode import read_episodes
+from supersede_env.core.model_call import ModelReply
 from supersede_env.verifiers_env.env import STEP_INFO, StepData, SupersedeEnv
 from supersede_env.verifiers_env.taskset import SupersedeData, SupersedeTask
 

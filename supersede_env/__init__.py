@@ -1,7 +1,8 @@
 """supersede-env: an environment, grader, evaluation harness and GRPO recipe for supersession.
 
-The pure core (episodes, rollout, grading, statistics) lives in this package's top-level modules and
-imports no framework. ``import supersede_env`` stays light: the verifiers 0.4.0 classes that the
+The pure core (episodes, rollout, grading, records, statistics) is :mod:`supersede_env.core` and
+imports no framework; the adapters (``backends``, ``evaluation``, ``training``, ``verifiers_env``) and
+the ``supersede`` command (``cli``, ``commands``) are built on it. ``import supersede_env`` stays light: the verifiers 0.4.0 classes that the
 verifiers loader looks for in ``__all__`` are imported only when first accessed.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 # The verifiers loader imports this module and takes exactly one Taskset (plus an optional Env and
-# Harness) from __all__; they live in the adapter subpackage and load verifiers (6-8 s) on access.
+# Harness) from __all__; they live in the adapter subpackage and load verifiers (seconds) only on access.
 __all__ = ["SupersedeTaskset", "SupersedeEnv", "SupersedeHarness"]
 
 _LAZY = {name: "supersede_env.verifiers_env" for name in __all__}

@@ -1,9 +1,9 @@
-"""The ``supersede`` command: one subcommand per job, each defined in the module that owns the job.
+"""The ``supersede`` command: one subcommand per job, each in its own module of :mod:`supersede_env.commands`.
 
 Each command module exposes ``add_arguments(parser)`` and ``main(args) -> int`` and keeps heavy
 imports (torch, transformers, trl) inside ``main``, so ``supersede --help`` stays fast.
-A user error (bad option, bad path, malformed data, a full disk) is printed as one line and exits
-with 2, never as a traceback; so is a command-line syntax error (with a pointer to ``--help``).
+A user error (:mod:`supersede_env.core.errors`: a bad option, bad path, malformed data) or a
+file-system failure (a full disk) is printed as one line and exits with 2, never as a traceback; so is a command-line syntax error (with a pointer to ``--help``).
 """
 
 from __future__ import annotations
@@ -14,19 +14,17 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from supersede_env.core.errors import UserError
+
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "episodes": ("supersede_env.episodes_command", "write episodes (synthetic or LongMemEval) as JSONL"),
-    "grader-agreement": ("supersede_env.agreement", "agreement of the grader with judge labels"),
-    "reward-audit": ("supersede_env.reward_audit", "stress-test the reward with answers that dodge the choice"),
-    "eval": ("supersede_env.evaluation.command", "paired evaluation: full context vs bounded memo"),
-    "report": ("supersede_env.evaluation.report_command", "rebuild a report from a run's records"),
-    "train": ("supersede_env.training.command", "GRPO + LoRA training on the environment"),
+    "episodes": ("supersede_env.commands.episodes", "write episodes (synthetic or LongMemEval) as JSONL"),
+    "grader-agreement": ("supersede_env.commands.grader_agreement", "agreement of the grader with judge labels"),
+    "reward-audit": ("supersede_env.commands.reward_audit", "stress-test the reward with answers that dodge the choice"),
+    "eval": ("supersede_env.commands.eval", "paired evaluation: full context vs bounded memo"),
+    "report": ("supersede_env.commands.report", "rebuild a report from a run's records"),
+    "train": ("supersede_env.commands.train", "GRPO + LoRA training on the environment"),
 }
-
-
-class UserError(Exception):
-    """An error the user can fix; printed as one line, exit status 2."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -77,15 +75,9 @@ def run_command(
     """``run(args)``, with a user error printed as one line and exit status 2."""
     try:
         return int(run(args) or 0)
-    except UserError as exc:
+    except UserError as exc:  # every error a user can fix (supersede_env.core.errors); anything else is a bug
         print(f"supersede {command}: error: {exc}", file=sys.stderr)
         return 2
-    except ValueError as exc:
-        # malformed data (EpisodeError, LongMemEvalError, ConfigError) are ValueErrors with one-line messages
-        if type(exc).__module__.startswith("supersede_env"):
-            print(f"supersede {command}: error: {exc}", file=sys.stderr)
-            return 2
-        raise
     except OSError as exc:  # a full disk, a path that cannot be written: the system's reason and the path
         reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
         where = f"{exc.filename}: " if exc.filename else ""

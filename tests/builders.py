@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from supersede_env.episode import Episode, GoldState, Session, SlotQuestion, Turn
+from supersede_env.core.episode import Episode, GoldState, Session, SlotQuestion, Turn
 
 
 def make_episode(**overrides) -> Episode:

@@ -45,29 +45,29 @@ def main() -> None:
     import torch
     from safetensors.torch import save_file
 
-    from supersede_env import synthetic
+    from supersede_env.core import synthetic
     from supersede_env.training.config import parse_config
-    from supersede_env.training.data import EpisodePools
-    from supersede_env.training.models import load_policy
-    from supersede_env.training.run import Prepared, build_trainer
+    from supersede_env.training.episode_pools import EpisodePools
+    from supersede_env.training.policy import load_policy
+    from supersede_env.training.run import TrainingInputs, build_trainer
 
     out, model_dir, mode = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     torch.set_num_threads(1)
     options = common_options(out / "run", model_dir)
     if mode == "uneven":
-        options += ["--min_sessions", "4", "--max_sessions", "7", "--episodes_seed", "3"]
+        options += ["--episodes_sessions", "4-7", "--episodes_seed", "3"]
     setup = parse_config(options)
     if mode == "short":  # the last process rolls out only 4-session episodes, the others 6-session ones
         sessions = 4 if rank == world - 1 else 6
         pools = EpisodePools({"L1": tuple(synthetic.generate_episodes(8, seed=5, difficulty="L1",
                                                                       sessions=(sessions, sessions)))})
     else:
-        from supersede_env.training.data import load_pools
+        from supersede_env.training.episode_pools import load_pools
 
         pools = load_pools(setup.args)
     policy = load_policy(setup)
-    trainer = build_trainer(Prepared(setup, pools, None), policy, reward_funcs=[alternating])
+    trainer = build_trainer(TrainingInputs(setup, pools, None), policy, reward_funcs=[alternating])
     generate = trainer._generate_and_score_completions
     rows = []
 

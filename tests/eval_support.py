@@ -23,7 +23,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from supersede_env import cli
-from supersede_env.episode import Episode, GoldState, Session, Turn, write_episodes
+from supersede_env.core.episode import Episode, GoldState, Session, Turn, write_episodes
 
 CITIES = ("Portland", "Austin", "Boston", "Chicago", "Denver", "Seattle", "Phoenix", "Atlanta", "Miami", "Dallas",
           "Houston", "Detroit")
@@ -110,7 +110,7 @@ def read_report(run_dir: Path) -> dict:
 
 def verdict_rows(run_dir: Path) -> dict[tuple[str, str], dict]:
     """The effective verdict of every pair, as plain dicts (for comparing runs)."""
-    from supersede_env.records import load_run, to_dict
+    from supersede_env.core.records import load_run, to_dict
 
     log = load_run(run_dir)
     return {key: to_dict(v) for key, v in log.verdicts.items()}
@@ -119,7 +119,7 @@ def verdict_rows(run_dir: Path) -> dict[tuple[str, str], dict]:
 class ScriptedNotesKeeper:
     """A scripted stand-in model for LongMemEval items with superseded-value annotations (no model).
 
-    Built from the annotations (:mod:`supersede_env.longmemeval_superseded`) of the episodes' items:
+    Built from the annotations (:mod:`supersede_env.core.longmemeval_annotations`) of the episodes' items:
 
     - a memo step adds a ``slot: value`` line for every annotated value whose span is in the session;
       on the items where ``forgets(question_id)`` is true it leaves the slot's older line in place
@@ -131,7 +131,7 @@ class ScriptedNotesKeeper:
     """
 
     def __init__(self, episodes, forgets=lambda question_id: hashlib.sha256(question_id.encode()).digest()[0] % 2):
-        from supersede_env.longmemeval_superseded import load_annotations
+        from supersede_env.core.longmemeval_annotations import load_annotations
 
         annotations = load_annotations()
         self.by_question = {e.question: (e, annotations.get(e.id)) for e in episodes}

@@ -71,7 +71,7 @@ def sentence_cases(rows: list[dict]) -> list[Case]:
 
 
 def policy_cases(path: Path = SYNTHETIC_EVAL) -> list[Case]:
-    from supersede_env.episode import read_episodes
+    from supersede_env.core.episode import read_episodes
 
     cases = []
     for e in read_episodes(path):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from supersede_env.agreement import (
+from supersede_env.core.agreement import (
     ALL, AgreementDataError, agreement_stats, agreement_table, disagreements, format_table, grade_rows,
     read_judged_rows,
 )
@@ -105,7 +105,7 @@ def test_bad_rows_stop_the_command_before_grading(tmp_path: Path, capsys, monkey
     path = write_rows(tmp_path / "bad.jsonl", ROWS[:1])
     with path.open("a", encoding="utf-8") as fh:
         fh.write('{"question": "q"}\n')
-    import supersede_env.agreement as agreement
+    import supersede_env.core.agreement as agreement
 
     monkeypatch.setattr(agreement, "grade_rows", lambda rows: pytest.fail("graded before validating"))
     assert cli_main(["grader-agreement", str(path)]) == 2

@@ -12,9 +12,8 @@ from supersede_env.backends.embedded import (
     default_cache_dir,
     embedded_model_dir,
     gguf_path,
-    is_converted,
 )
-from supersede_env.rollout import ModelRequest
+from supersede_env.core.model_call import ChatRequest
 
 
 def require_package():
@@ -74,7 +73,7 @@ def test_an_interrupted_conversion_leaves_no_usable_folder(monkeypatch, tmp_path
     with pytest.raises(KeyboardInterrupt):
         convert_to_cache(target)
     assert list(tmp_path.iterdir()) == []  # no target, no leftover staging folder
-    assert not is_converted(tmp_path)
+    assert not (target / CONVERSION_RECORD).exists()
 
 
 def test_publishing_keeps_a_complete_folder_and_replaces_a_broken_one(tmp_path):
@@ -119,8 +118,8 @@ def test_embedded_model_loads_cold_then_warm_and_generates(tmp_path):
 
     question = ({"role": "user", "content": "I moved from Denver to Portland. Where do I live now?"},)
     requests = [
-        ModelRequest("e", "full", 0, "answer", question, 8),
-        ModelRequest("f", "full", 0, "answer", ({"role": "user", "content": "Say hello."},), 8),
+        ChatRequest(question, 8),
+        ChatRequest(({"role": "user", "content": "Say hello."},), 8),
     ]
     replies = backend.complete_batch(requests)
     assert all(r.text and r.tokens_out <= 8 and r.finish_reason in ("stop", "length") for r in replies)

@@ -4,18 +4,16 @@ import time
 
 import pytest
 
-from supersede_env.backends.base import BackendError
+from supersede_env.core.errors import BackendError
 from supersede_env.backends.openai_endpoint import OpenAIEndpointBackend
-from supersede_env.rollout import ModelRequest
+from supersede_env.core.model_call import ChatRequest
 from tests.fakeserver import FakeChatServer, Fault
 
 SECRET = "sk-test-0123456789abcdef"
 
 
-def request(
-    text: str = "Which city do I live in?", max_tokens: int = 64, episode_id: str = "e1"
-) -> ModelRequest:
-    return ModelRequest(episode_id, "memo:300", 0, "answer", ({"role": "user", "content": text},), max_tokens)
+def request(text: str = "Which city do I live in?", max_tokens: int = 64) -> ChatRequest:
+    return ChatRequest(({"role": "user", "content": text},), max_tokens)
 
 
 def backend_for(server: FakeChatServer, **options) -> OpenAIEndpointBackend:

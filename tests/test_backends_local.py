@@ -4,11 +4,12 @@ from dataclasses import replace
 import pytest
 import torch
 
-from supersede_env import rollout
-from supersede_env.backends.base import BackendError
-from supersede_env.backends.local_hf import LocalHFBackend, model_dir_revision
-from supersede_env.conditions import parse_condition
-from supersede_env.rollout import ModelRequest
+from supersede_env.core import rollout
+from supersede_env.backends.local_hf import LocalHFBackend
+from supersede_env.backends.model_dir import model_dir_revision
+from supersede_env.core.errors import BackendError
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.model_call import ChatRequest
 from tests.builders import make_episode
 
 PROMPTS = [
@@ -20,8 +21,8 @@ PROMPTS = [
 ]
 
 
-def request(text: str, max_tokens: int, episode_id: str = "e") -> ModelRequest:
-    return ModelRequest(episode_id, "memo:300", 0, "memo", ({"role": "user", "content": text},), max_tokens)
+def request(text: str, max_tokens: int) -> ChatRequest:
+    return ChatRequest(({"role": "user", "content": text},), max_tokens)
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +30,8 @@ def backend(tiny_model_dir):
     return LocalHFBackend.from_pretrained(tiny_model_dir, device="cpu", max_batch_size=3)
 
 
-def mixed_requests() -> list[ModelRequest]:
-    return [request(text, max_tokens, f"e{i}") for i, text in enumerate(PROMPTS) for max_tokens in (5, 12)]
+def mixed_requests() -> list[ChatRequest]:
+    return [request(text, max_tokens) for text in PROMPTS for max_tokens in (5, 12)]
 
 
 def test_batched_generation_equals_one_at_a_time(backend):
@@ -80,7 +81,7 @@ def test_generation_stops_at_a_stop_token(tiny_model_dir, backend):
 
 def test_lockstep_rollouts_match_episode_at_a_time(backend):
     def sampler(requests):  # short replies keep the test fast; the limit is the backend's to honour
-        return backend.complete_batch([replace(r, max_tokens=min(r.max_tokens, 10)) for r in requests])
+        return backend.complete_batch([replace(r.call, max_tokens=min(r.max_tokens, 10)) for r in requests])
 
     episodes = [make_episode(id=f"e{i}", question=f"Which city do I live in? ({i})") for i in range(2)]
     conditions = [parse_condition("memo:300"), parse_condition("full")]

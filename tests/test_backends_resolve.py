@@ -4,10 +4,11 @@ import sys
 
 import pytest
 
-from supersede_env.backends import BackendError, BackendSpec, parse_backend_spec, resolve_backend
+from supersede_env.backends import BackendSpec, parse_backend_spec, resolve_backend
+from supersede_env.core.errors import BackendError
 from supersede_env.backends.local_hf import LocalHFBackend
 from supersede_env.backends.openai_endpoint import OpenAIEndpointBackend
-from supersede_env.rollout import ModelRequest
+from supersede_env.core.model_call import ChatRequest
 
 
 def test_specs_parse_into_their_parts(tiny_model_dir):
@@ -72,7 +73,7 @@ def test_options_that_do_not_apply_fail_before_loading(tiny_model_dir):
 def test_hf_spec_builds_a_local_backend(tiny_model_dir):
     backend = resolve_backend(f"hf:{tiny_model_dir}", device="cpu", max_batch_size=2, timeout_s=None)
     assert isinstance(backend, LocalHFBackend) and backend.supports_batch and backend.max_batch_size == 2
-    request = ModelRequest("e", "full", 0, "answer", ({"role": "user", "content": "hi"},), 3)
+    request = ChatRequest(({"role": "user", "content": "hi"},), 3)
     assert backend.complete_batch([request])[0].tokens_out == 3
 
 
@@ -80,7 +81,7 @@ def test_openai_spec_builds_an_endpoint_backend(fake_server):
     fake_server.reply = lambda prompt: "Portland"
     backend = resolve_backend(f"openai:fake@{fake_server.url}", max_retries=0, device=None)
     assert isinstance(backend, OpenAIEndpointBackend) and not backend.supports_batch
-    request = ModelRequest("e", "full", 0, "answer", ({"role": "user", "content": "hi"},), 3)
+    request = ChatRequest(({"role": "user", "content": "hi"},), 3)
     assert backend.complete_batch([request])[0].text == "Portland"
     assert backend.identity()["model"] == "fake" and backend.max_retries == 0
 

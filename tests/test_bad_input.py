@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 
 from supersede_env import cli
-from supersede_env.episode import write_episodes
 from tests.builders import make_episode
 from tests.eval_support import run_cli, scripted_reply, write_city_episodes
 from tests.fakeserver import FakeChatServer
@@ -161,8 +160,15 @@ def duplicate_first_call(tmp: Path, _: Any) -> None:
 def skip_a_step(tmp: Path, _: Any) -> None:
     lines = records_lines(tmp)
     index = next(i for i, r in enumerate(lines) if r["kind"] == "call" and r["condition"] == "memo:300"
-                 and r["step"] == 1)
+                 and r["step"]["step"] == 1)
     write_records(tmp, lines[:index] + lines[index + 1:])
+
+
+def as_version_1_without_notes(record: dict[str, Any]) -> None:
+    """A call record as version 1 wrote it (the step's fields flat, its kind as step_kind), less its notes."""
+    step = record.pop("step")
+    record.update({k: v for k, v in step.items() if k not in ("kind", "notes_before", "notes_after")},
+                  schema_version=1, step_kind=step["kind"])
 
 
 def second_header(tmp: Path, _: Any) -> None:
@@ -197,7 +203,7 @@ def change_a_prompt_hash(tmp: Path, _: Any) -> None:
     lines = records_lines(tmp)
     lines = [r for r in lines if not (r["kind"] == "verdict" and r["episode_id"] == "e1" and r["condition"] == "memo:300")]
     call = next(r for r in lines if r["kind"] == "call" and r["episode_id"] == "e1" and r["condition"] == "memo:300")
-    call["prompt_hash"] = "0" * 16
+    call["step"]["prompt_hash"] = "0" * 16
     write_records(tmp, lines)
 
 
@@ -250,7 +256,7 @@ def no_space_after_records(n: int) -> Callable[[Path, pytest.MonkeyPatch], None]
     """Fault injection: the records file's disk fills up after ``n`` records."""
 
     def setup(_: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        from supersede_env.records import RecordWriter
+        from supersede_env.core.records import RecordWriter
 
         real, written = RecordWriter._write, [0]
 
@@ -320,10 +326,10 @@ CASES: list[Case] = [
     Case("eval judge key unset", (*EVAL, "--judge", "openai:j@http://127.0.0.1:9/v1", "--judge-api-key-env",
                                   "SUPERSEDE_TEST_UNSET_VARIABLE"), "option --judge-api-key-env: environment variable"),
     Case("eval sessions not a range", (*EVAL, "--sessions", "six"), "option --sessions"),
-    Case("eval longmemeval without path", (*EVAL, "--source", "longmemeval"), "needs --path FILE|oracle|s"),
+    Case("eval longmemeval without path", (*EVAL, "--source", "longmemeval"), "option --path: source longmemeval needs a JSON file, or oracle / s"),
     Case("eval longmemeval missing file", (*EVAL, "--source", "longmemeval", "--path", "/nonexistent/lme.json"),
          "/nonexistent/lme.json: no such file"),
-    Case("eval path with synthetic", (*EVAL, "--path", "{eps}"), "option --path: only used with --source longmemeval"),
+    Case("eval path with synthetic", (*EVAL, "--path", "{eps}"), "option --path: only read with source longmemeval or file"),
     Case("eval episodes with source", (*EVAL, "--episodes", "{eps}", "--source", "synthetic"), "cannot be combined"),
     Case("eval judge without url", (*EVAL, "--judge", "openai:judge-without-url"), "expected openai:MODEL@http://HOST:PORT/v1"),
     Case("eval judge in process", (*EVAL, "--judge", "embedded"), "the judge needs an endpoint"),
@@ -372,7 +378,7 @@ CASES: list[Case] = [
     # ---- eval: episode files ------------------------------------------------------------------
     Case("episodes missing", (*EVAL, "--episodes", "{tmp}/missing.jsonl"), "missing.jsonl: no such file"),
     Case("episodes a directory", (*EVAL, "--episodes", "{tmp}"), "no such file"),
-    Case("episodes empty", (*EVAL, "--episodes", "{tmp}/bad.jsonl"), "no episodes to evaluate", files={"bad.jsonl": "\n"}),
+    Case("episodes empty", (*EVAL, "--episodes", "{tmp}/bad.jsonl"), "bad.jsonl: no episodes", files={"bad.jsonl": "\n"}),
     Case("episode missing field", (*EVAL, "--episodes", "{tmp}/bad.jsonl"), "bad.jsonl:2: item bad-one: field question: missing",
          files={"bad.jsonl": mutated_episode(lambda d: d.pop("question"))}),
     Case("episode answer a number", (*EVAL, "--episodes", "{tmp}/bad.jsonl"), "field answer: expected str, got int",
@@ -445,13 +451,18 @@ CASES: list[Case] = [
     # ---- report -------------------------------------------------------------------------------
     Case("report not a run", ("report", "{tmp}"), "not a run directory (records.jsonl is missing)"),
     Case("report header-less run", ("report", "{run}"), "no run header", setup=headerless),
-    Case("report missing field", ("report", "{run}"), "call record: field prompt_hash: missing",
-         setup=edit_record("call", lambda r: r.pop("prompt_hash"))),
+    Case("report missing field", ("report", "{run}"), "field step: StepRecord record: field prompt_hash: missing",
+         setup=edit_record("call", lambda r: r["step"].pop("prompt_hash"))),
+    Case("report call without its step", ("report", "{run}"), "call record: field step: missing",
+         setup=edit_record("call", lambda r: r.pop("step"))),
+    Case("report version-1 call missing a field", ("report", "{run}"), "call record: field notes: missing",
+         setup=edit_record("call", lambda r: as_version_1_without_notes(r))),
     Case("report schema version", ("report", "{run}"), "field schema_version: 99 is not supported",
          setup=edit_record("call", lambda r: r.update(schema_version=99))),
-    Case("report call status", ("report", "{run}"), "field status: 'weird'", setup=edit_record("call", lambda r: r.update(status="weird"))),
-    Case("report step negative", ("report", "{run}"), "field step: expected a non-negative integer",
-         setup=edit_record("call", lambda r: r.update(step=-1))),
+    Case("report call status", ("report", "{run}"), "field step.status: 'weird'",
+         setup=edit_record("call", lambda r: r["step"].update(status="weird"))),
+    Case("report step negative", ("report", "{run}"), "field step.step: expected a non-negative integer",
+         setup=edit_record("call", lambda r: r["step"].update(step=-1))),
     Case("report unknown kind", ("report", "{run}"), "field kind: 'nope'", setup=edit_record("call", lambda r: r.update(kind="nope"))),
     Case("report grader label", ("report", "{run}"), "field grader.label: 'maybe'",
          setup=edit_record("verdict", lambda r: r["grader"].update(label="maybe"))),
@@ -476,16 +487,16 @@ CASES: list[Case] = [
     Case("report missing argument", ("report",), "the following arguments are required: RUN_DIR"),
     # ---- episodes -----------------------------------------------------------------------------
     Case("episodes sessions reversed", ("episodes", "--source", "synthetic", "--sessions", "8-6", "--out", "{tmp}/o.jsonl"),
-         "field sessions"),
+         "option --sessions"),
     Case("episodes sessions too few", ("episodes", "--source", "synthetic", "--sessions", "2-3", "--out", "{tmp}/o.jsonl"),
-         "field sessions"),
+         "option --sessions"),
     Case("episodes sessions too many", ("episodes", "--source", "synthetic", "--sessions", "6-31", "--out", "{tmp}/o.jsonl"),
-         "field sessions"),
+         "option --sessions"),
     Case("episodes sessions not a range", ("episodes", "--source", "synthetic", "--sessions", "six", "--out", "{tmp}/o.jsonl"),
-         "field sessions"),
+         "option --sessions"),
     Case("episodes abstention rate", ("episodes", "--source", "synthetic", "--abstention-rate", "1.5", "--out",
-                                      "{tmp}/o.jsonl"), "field abstention_rate"),
-    Case("episodes n zero", ("episodes", "--source", "synthetic", "--n", "0", "--out", "{tmp}/o.jsonl"), "--n must be at least 1"),
+                                      "{tmp}/o.jsonl"), "option --abstention-rate"),
+    Case("episodes n zero", ("episodes", "--source", "synthetic", "--n", "0", "--out", "{tmp}/o.jsonl"), "option --n: expected an integer >= 1"),
     Case("episodes n 5000 digits", ("episodes", "--source", "synthetic", "--n", HUGE_INT, "--out", "{tmp}/o.jsonl"),
          "argument --n: invalid int value"),
     Case("episodes difficulty", ("episodes", "--source", "synthetic", "--difficulty", "L4", "--out", "{tmp}/o.jsonl"),
@@ -493,8 +504,9 @@ CASES: list[Case] = [
     Case("episodes source", ("episodes", "--source", "web", "--out", "{tmp}/o.jsonl"), "argument --source: invalid choice"),
     Case("episodes without out", ("episodes", "--source", "synthetic"), "the following arguments are required: --out"),
     Case("episodes path with synthetic", ("episodes", "--source", "synthetic", "--path", "{lme}", "--out", "{tmp}/o.jsonl"),
-         "--path is for --source longmemeval"),
-    Case("episodes longmemeval without path", ("episodes", "--source", "longmemeval", "--out", "{tmp}/o.jsonl"), "needs --path"),
+         "option --path: only read with source longmemeval or file"),
+    Case("episodes longmemeval without path", ("episodes", "--source", "longmemeval", "--out", "{tmp}/o.jsonl"),
+         "option --path: source longmemeval needs"),
     Case("episodes longmemeval missing file", ("episodes", "--source", "longmemeval", "--path", "/no/such/file.json",
                                                "--out", "{tmp}/o.jsonl"), "/no/such/file.json"),
     Case("episodes longmemeval unknown type", ("episodes", "--source", "longmemeval", "--path", "{lme}", "--question-types",

@@ -1,6 +1,6 @@
 import pytest
 
-from supersede_env.conditions import Condition, ConditionError, parse_condition, parse_conditions
+from supersede_env.core.conditions import Condition, ConditionError, parse_condition
 
 
 @pytest.mark.parametrize(
@@ -45,13 +45,6 @@ def test_paper_defaults_and_token_limits():
     assert memo.answer_max_tokens == 64
     assert parse_condition("memo:3000").memo_max_tokens == 1000  # a 3,000-char memo must be writable
     assert parse_condition("memo:300+contract").answer_max_tokens > 64
-    assert not memo.shows_dates and parse_condition("full").shows_dates
-
-
-def test_condition_lists_reject_duplicates():
-    assert [c.name for c in parse_conditions("full, memo:300,ledger:300")] == ["full", "memo:300", "ledger:300"]
-    with pytest.raises(ConditionError, match="given twice: memo:300"):
-        parse_conditions(["memo", "memo:300"])
 
 
 def test_direct_construction_is_validated():

@@ -3,9 +3,11 @@ import json
 import jsonschema
 import pytest
 
-from supersede_env.episode import Episode, EpisodeError, GoldState, read_episodes, write_episodes
+from supersede_env.core.episode import Episode, EpisodeError, GoldState, read_episodes, write_episodes
 from tests.builders import make_episode
-from supersede_env.episode import json_schema as episode_schema
+from tests.conftest import REPO_ROOT
+
+SCHEMA = REPO_ROOT / "supersede_env" / "schema" / "episode.schema.json"  # published, and shipped in the wheel
 
 
 def test_round_trip_through_jsonl(tmp_path):
@@ -20,7 +22,7 @@ def test_round_trip_through_jsonl(tmp_path):
 def test_written_lines_follow_the_published_json_schema(tmp_path):
     path = tmp_path / "eps.jsonl"
     write_episodes(path, [make_episode(), make_episode(id="e2", states=None, slot=None, stale_values=())])
-    schema = episode_schema()
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     for line in path.read_text().splitlines():
         jsonschema.validate(json.loads(line), schema)
 

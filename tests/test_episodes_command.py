@@ -3,7 +3,7 @@ import json
 import pytest
 
 from supersede_env.cli import main
-from supersede_env.episode import read_episodes
+from supersede_env.core.episode import read_episodes
 from tests.conftest import REPO_ROOT, shared_file
 
 
@@ -26,9 +26,10 @@ def test_longmemeval_command_writes_valid_episodes(tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--source", "synthetic", "--sessions", "8-6"], "field sessions"),
-        (["--source", "synthetic", "--n", "0"], "--n must be at least 1"),
-        (["--source", "longmemeval"], "needs --path"),
+        (["--source", "synthetic", "--sessions", "8-6"], "option --sessions: need 4 <= min <= max"),
+        (["--source", "synthetic", "--n", "0"], "option --n: expected an integer >= 1"),
+        (["--source", "longmemeval"], "option --path: source longmemeval needs"),
+        (["--source", "file", "--path", "/no/such/episodes.jsonl"], "/no/such/episodes.jsonl"),
         (["--source", "longmemeval", "--path", "/no/such/file.json"], "/no/such/file.json"),
     ],
 )
@@ -38,6 +39,15 @@ def test_bad_options_fail_with_one_line_and_write_nothing(tmp_path, capsys, argv
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err
     assert not out.exists()
+
+
+def test_a_file_source_is_cut_by_limit_and_n_caps_it_as_before(tmp_path):
+    source, out = tmp_path / "all.jsonl", tmp_path / "two.jsonl"
+    assert main(["episodes", "--source", "synthetic", "--n", "5", "--out", str(source)]) == 0
+    assert main(["episodes", "--source", "file", "--path", str(source), "--limit", "2", "--out", str(out)]) == 0
+    assert [e.id for e in read_episodes(out)] == [e.id for e in read_episodes(source)][:2]
+    assert main(["episodes", "--source", "file", "--path", str(source), "--n", "3", "--out", str(out)]) == 0
+    assert len(read_episodes(out)) == 3
 
 
 def test_malformed_longmemeval_file_names_item_and_field(tmp_path, capsys):

@@ -2,23 +2,26 @@
 
 import pytest
 
-from supersede_env.episode import GoldState
+from supersede_env.core.episode import GoldState
 from supersede_env.evaluation.diagnostics import condition_diagnostics, episode_diagnostics, memo_contains
-from supersede_env.records import CallRecord, GraderResult, VerdictRecord
+from supersede_env.core.records import VerdictRecord
+from supersede_env.core.rollout import StepRecord
+from supersede_env.core.verdict import Verdict
 from tests.builders import make_episode
 
 
-def memo_calls(notes: list[str], *, cut: list[int] | None = None, condition: str = "memo:300") -> list[CallRecord]:
+def memo_calls(notes: list[str], *, cut: list[int] | None = None, condition: str = "memo:300") -> list[StepRecord]:
     cut = cut or [0] * len(notes)
-    calls = [CallRecord("e1", condition, i, "memo", "ok", f"h{i}", 100, n, n, n, chars_cut=c)
+    before = ["", *notes]
+    steps = [StepRecord(i, "memo", "ok", f"h{i}", 100, n, n, before[i], n, chars_cut=c)
              for i, (n, c) in enumerate(zip(notes, cut, strict=True))]
-    return calls + [CallRecord("e1", condition, len(notes), "answer", "ok", "ha", 50, "x", "x", notes[-1])]
+    return steps + [StepRecord(len(notes), "answer", "ok", "ha", 50, "x", "x", notes[-1], notes[-1])]
 
 
 def graded(correct: bool, *, episode_id: str = "e1", condition: str = "memo:300") -> VerdictRecord:
     label = "current" if correct else "wrong"
     return VerdictRecord(episode_id, condition, "ok", "Portland", False, "x", "x", True,
-                         GraderResult(label, float(correct), 0.0, ""))
+                         Verdict(label, float(correct), 0.0, ""))
 
 
 @pytest.mark.parametrize(("memo", "value", "present"), [

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from supersede_env.evaluation.command import EXIT_PAIRS_FAILED
-from supersede_env.records import load_run
+from supersede_env.commands.eval import EXIT_PAIRS_FAILED
+from supersede_env.core.records import load_run
 from tests.eval_support import read_report, run_cli, scripted_reply, write_city_episodes
 from tests.fakeserver import Fault, FakeChatServer
 
@@ -36,9 +36,10 @@ def test_paired_run_records_every_call_and_reports_the_numbers(server, tmp_path)
     assert len(log.verdicts) == 18 and all(v.status == "ok" for v in log.verdicts.values())
     assert log.header.model["model"] == "fake-model" and "numpy" in log.header.packages
     assert log.header.conditions == ("full", "memo:300", "ledger:300")
-    memo_calls = log.calls_for("e1", "memo:300")
-    assert [c.step_kind for c in memo_calls] == ["memo", "memo", "memo", "answer"]
-    assert memo_calls[1].notes.endswith("Since the move to Austin my commute is long.")
+    memo_calls = log.steps_for("e1", "memo:300")
+    assert [c.kind for c in memo_calls] == ["memo", "memo", "memo", "answer"]
+    assert memo_calls[1].notes_after.endswith("Since the move to Austin my commute is long.")
+    assert memo_calls[2].notes_before == memo_calls[1].notes_after
     assert all(c.prompt_hash and c.latency_s is not None and c.tokens_in for c in memo_calls)
 
     report = read_report(out)
@@ -109,7 +110,7 @@ def test_a_server_that_errors_gives_failed_rows_never_wrong_answers(server, tmp_
     for condition in ("full", "memo:300", "ledger:300"):
         verdict = log.verdict_for("e2", condition)
         assert verdict.status == "failed" and verdict.grader is None and "HTTP 503" in verdict.error
-        assert log.calls_for("e2", condition)[-1].status == "failed"
+        assert log.steps_for("e2", condition)[-1].status == "failed"
     assert log.verdict_for("e1", "memo:300").status == "ok"
     report = read_report(out)
     for c in report["conditions"]:

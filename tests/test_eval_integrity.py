@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import signal
 import subprocess
@@ -19,8 +18,8 @@ import time
 
 import pytest
 
-from supersede_env.evaluation.command import EXIT_EMPTY_ANSWERS, EXIT_OK, EXIT_PAIRS_FAILED
-from supersede_env.records import load_run
+from supersede_env.commands.eval import EXIT_EMPTY_ANSWERS, EXIT_OK, EXIT_PAIRS_FAILED
+from supersede_env.core.records import load_run
 from tests.eval_support import cli_command, read_report, run_cli, scripted_reply, verdict_rows, write_city_episodes
 from tests.fakeserver import Fault, FakeChatServer, Reply
 
@@ -133,7 +132,7 @@ def test_a_foreign_directory_or_a_planted_link_is_never_written(tmp_path):
 
 
 def test_a_records_file_planted_as_a_link_is_refused_by_the_writer(tmp_path):
-    from supersede_env.records import RecordError, RecordWriter
+    from supersede_env.core.records import RecordError, RecordWriter
 
     (tmp_path / "records.jsonl").symlink_to(tmp_path / "elsewhere.jsonl")
     with pytest.raises(RecordError, match="is a symbolic link"):
@@ -189,7 +188,7 @@ def test_a_full_disk_mid_run_is_one_line_and_the_run_resumes_with_nothing_lost(t
     reference, out = tmp_path / "reference", tmp_path / "run"
     with FakeChatServer(reply=scripted_reply) as server:
         assert run_cli(*eval_args(server, episodes, reference, "--conditions", "full,memo:300"))[0] == EXIT_OK
-        from supersede_env.records import RecordWriter
+        from supersede_env.core.records import RecordWriter
 
         real_write, written = RecordWriter._write, [0]
 

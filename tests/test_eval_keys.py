@@ -10,8 +10,8 @@ import logging
 import subprocess
 from pathlib import Path
 
-from supersede_env.evaluation.command import EXIT_OK, EXIT_PAIRS_FAILED
-from supersede_env.records import load_run
+from supersede_env.commands.eval import EXIT_OK, EXIT_PAIRS_FAILED
+from supersede_env.core.records import load_run
 from tests.eval_support import cli_command, run_cli, scripted_reply, write_city_episodes
 from tests.fakeserver import Fault, FakeChatServer
 
@@ -94,9 +94,9 @@ def test_a_model_key_echoed_in_replies_and_errors_is_masked_everywhere(tmp_path,
         assert {r.authorization for r in server.requests} == {f"Bearer {MODEL_KEY}"}
     assert code == EXIT_PAIRS_FAILED, stderr
     log = load_run(out)
-    memo = log.calls_for("e0", "memo:300")
-    assert "(you sent Bearer ***)" in memo[0].reply and "***" in memo[-1].notes  # replies, notes: masked
-    failed = log.calls_for("e2", "full")[-1]
+    memo = log.steps_for("e0", "memo:300")
+    assert "(you sent Bearer ***)" in memo[0].reply and "***" in memo[-1].notes_after  # replies, notes: masked
+    failed = log.steps_for("e2", "full")[-1]
     assert failed.status == "failed" and "Bearer ***" in failed.error  # error bodies: masked
     assert files_holding(out, MODEL_KEY) == [] and MODEL_KEY not in stdout + stderr
     assert files_holding(out, OPENAI_KEY) == []  # never sent anywhere: no judge was asked for

@@ -5,7 +5,7 @@ import random
 import subprocess
 import time
 
-from supersede_env.records import RECORDS_FILE, load_run
+from supersede_env.core.records import RECORDS_FILE, load_run
 from tests.eval_support import cli_command, read_report, run_cli, scripted_reply, verdict_rows, write_city_episodes
 from tests.fakeserver import FakeChatServer
 
@@ -56,9 +56,9 @@ def test_resume_after_a_kill_at_a_random_point_matches_an_uninterrupted_run(tmp_
     # nothing duplicated: exactly one call record per step of every pair, none lost
     assert resumed.n_call_records == EXPECTED_CALLS, f"seed {seed}, killed at record {written}"
     original = load_run(reference)
-    for key, calls in original.calls.items():
-        assert [(c.step, c.prompt_hash, c.output) for c in calls] == \
-               [(c.step, c.prompt_hash, c.output) for c in resumed.calls[key]], f"seed {seed}: {key}"
+    for key in original.calls:
+        assert [(s.step, s.prompt_hash, s.output) for s in original.steps_for(*key)] == \
+               [(s.step, s.prompt_hash, s.output) for s in resumed.steps_for(*key)], f"seed {seed}: {key}"
     ref, got = read_report(reference), read_report(killed)
     assert got["conditions"] == ref["conditions"] or _same_numbers(got, ref), f"seed {seed}"
     assert got["paired"] == ref["paired"] and got["diagnostics"] == ref["diagnostics"], f"seed {seed}"

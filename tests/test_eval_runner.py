@@ -5,12 +5,12 @@ from dataclasses import replace
 
 import pytest
 
-from supersede_env.conditions import parse_conditions
+from supersede_env.core.conditions import parse_condition
 from supersede_env.evaluation.config import build_config
 from supersede_env.evaluation import rundir
 from supersede_env.evaluation.runner import expected_steps, plan_pairs, run_pairs
-from supersede_env.records import RecordWriter, load_run, to_dict
-from supersede_env.rollout import ModelReply
+from supersede_env.core.records import RecordWriter, load_run, to_dict
+from supersede_env.core.model_call import ModelReply
 from tests.eval_support import city_episode, run_cli, scripted_reply, write_city_episodes
 
 
@@ -68,7 +68,7 @@ def verdicts(path):
 
 def test_plan_counts_calls_and_pairs():
     episodes = [city_episode(i) for i in range(3)]
-    conditions = parse_conditions("full,memo:300")
+    conditions = [parse_condition("full"), parse_condition("memo:300")]
     plan = plan_pairs(episodes, conditions)
     assert plan.pairs_total == 6 and len(plan.tasks) == 6 and plan.pairs_finished == 0
     assert plan.calls_expected == 3 * 1 + 3 * 4 == sum(expected_steps(e, c) for e in episodes for c in conditions)
@@ -126,7 +126,7 @@ def _local_run(tmp_path, model_dir, conditions):
     assert "report:" in stdout
     log = load_run(out)
     assert log.header.model["backend"] == "hf" and log.header.model["generation"]["decoding"] == "greedy"
-    assert all(c.tokens_out for calls in log.calls.values() for c in calls if c.status != "failed")
+    assert all(s.tokens_out for key in log.calls for s in log.steps_for(*key) if s.status != "failed")
     return log
 
 

@@ -47,7 +47,7 @@ def model(server):
     (("--api-key-env", "SUPERSEDE_TEST_UNSET_VARIABLE"), "environment variable SUPERSEDE_TEST_UNSET_VARIABLE is not set"),
     (("--api-key-env", "not a name"), "is not an environment variable name"),
     (("--sessions", "six"), "option --sessions"),
-    (("--source", "longmemeval"), "needs --path FILE|oracle|s"),
+    (("--source", "longmemeval"), "option --path: source longmemeval needs a JSON file, or oracle / s"),
     (("--source", "longmemeval", "--path", "/nonexistent/lme.json"), "/nonexistent/lme.json: no such file"),
     (("--judge", "openai:judge-without-url"), "expected openai:MODEL@http://HOST:PORT/v1"),
 ])
@@ -136,7 +136,7 @@ def test_resume_refuses_records_from_changed_prompts(server, tmp_path, episodes)
     keep = [line for line in lines if not (json.loads(line)["kind"] == "verdict" and json.loads(line)["episode_id"] == "e1")]
     call = next(i for i, line in enumerate(keep) if json.loads(line).get("episode_id") == "e1")
     row = json.loads(keep[call])
-    row["prompt_hash"] = "0" * 16
+    row["step"]["prompt_hash"] = "0" * 16
     keep[call] = json.dumps(row)
     records.write_text("\n".join(keep) + "\n")
     fails_before_any_call(server, "--resume", "--out", str(out), match="prompt differs from the recorded one")

@@ -10,7 +10,7 @@ import pickle
 
 import pytest
 
-from supersede_env.grader import LABELS, Verdict, grade
+from supersede_env.core.grader import LABELS, Verdict, grade
 
 
 def label(answer: str, gold: str, **kw) -> str:
@@ -539,7 +539,7 @@ def test_model_codes_are_names_not_numbers(current, superseded) -> None:
 
 
 def test_grade_episode_uses_the_episodes_gold_history_and_abstention_flag():
-    from supersede_env.grader import grade_episode
+    from supersede_env.core.grader import grade_episode
     from tests.builders import make_episode
 
     episode = make_episode()  # Portland now, Denver before

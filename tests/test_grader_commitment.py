@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from supersede_env import grader
-from supersede_env.grader import MAX_ANSWER_CHARS, grade
+from supersede_env.core import grader
+from supersede_env.core.grader import MAX_ANSWER_CHARS, grade
 
 MODES = ("official", "strict")
 PLACE = dict(gold="Lexington", stale=["Phoenix"], question="Which city do I live in now?")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from supersede_env.grader import LABELS, grade
+from supersede_env.core.grader import LABELS, grade
 
 BATCH = 100
 

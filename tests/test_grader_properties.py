@@ -15,7 +15,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from supersede_env.grader import grade
+from supersede_env.core.grader import grade
 
 PLACES = ["Denver", "Portland", "Chicago", "Atlanta", "Seattle", "Boston", "Austin", "Phoenix", "Miami",
           "Nashville", "Oahu", "Paris", "Lisbon", "Kyoto", "Harajuku", "the suburbs", "Main Street"]
@@ -132,7 +132,7 @@ def test_a_different_number_never_matches(a: int, b: int) -> None:
 
 # -- the training distribution itself: every slot question of generated synthetic episodes ---------
 def _synthetic_slot_questions() -> list[tuple[str, str, tuple[str, ...]]]:
-    from supersede_env.synthetic import generate_episodes
+    from supersede_env.core.synthetic import generate_episodes
 
     out = []
     for episode in generate_episodes(150, seed=7, difficulty="mixed"):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from supersede_env.jsonl import json_lines
+from supersede_env.core.jsonl import json_lines
 
 
 class InputError(ValueError):

@@ -12,7 +12,8 @@ import asyncio
 
 import pytest
 
-from supersede_env.judge import (
+from supersede_env.backends import resolve_backend
+from supersede_env.core.judge import (
     JUDGE_MAX_TOKENS, QUESTION_TYPES, Judge, JudgeError, JudgeVerdict, judge_prompt, parse_reply,
 )
 from tests.fakeserver import Fault, FakeChatServer
@@ -23,10 +24,12 @@ QUESTION = "Where do I live now?"
 
 
 def make_judge(server: FakeChatServer, **options) -> Judge:
+    """A judge as ``supersede eval --judge openai:judge-model@URL --judge-api-key-env KEY_ENV`` builds it."""
     options.setdefault("max_retries", 2)
     options.setdefault("backoff_s", 0.0)
     options.setdefault("timeout_s", 5.0)
-    return Judge.from_endpoint("judge-model", server.url, api_key_env=KEY_ENV, **options)
+    options.setdefault("temperature", 0.0)
+    return Judge(resolve_backend(f"openai:judge-model@{server.url}", api_key_env=KEY_ENV, **options))
 
 
 def run(judge: Judge, answer: str = "You live in Portland.", *, gold: str = "Portland", abstention: bool = False,
@@ -125,22 +128,10 @@ def test_wrong_key_fails_without_leaking_it(monkeypatch: pytest.MonkeyPatch) -> 
     assert "sk-wrong-key-abcdef" not in str(info.value)
 
 
-def test_missing_key_variable_is_reported_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(KEY_ENV, raising=False)
-    with pytest.raises(JudgeError, match=KEY_ENV):
-        Judge.from_endpoint("judge-model", "http://127.0.0.1:9/v1", api_key_env=KEY_ENV)
-
-
-def test_backend_must_sample_at_temperature_zero() -> None:
-    class WarmBackend:
-        def identity(self) -> dict:
-            return {"model": "m", "temperature": 0.7}
-
-        async def complete(self, request):  # pragma: no cover - never called
-            raise AssertionError
-
-    with pytest.raises(ValueError, match="temperature 0"):
-        Judge(WarmBackend())
+def test_the_judge_asks_for_temperature_zero_whatever_its_backend_samples_at(key: str) -> None:
+    with FakeChatServer(reply=lambda prompt: "yes", api_key=SECRET) as s:
+        assert run(make_judge(s, temperature=0.7)).label is True
+        assert s.requests[0].body["temperature"] == 0.0
 
 
 @pytest.mark.parametrize(("raw", "label"), [("Yes", True), ("yes.", True), ("YES, it does", True),

@@ -1,4 +1,4 @@
-from supersede_env.ledger import LedgerLine, apply_ops, parse_ops, render, update
+from supersede_env.core.ledger import LedgerLine, apply_ops, parse_ops, render, update
 
 
 def test_ops_are_parsed_leniently_and_unknown_lines_counted():

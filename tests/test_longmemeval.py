@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from supersede_env.episode import Episode
-from supersede_env.longmemeval import (
+from supersede_env.core.episode import Episode
+from supersede_env.core.longmemeval import (
     HF_REPO_ID,
     HF_REVISION,
     LongMemEvalDownloadError,

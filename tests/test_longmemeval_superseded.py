@@ -18,17 +18,17 @@ from typing import Any
 
 import pytest
 
-from supersede_env.episode import Episode, read_episodes
-from supersede_env.grader import grade, grade_episode
-from supersede_env.longmemeval import load_longmemeval, parse_longmemeval_date
-from supersede_env.longmemeval_superseded import (
-    AnnotationError,
+from supersede_env.core.episode import Episode, read_episodes
+from supersede_env.core.grader import grade, grade_episode
+from supersede_env.commands.annotations import main
+from supersede_env.core.errors import AnnotationError
+from supersede_env.core.longmemeval import check_annotations as check_file
+from supersede_env.core.longmemeval import load_longmemeval, parse_longmemeval_date
+from supersede_env.core.longmemeval_annotations import (
     Annotation,
     annotations_path,
-    check_file,
     check_item,
     load_annotations,
-    main,
     read_annotations,
 )
 from tests.conftest import REPO_ROOT, shared_file
@@ -274,11 +274,12 @@ def test_check_item_names_missing_sessions_and_turns() -> None:
     annotation = read_annotation_from(GOOD)
     item = {"haystack_session_ids": ["s1"], "haystack_dates": ["2023/01/01 (Sun) 10:00"],
             "haystack_sessions": [[{"role": "user", "content": "I live in Rome"}]]}
-    assert check_item(annotation, item) == ["session s1 has no turn 2", "session s2 occurs 0 times in the item"]
+    dates = [parse_longmemeval_date(d) for d in item["haystack_dates"]]
+    assert check_item(annotation, item, dates) == ["session s1 has no turn 2", "session s2 occurs 0 times in the item"]
 
 
 def read_annotation_from(raw: dict[str, Any]) -> Annotation:
-    from supersede_env.longmemeval_superseded import _parse
+    from supersede_env.core.longmemeval_annotations import _parse
 
     return _parse(raw, "<test>")
 
@@ -314,7 +315,7 @@ def test_a_regular_install_ships_the_annotations(tmp_path: Path) -> None:
          "--target", str(site), str(src)], cwd=src, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     shutil.rmtree(src)  # nothing may be read from the sources
-    code = ("import supersede_env, supersede_env.longmemeval_superseded as m; "
+    code = ("import supersede_env, supersede_env.core.longmemeval_annotations as m; "
             "print(supersede_env.__file__); print(m.annotations_path()); print(len(m.load_annotations()))")
     run = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, cwd=tmp_path,
                          env={**os.environ, "PYTHONPATH": str(site)})
@@ -354,7 +355,7 @@ def test_a_report_on_longmemeval_shows_stale_answers_and_stale_retention(tmp_pat
 def test_a_report_without_superseded_values_says_so(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from supersede_env.episode import write_episodes
+    from supersede_env.core.episode import write_episodes
     from tests.eval_support import city_episode, run_cli, scripted_reply
     from tests.fakeserver import FakeChatServer
 

@@ -4,11 +4,13 @@ import json
 
 import pytest
 
-from supersede_env import records as rec
-from supersede_env.conditions import parse_condition
-from supersede_env.records import (CallRecord, GraderResult, JudgeResult, RecordError, RecordWriter, ResumeRecord,
-                                   RunHeader, VerdictRecord, build_run_log, load_run, read_records, repair_tail)
-from supersede_env.rollout import ModelReply, advance, next_request, replay, start
+from supersede_env.core import records as rec
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.records import (CallRecord, JudgeResult, RecordError, RecordWriter, ResumeRecord, RunHeader,
+                                   VerdictRecord, build_run_log, load_run, read_records, repair_tail)
+from supersede_env.core.model_call import ModelReply
+from supersede_env.core.rollout import StepRecord, advance, next_request, replay, start
+from supersede_env.core.verdict import Verdict
 from tests.builders import make_episode
 
 
@@ -19,13 +21,14 @@ def header() -> RunHeader:
 
 
 def call(step: int, status: str = "ok", episode: str = "e1", condition: str = "memo:300") -> CallRecord:
-    return CallRecord(episode_id=episode, condition=condition, step=step, step_kind="memo", status=status,
-                      prompt_hash=f"h{step}", prompt_chars=10, reply=None if status == "failed" else "notes",
-                      output="notes", notes="notes", error="HTTP 500" if status == "failed" else None)
+    return CallRecord(episode_id=episode, condition=condition, step=StepRecord(
+        step=step, kind="memo", status=status, prompt_hash=f"h{step}", prompt_chars=10,
+        reply=None if status == "failed" else "notes", output="notes", notes_before="notes" if step else "",
+        notes_after="notes", error="HTTP 500" if status == "failed" else None))
 
 
 def verdict(status: str = "ok", label: str = "current") -> VerdictRecord:
-    grader = GraderResult(label, 1.0 if label == "current" else 0.0, 0.0, "matched") if status == "ok" else None
+    grader = Verdict(label, 1.0 if label == "current" else 0.0, 0.0, "matched", "Portland") if status == "ok" else None
     return VerdictRecord(episode_id="e1", condition="memo:300", status=status, gold="Portland", abstention=False,
                          answer="Portland" if status == "ok" else None, graded_text="Portland" if status == "ok" else None,
                          well_formed=True if status == "ok" else None, grader=grader,
@@ -51,23 +54,26 @@ def test_call_record_keeps_what_replay_needs():
     records = []
     for reply in replies:
         state = advance(state, reply)
-        records.append(CallRecord.from_step(episode.id, condition.name, state.steps[-1]))
-    again = replay(episode, condition, [(r.prompt_hash, rec.from_dict(json.loads(rec.dumps(r))).to_reply())
-                                        for r in records])
+        records.append(CallRecord(episode.id, condition.name, state.steps[-1]))
+    read_back = [rec.from_dict(json.loads(rec.dumps(r))) for r in records]
+    assert [r.step for r in read_back] == list(state.steps)  # the rollout's own step records, whole
+    again = replay(episode, condition, [r.step for r in read_back])
     assert again.transcript() == state.transcript()
-    assert records[2].status == "empty" and records[2].notes == "lives in Portland"  # empty reply kept the notes
+    assert records[2].step.status == "empty" and records[2].step.notes_after == "lives in Portland"  # notes kept
     assert next_request(again) is None
 
 
 def test_from_dict_errors_name_the_line_and_field():
     raw = json.loads(rec.dumps(call(0)))
-    del raw["prompt_hash"]
-    with pytest.raises(RecordError, match=r"f.jsonl:7: call record: field prompt_hash: missing"):
+    del raw["step"]["prompt_hash"]
+    with pytest.raises(RecordError, match=r"f.jsonl:7: field step: StepRecord record: field prompt_hash: missing"):
         rec.from_dict(raw, where="f.jsonl:7")
     with pytest.raises(RecordError, match="schema_version"):
         rec.from_dict({**json.loads(rec.dumps(call(0))), "schema_version": 99})
-    with pytest.raises(RecordError, match="field status"):
-        rec.from_dict({**json.loads(rec.dumps(call(0))), "status": "weird"})
+    weird = json.loads(rec.dumps(call(0)))
+    weird["step"]["status"] = "weird"
+    with pytest.raises(RecordError, match="field step.status"):
+        rec.from_dict(weird)
     with pytest.raises(RecordError, match="field kind"):
         rec.from_dict({"kind": "nope", "schema_version": 1})
     bad_label = json.loads(rec.dumps(verdict()))
@@ -89,7 +95,7 @@ def test_writer_appends_lines_that_read_back(tmp_path, sync):
     result = read_records(path)
     assert not result.truncated_tail and len(result.records) == 6
     log = build_run_log(result)
-    assert [c.step for c in log.calls_for("e1", "memo:300")] == [0, 1, 2]
+    assert [s.step for s in log.steps_for("e1", "memo:300")] == [0, 1, 2]
     assert log.verdict_for("e1", "memo:300") == verdict() and len(log.resumes) == 1
 
 
@@ -108,7 +114,7 @@ def test_a_partial_last_line_is_ignored_then_cut_before_appending(tmp_path):
     assert repair_tail(path) is False
     with RecordWriter(path) as writer:
         writer.append(call(1))
-    assert [c.step for c in load_run(path).calls_for("e1", "memo:300")] == [0, 1]
+    assert [s.step for s in load_run(path).steps_for("e1", "memo:300")] == [0, 1]
 
 
 def test_a_whole_object_without_its_newline_is_treated_as_cut(tmp_path):
@@ -139,8 +145,8 @@ def test_run_log_rejects_duplicates_and_gaps():
 def test_a_retry_replaces_the_failed_call_and_its_verdict():
     log = build_run_log(rec.ReadResult(
         (header(), call(0), call(1, "failed"), verdict("failed"), call(1), call(2), verdict()), 0, False))
-    calls = log.calls_for("e1", "memo:300")
-    assert [(c.step, c.status) for c in calls] == [(0, "ok"), (1, "ok"), (2, "ok")]
+    steps = log.steps_for("e1", "memo:300")
+    assert [(s.step, s.status) for s in steps] == [(0, "ok"), (1, "ok"), (2, "ok")]
     assert log.verdict_for("e1", "memo:300").status == "ok"
     assert log.n_call_records == 4  # the failed call stays in the file for audit
 

@@ -1,8 +1,8 @@
 import pytest
 
-from supersede_env import rollout
-from supersede_env.conditions import parse_condition
-from supersede_env.rollout import ModelReply
+from supersede_env.core import rollout
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.model_call import ModelReply
 from tests.builders import make_episode
 
 
@@ -128,7 +128,7 @@ def test_replay_rebuilds_state_and_detects_changed_prompts():
     episode = make_episode()
     replies = [ModelReply("home: Denver"), ModelReply("home: Portland")]
     state, requests = drive(episode, "memo:300", replies + [ModelReply("home: Portland"), ModelReply("Portland")])
-    recorded = [(req.prompt_hash, reply) for req, reply in zip(requests[:2], replies)]
+    recorded = list(state.steps[:2])
     resumed = rollout.replay(episode, parse_condition("memo:300"), recorded)
     assert resumed.notes == "home: Portland" and rollout.next_request(resumed).step == 2
     with pytest.raises(ValueError, match="prompt differs"):

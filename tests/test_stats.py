@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from supersede_env.stats import (cohens_kappa, compare_paired, mcnemar_chi2_cc, mcnemar_exact, paired_table,
+from supersede_env.core.stats import (cohens_kappa, compare_paired, mcnemar_chi2_cc, mcnemar_exact, paired_table,
                                  wilson_interval)
 
 

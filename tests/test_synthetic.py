@@ -13,18 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supersede_env.episode import Episode, read_episodes, session_text, write_episodes
-from supersede_env.synthetic import (
-    EVAL_SPLIT,
+from supersede_env.core.errors import SourceError
+from supersede_env.core.episode import Episode, read_episodes, session_text, write_episodes
+from supersede_env.core.synthetic import (
     LEVELS,
     SyntheticConfig,
-    SyntheticConfigError,
     generate_episodes,
     parse_session_range,
     values_overlap,
-    write_eval_split,
 )
-from supersede_env.synthetic_values import KINDS, OTHER_PEOPLE, SLOT_TYPES, SLOT_TYPES_BY_NAME, TOPICS
+from supersede_env.core.synthetic_values import KINDS, OTHER_PEOPLE, SLOT_TYPES, SLOT_TYPES_BY_NAME, TOPICS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -435,10 +433,10 @@ def test_values_overlap() -> None:
 ])
 def test_bad_options_fail_at_construction_naming_the_field(kwargs, fieldname) -> None:
     options = {"n": 3, "seed": 1, **kwargs}
-    with pytest.raises(SyntheticConfigError, match=rf"field {fieldname}:") as info:
+    with pytest.raises(SourceError, match=rf"field {fieldname}:") as info:
         SyntheticConfig(**options)
     assert "\n" not in str(info.value)
-    with pytest.raises(SyntheticConfigError):
+    with pytest.raises(SourceError):
         generate_episodes(**options)
 
 
@@ -450,7 +448,7 @@ def test_config_accepts_a_list_and_zero_episodes() -> None:
 def test_parse_session_range() -> None:
     assert parse_session_range("7") == (7, 7)
     assert parse_session_range("6-8") == (6, 8)
-    with pytest.raises(SyntheticConfigError, match="field sessions"):
+    with pytest.raises(SourceError, match="field sessions"):
         parse_session_range("six")
 
 
@@ -463,13 +461,13 @@ def test_written_jsonl_reads_back(tmp_path: Path) -> None:
 
 
 def test_frozen_eval_split_is_current(tmp_path: Path) -> None:
-    """data/synthetic_eval.jsonl is exactly what the generator writes for EVAL_SPLIT; if this fails
-    after a deliberate generator change, bump GENERATOR_VERSION and regenerate the file."""
+    """data/synthetic_eval.jsonl is exactly what the generator writes for its settings (300 mixed
+    episodes, seed 20261130; tests/test_episodes_command.py regenerates it with the command data/README.md
+    gives); if this fails after a deliberate generator change, bump GENERATOR_VERSION and regenerate it."""
     frozen = REPO / "data" / "synthetic_eval.jsonl"
     assert frozen.is_file(), "data/synthetic_eval.jsonl is missing; see data/README.md to regenerate"
-    assert (EVAL_SPLIT.n, EVAL_SPLIT.seed, EVAL_SPLIT.difficulty) == (300, 20261130, "mixed")
     fresh = tmp_path / "synthetic_eval.jsonl"
-    assert write_eval_split(fresh) == 300
+    assert write_episodes(fresh, generate_episodes(300, seed=20261130, difficulty="mixed")) == 300
     assert fresh.read_bytes() == frozen.read_bytes()
     eps = read_episodes(frozen)
     assert {e.meta["difficulty"] for e in eps} == {"L1", "L2", "L3"}

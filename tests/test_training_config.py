@@ -27,8 +27,8 @@ def test_paper_config_is_the_papers_run():
     a, m = setup.args, setup.model
     assert m.model_name_or_path == "Qwen/Qwen2.5-3B-Instruct" and m.lora_r == 32
     assert (a.num_generations, a.beta, a.max_steps) == (8, 0.0, 200)
-    assert a.condition == "memo:300" and a.episodes_count == 2000
-    assert (a.min_sessions, a.max_sessions) == (6, 8)
+    assert a.condition == "memo:300" and a.episodes_n == 2000 and a.episodes_sessions == "6-8"
+    assert a.episode_source("L1").sessions == (6, 8) and a.heldout_episode_source().path == "oracle"
     assert a.stop_zero_advantage_batches == 10 and a.stale_weight == 0.0
     assert a.use_vllm and not a.vllm_enable_sleep_mode
     assert a.max_completion_length == 100  # the condition's longest call (memo rewrite)
@@ -43,9 +43,9 @@ def test_every_line_of_the_reference_config_is_commented():
 
 def test_trl_options_by_their_trl_names_from_the_command_line_and_any_yaml_spelling(tmp_path):
     setup = parse_config(["--config", str(TINY), "--learning_rate", "1e-4", "--num_generations", "4",
-                          "--per_device_train_batch_size", "4", "--lora_r", "4", "--max_sessions", "6"])
+                          "--per_device_train_batch_size", "4", "--lora_r", "4", "--episodes_sessions", "4-6"])
     assert setup.args.learning_rate == 1e-4 and setup.args.num_generations == 4
-    assert setup.model.lora_r == 4 and setup.args.max_sessions == 6
+    assert setup.model.lora_r == 4 and setup.args.episode_source("L1").sessions == (4, 6)
     for spelling in ("1e-4", "1.0e-4", "0.0001", "1E-4"):
         path = tmp_path / "c.yaml"
         path.write_text(TINY.read_text() + f"learning_rate: {spelling}\nbeta: 1e-2\n", encoding="utf-8")
@@ -58,6 +58,22 @@ def test_trl_options_by_their_trl_names_from_the_command_line_and_any_yaml_spell
     again.write_text(yaml.safe_dump(setup.to_dict()), encoding="utf-8")
     replayed = parse_config(["--config", str(again)])
     assert replayed.to_dict() == setup.to_dict()
+
+
+def test_episode_options_renamed_to_the_episode_source_names_still_work_with_a_warning(tmp_path):
+    path = tmp_path / "old.yaml"
+    path.write_text(TINY.read_text().replace("episodes_n:", "episodes_count:").replace("heldout_n:", "heldout_synthetic_count:")
+                    .replace('episodes_sessions: "4"', "min_sessions: 4\nmax_sessions: 4"), encoding="utf-8")
+    with pytest.warns(FutureWarning) as caught:
+        old = parse_config(["--config", str(path), "--heldout_synthetic_difficulty", "L2", "--max_sessions", "6"])
+    said = " ".join(str(w.message) for w in caught)
+    for old_name, new_name in (("episodes_count", "episodes_n"), ("heldout_synthetic_count", "heldout_n"),
+                               ("heldout_synthetic_difficulty", "heldout_difficulty"), ("max_sessions", "episodes_sessions")):
+        assert f"option {old_name} is now {new_name}" in said
+    new = parse_config(["--config", str(TINY), "--heldout_difficulty", "L2", "--episodes_sessions", "4-6"])
+    assert old.args.episode_source("L1") == new.args.episode_source("L1")
+    assert old.args.heldout_episode_source() == new.args.heldout_episode_source()
+    assert old.to_dict() == new.to_dict()  # the written config.yaml speaks the new names
 
 
 def _one_line_error(argv, tmp_path=None, extra=None):
@@ -100,6 +116,9 @@ def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, exp
         (["--num_generations", "3"], "generation_batch_size (2) must be divisible by num_generations (3)"),
         (["--condition", "full"], "condition: full is not a memo condition"),
         (["--min_sessions", "8", "--max_sessions", "5"], "max_sessions: must be at least min_sessions (8), got 5"),
+        (["--episodes_sessions", "8-5"], "episodes_sessions: need 4 <= min <= max <= 30, got 8-5"),
+        (["--episodes_source", "file"], "episodes_path: source file needs an episode JSONL file"),
+        (["--heldout_source", "synthetic", "--heldout_path", "x.json"], "heldout_path: only read with source"),
         (["--use_peft", "false"], "field use_peft: training trains a LoRA adapter"),
         (["--lora_target_modules", "q_proj", "lm_head"], "field lora_target_modules: lm_head cannot carry"),
         (["--curriculum_levels", "L1", "L9"], "curriculum_levels: 'L9' is not one of"),

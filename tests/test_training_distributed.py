@@ -58,13 +58,13 @@ def _single_process_replay(out: Path, model_dir: Path, processes: int):
     from safetensors.torch import load_file
 
     from supersede_env.training.config import parse_config
-    from supersede_env.training.data import load_pools
-    from supersede_env.training.models import load_policy
-    from supersede_env.training.run import Prepared, build_trainer
+    from supersede_env.training.episode_pools import load_pools
+    from supersede_env.training.policy import load_policy
+    from supersede_env.training.run import TrainingInputs, build_trainer
     from supersede_env.training.samples import CallSample, collate
 
     setup = parse_config(common_options(out / "replay", model_dir))
-    trainer = build_trainer(Prepared(setup, load_pools(setup.args), None), load_policy(setup),
+    trainer = build_trainer(TrainingInputs(setup, load_pools(setup.args), None), load_policy(setup),
                             reward_funcs=[alternating])
     rows = [r for rank in range(processes) for r in json.loads((out / f"rows-{rank}.json").read_text())]
     real = [r for r in rows if not r["filler"]]
@@ -125,9 +125,9 @@ def test_the_command_trains_with_several_processes(tmp_path, model_dir, processe
     out = tmp_path / "run"
     shutil.copytree(model_dir, out / "base-model")
     command = [_torchrun(), "--nproc_per_node", str(processes), "--master_port", str(29600 + os.getpid() % 1000),
-               "-m", "supersede_env.training.command", "--config", str(TINY), "--output_dir", str(out),
-               "--min_sessions", "4", "--max_sessions", "7", "--episodes_seed", str(seed),
-               "--heldout_eval_steps", "2", "--heldout_synthetic_count", "3"]
+               "-m", "supersede_env.commands.train", "--config", str(TINY), "--output_dir", str(out),
+               "--episodes_sessions", "4-7", "--episodes_seed", str(seed),
+               "--heldout_eval_steps", "2", "--heldout_n", "3"]
     result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=900, cwd=REPO,
                             env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert result.returncode == 0, result.stderr[-4000:]
@@ -138,12 +138,12 @@ def test_the_command_trains_with_several_processes(tmp_path, model_dir, processe
         assert len(at_step) == 2 * processes  # 2 rollouts per process, written once
         groups = {}
         for r in at_step:
-            groups.setdefault(r["group"], set()).add((r["process"], r["episode_id"]))
+            groups.setdefault(r["group"], set()).add((r["process"], r["verdict"]["episode_id"]))
         # one group per process per step, each group one episode on one process
         assert sorted(groups) == list(range(processes))
         assert sorted(next(iter(g))[0] for g in groups.values()) == list(range(processes))
         assert all(len(g) == 1 for g in groups.values())
-    from supersede_env.records import load_run
+    from supersede_env.core.records import load_run
 
     run = load_run(out / "heldout" / "step-00002")
     assert len(run.verdicts) == 3  # the 3 held-out episodes, shared out over the processes, recorded once

@@ -25,12 +25,13 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 pytest.importorskip("peft")
 
-from supersede_env import memo
-from supersede_env.stats import mcnemar_exact
-from supersede_env.training.command import standalone
+from supersede_env.core import prompts
+from supersede_env.core.stats import mcnemar_exact
+from supersede_env.commands.train import standalone
 from supersede_env.training.config import parse_config
-from supersede_env.training.models import load_policy, render_prompt_ids
-from supersede_env.training.run import build_trainer, prepare
+from supersede_env.backends.local_hf import render_prompt_ids
+from supersede_env.training.policy import load_policy
+from supersede_env.training.run import build_trainer, load_inputs
 from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,12 +92,14 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
 
     rows = _lines(out / "rollouts.jsonl")
     assert [r["step"] for r in rows] == [1] * 2 + [2] * 2  # 1 episode x 2 rollouts a step, none twice
-    assert all(r["calls"] == 5 and len(r["memo_chars"]) == 4 and r["process"] == 0 for r in rows)
+    assert all(r["verdict"]["calls"] == 5 and len(r["memo_chars"]) == 4 and r["process"] == 0 for r in rows)
+    assert all(r["verdict"]["kind"] == "verdict" and r["verdict"]["grader"]["mode"] == "strict" for r in rows)
 
     # The resumed step trains the same episodes an uninterrupted run trains at step 2.
     straight = _run_dir(tmp_path, base_model, "straight")
     assert standalone(["--config", str(TINY), "--output_dir", str(straight)]) == 0
-    assert [r["episode_id"] for r in _lines(straight / "rollouts.jsonl")] == [r["episode_id"] for r in rows]
+    assert [r["verdict"]["episode_id"] for r in _lines(straight / "rollouts.jsonl")] == [r["verdict"]["episode_id"]
+                                                                                       for r in rows]
 
 
 def test_bad_option_fails_before_any_model_is_loaded(tmp_path, capsys):
@@ -122,9 +125,9 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
     out = _run_dir(tmp_path, base_model)
     setup = parse_config(["--config", str(TINY), "--output_dir", str(out), "--heldout_eval_steps", "2",
                           "--save_strategy", "no", "--num_iterations", "2", "--max_steps", "2"])
-    prepared = prepare(setup)
+    inputs = load_inputs(setup)
     policy = load_policy(setup)
-    trainer = build_trainer(prepared, policy, reward_funcs=[alternating])
+    trainer = build_trainer(inputs, policy, reward_funcs=[alternating])
     captured = []
     run_rollouts, generate, prepare_inputs = (trainer._run_rollouts, trainer._generate_and_score_completions,
                                               trainer._prepare_inputs)
@@ -177,9 +180,9 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
                 # The prompt is the state machine's prompt for that step alone: the notes so far plus
                 # one session (or the question), never earlier sessions or earlier completions.
                 if step.kind == "memo":
-                    messages = memo.memo_step_messages(condition, step.notes_before, result.episode.sessions[step.step])
+                    messages = prompts.memo_step_messages(condition, step.notes_before, result.episode.sessions[step.step])
                 else:
-                    messages = memo.answer_messages(condition, result.episode, step.notes_before)
+                    messages = prompts.answer_messages(condition, result.episode, step.notes_before)
                 assert list(sample.prompt_ids) == render_prompt_ids(tokenizer, messages)
                 assert tokenizer.decode(sample.completion_ids, skip_special_tokens=True) == step.reply
                 assert sample.sampling_logprobs is not None and len(sample.sampling_logprobs) == len(sample.completion_ids)
@@ -200,37 +203,17 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
     assert len(evaluations) == 1 and evaluations[0]["step"] == 2
     row = evaluations[0]
     b, c = int(row["heldout/mcnemar_b"]), int(row["heldout/mcnemar_c"])
-    assert row["heldout/n"] == setup.args.heldout_synthetic_count and b + c <= row["heldout/n"]
+    assert row["heldout/n"] == setup.args.heldout_n and b + c <= row["heldout/n"]
     assert row["heldout/mcnemar_p"] == pytest.approx(mcnemar_exact(b, c))
 
     # The held-out answers are `supersede eval` runs: `supersede report` reads them.
     from supersede_env.cli import main as supersede
-    from supersede_env.records import load_run
+    from supersede_env.core.records import load_run
 
     for name in ("base", "step-00002"):
         run = load_run(out / "heldout" / name)
-        assert run.header.conditions == ("memo:300",) and len(run.verdicts) == setup.args.heldout_synthetic_count
+        assert run.header.conditions == ("memo:300",) and len(run.verdicts) == setup.args.heldout_n
         # one call record per memo step and the answer, one verdict per question
-        assert all(len(run.calls_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
+        assert all(len(run.steps_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
         assert supersede(["report", str(out / "heldout" / name), "--no-plots", "--quiet"]) == 0
         assert (out / "heldout" / name / "report.md").is_file()
-
-
-def test_training_prompts_are_the_evaluation_backends_prompts(base_model):
-    """Training renders a request exactly as the in-process evaluation backend does."""
-    from types import SimpleNamespace
-
-    from transformers import AutoTokenizer
-
-    from supersede_env import rollout, synthetic
-    from supersede_env.backends.local_hf import LocalHFBackend
-    from supersede_env.conditions import parse_condition
-
-    tokenizer = AutoTokenizer.from_pretrained(base_model)
-    episode = synthetic.generate_episodes(1, seed=3, difficulty="L2")[0]
-    state = rollout.start(episode, parse_condition("memo:300"))
-    backend_view = SimpleNamespace(tokenizer=tokenizer)
-    while (request := rollout.next_request(state)) is not None:
-        ids = render_prompt_ids(tokenizer, request.messages)
-        assert ids == LocalHFBackend._prompt_ids(backend_view, request)
-        state = rollout.advance(state, rollout.ModelReply(text="Lives in Denver."))

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from supersede_env.episode import Episode, Session, Turn, write_episodes
+from supersede_env.core.episode import Episode, Session, Turn, write_episodes
 from tests.fakeserver import FakeChatServer, Fault, ReceivedRequest
 
 BIN = Path(sys.executable).parent
@@ -183,7 +183,7 @@ def test_the_current_answer_earns_r_cur_on_every_trace_and_its_metrics_once(eval
         assert trace["rewards"]["r_cur"] == {"score": 1.0, "weight": 1.0}
         assert trace["rewards"]["r_stale"] == {"score": 0.0, "weight": LAMBDA}
         assert total_reward(trace) == 1.0
-        assert trace["info"]["supersede_verdict"]["label"] == "current"
+        assert trace["info"]["supersede_verdict"]["grader"]["label"] == "current"
     *memo_traces, answer = record["traces"]
     assert all(trace["metrics"] == {} for trace in memo_traces)  # episode figures sit on the answer only
     metrics = answer["metrics"]
@@ -242,6 +242,7 @@ class PairedRun:
     log: str  # vf-eval's log file (the env's summary line)
     report: dict[str, Any]  # supersede eval's report.json
     verdicts: dict[str, str]  # supersede eval: episode id -> grader label
+    rows: dict[str, dict[str, Any]]  # supersede eval: episode id -> its verdict record
     printed: str  # supersede eval's console
 
 
@@ -263,8 +264,9 @@ def paired_run(tmp_path_factory: pytest.TempPathFactory) -> PairedRun:
     run_dir, records = read_run(tmp / "vf")
     records_ours = [json.loads(line) for line in (tmp / "ours" / "records.jsonl").read_text().splitlines()]
     verdicts = {r["episode_id"]: r["grader"]["label"] for r in records_ours if r["kind"] == "verdict"}
+    rows = {r["episode_id"]: r for r in records_ours if r["kind"] == "verdict"}
     return PairedRun(records, vf.stdout, (run_dir / "logs" / "latest" / "eval.log").read_text(),
-                     json.loads((tmp / "ours" / "report.json").read_text()), verdicts, ours.stdout)
+                     json.loads((tmp / "ours" / "report.json").read_text()), verdicts, rows, ours.stdout)
 
 
 def test_vf_eval_prints_the_per_episode_accuracy_that_supersede_eval_reports(paired_run):
@@ -275,8 +277,11 @@ def test_vf_eval_prints_the_per_episode_accuracy_that_supersede_eval_reports(pai
     # the same verdict for every episode, in both rollouts of vf-eval
     labels = {r["task"]["data"]["id"]: set() for r in paired_run.records}
     for record in paired_run.records:
-        labels[record["task"]["data"]["id"]].add(record["traces"][-1]["info"]["supersede_verdict"]["label"])
+        labels[record["task"]["data"]["id"]].add(record["traces"][-1]["info"]["supersede_verdict"]["grader"]["label"])
     assert labels == {ep_id: {label} for ep_id, label in paired_run.verdicts.items()}
+    # more than the label: the same row for a graded rollout, field for field, from both drivers
+    for record in paired_run.records:
+        assert record["traces"][-1]["info"]["supersede_verdict"] == paired_run.rows[record["task"]["data"]["id"]]
     # what vf-eval prints for the answer seat is that accuracy: one trace per episode
     answer_rewards = re.search(r"rewards .*answer: r_cur (\d\.\d\d)", paired_run.dashboard)
     answer_metrics = re.search(r"answer: .*verdict_current (\d\.\d\d)", paired_run.dashboard)
@@ -328,11 +333,12 @@ def test_the_verifiers_loader_finds_the_exported_classes():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"source": "jsonl"}, "source jsonl needs taskset.path"),
-        ({"source": "jsonl", "path": "/no/such/episodes.jsonl"}, "/no/such/episodes.jsonl: no such jsonl file"),
-        ({"path": "x.jsonl"}, "source synthetic reads no file"),
-        ({"difficulty": "L9"}, "field difficulty"),
-        ({"sessions": "8-6"}, "field sessions"),
+        ({"source": "jsonl"}, "taskset.path: source file needs an episode JSONL file"),
+        ({"source": "file", "path": "/no/such/episodes.jsonl"}, "taskset.path: /no/such/episodes.jsonl: no such file"),
+        ({"path": "x.jsonl"}, "taskset.path: only read with source longmemeval or file"),
+        ({"difficulty": "L9"}, "taskset.difficulty: 'L9' is not one of"),
+        ({"sessions": "8-6"}, "taskset.sessions: need 4 <= min <= max"),
+        ({"limit": 0}, "greater than or equal to 1"),
         ({"condition": "memo:300", "mode": "ledger"}, "condition 'memo:300' has mode 'memo', but"),
         ({"condition": "memo:many"}, "cannot parse condition 'memo:many'"),
         ({"mode": "full", "budget": 300}, "mode full shows every session and takes no budget"),
@@ -457,7 +463,7 @@ def seed_hub_cache(cache: Path, source: Path, filename: str) -> None:
     would leave it: a blob named by its sha256, linked from the revision's snapshot)."""
     import hashlib
 
-    from supersede_env.longmemeval import HF_REPO_ID, HF_REVISION
+    from supersede_env.core.longmemeval import HF_REPO_ID, HF_REVISION
 
     repo = cache / f"datasets--{HF_REPO_ID.replace('/', '--')}"
     data = source.read_bytes()
@@ -505,4 +511,5 @@ def test_the_prime_rl_example_loads_and_plays_an_episode_of_each_source(tmp_path
             sessions = len(played.task.data.episode["sessions"])
             assert [t.agent.name for t in played.traces] == ["memo"] * sessions + ["answer"]
             assert all(set(t.rewards) == {"r_cur", "r_stale"} for t in played.traces)
-            assert played.traces[-1].info["supersede_verdict"]["label"] in {"wrong", "abstained", "current", "stale"}
+            assert played.traces[-1].info["supersede_verdict"]["grader"]["label"] in {"wrong", "abstained", "current",
+                                                                                      "stale"}

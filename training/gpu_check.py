@@ -122,12 +122,12 @@ def options(args: argparse.Namespace, model_dir: str, out: Path) -> list[str]:
             "--output_dir", str(out / "run"), "--model_source", "hub", "--model_name_or_path", model_dir,
             "--max_steps", str(args.steps), "--per_device_train_batch_size", str(args.per_device_train_batch_size),
             "--gradient_accumulation_steps", "2", "--learning_rate", "1e-3", "--heldout_eval_steps", "0",
-            "--save_strategy", "no", "--report_to", "none", "--episodes_count", "64",
+            "--save_strategy", "no", "--report_to", "none", "--episodes_n", "64",
             "--stop_zero_advantage_batches", "0"]
     if args.tiny:
         argv += ["--use_vllm", "false", "--dtype", "float32", "--bf16", "false", "--activation_checkpointing",
-                 "false", "--num_generations", "2", "--per_device_train_batch_size", "2", "--min_sessions", "4",
-                 "--max_sessions", "4", "--cpu_threads", "1", "--lora_r", "8"]
+                 "false", "--num_generations", "2", "--per_device_train_batch_size", "2", "--episodes_sessions", "4",
+                 "--cpu_threads", "1", "--lora_r", "8"]
     return argv
 
 
@@ -188,15 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     from transformers import TrainerCallback
 
     from supersede_env.training.config import parse_config
-    from supersede_env.training.models import load_policy
-    from supersede_env.training.run import build_trainer, prepare
+    from supersede_env.training.policy import load_policy
+    from supersede_env.training.run import build_trainer, load_inputs
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="gpu_check-"))
     out.mkdir(parents=True, exist_ok=True)
     wall = time.perf_counter()
     model_dir, model_info = build_model_folder(args, out)
     setup = parse_config(options(args, model_dir, out))
-    prepared = prepare(setup)
+    inputs = load_inputs(setup)
     policy = load_policy(setup)
 
     class Budget(TrainerCallback):
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             return control
 
     started = time.perf_counter()
-    trainer = build_trainer(prepared, policy, reward_funcs=[alternating])
+    trainer = build_trainer(inputs, policy, reward_funcs=[alternating])
     init_s = time.perf_counter() - started  # vLLM's start-up is most of it
     trainer.add_callback(Budget())
     before = base_weights(trainer.model)

@@ -1,13 +1,12 @@
 """The backend contract: what every model backend offers the evaluation runner and the trainer.
 
-A backend turns :class:`~supersede_env.rollout.ModelRequest` (chat messages + a token limit) into
-:class:`~supersede_env.rollout.ModelReply`. Two ways in:
+A backend turns :class:`~supersede_env.core.model_call.ChatRequest` (chat messages, a token limit,
+sampling) into :class:`~supersede_env.core.model_call.ModelReply`. Two ways in:
 
 - ``await backend.complete(request)``: one call; the runner drives many of them concurrently
   (its semaphore sets the concurrency). Natural for endpoint backends.
-- ``backend.complete_batch(requests)``: many calls at once, replies in request order; this is the
-  :data:`~supersede_env.rollout.BatchSampler` that :func:`~supersede_env.rollout.run_lockstep`
-  takes. Natural for in-process backends (``supports_batch`` is True), where one batched
+- ``backend.complete_batch(requests)``: many calls at once, replies in request order. Natural for
+  in-process backends (``supports_batch`` is True), where one batched
   ``generate`` is what makes them fast. It is synchronous: call it from plain code or a worker
   thread, never from inside a running event loop.
 
@@ -28,17 +27,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from supersede_env.rollout import ModelReply, ModelRequest
+from supersede_env.core.model_call import ChatRequest, ModelReply
 
 # Longest error text kept in a reply: enough to diagnose, short enough for a JSONL record.
 MAX_ERROR_CHARS = 500
-
-
-class BackendError(ValueError):
-    """A backend spec or option that cannot work (bad path, bad URL, bad value); one-line message.
-
-    Raised before any model is loaded or any call is made; never used for a failed model call.
-    """
 
 
 class Backend(ABC):
@@ -54,11 +46,11 @@ class Backend(ABC):
         """Backend kind, model name and settings, for run records; never a secret."""
 
     @abstractmethod
-    async def complete(self, request: ModelRequest) -> ModelReply:
+    async def complete(self, request: ChatRequest) -> ModelReply:
         """One model call; a failure after retries is ``ModelReply.failed``, never an exception."""
 
     @abstractmethod
-    def complete_batch(self, requests: Sequence[ModelRequest]) -> list[ModelReply]:
+    def complete_batch(self, requests: Sequence[ChatRequest]) -> list[ModelReply]:
         """Replies for ``requests``, in the same order, one per request."""
 
     async def aclose(self) -> None:  # noqa: B027  (optional hook: a backend may hold nothing)

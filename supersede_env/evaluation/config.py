@@ -21,12 +21,12 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from supersede_env.conditions import POLICIES, Condition, ConditionError, parse_condition
+from supersede_env.core.conditions import POLICIES, Condition, ConditionError, parse_condition
+from supersede_env.core.episode_source import EpisodeSource, source_help
+from supersede_env.core.errors import ConfigError, SourceError
 
 DEFAULT_CONDITIONS: tuple[str, ...] = ("full", "memo:300", "ledger:300")
-SOURCES: tuple[str, ...] = ("synthetic", "longmemeval", "episodes")
 POLICY_CHOICES: tuple[str, ...] = ("as-written", "plain", "contract", "both")
-DIFFICULTIES: tuple[str, ...] = ("L1", "L2", "L3", "mixed")
 
 # The demo: the embedded smoke-test model, a small synthetic set, the paper's three conditions.
 # n and difficulty were sized by timing `supersede eval --demo` on two CPU cores (see README).
@@ -41,10 +41,6 @@ DEMO_OVERRIDES: dict[str, Any] = {
     "policy": "as-written",
     "judge": None,
 }
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot run; the message is one line naming the option (and the file)."""
 
 
 def _help(text: str) -> Any:
@@ -62,16 +58,17 @@ class EvalConfig:
     policy: str = field(default="as-written", metadata=_help(
         "answer policy for conditions that do not name one: as-written (plain), plain, contract, or both "
         "(each such condition under both policies)"))
-    source: str = field(default="synthetic", metadata=_help("data: synthetic, longmemeval or episodes"))
-    n: int = field(default=20, metadata=_help("synthetic episodes to generate"))
-    seed: int = field(default=0, metadata=_help("synthetic generator seed"))
-    difficulty: str = field(default="mixed", metadata=_help("synthetic difficulty: L1, L2, L3 or mixed"))
-    sessions: str = field(default="6-8", metadata=_help("synthetic sessions per episode: N or MIN-MAX (the paper: 6-8)"))
-    path: str | None = field(default=None, metadata=_help(
-        "longmemeval: a JSON file, or 'oracle' / 's' for the cached download; episodes: a JSONL file"))
-    question_types: tuple[str, ...] = field(default=("knowledge-update",), metadata=_help(
-        "LongMemEval question types to keep (or 'all')"))
-    limit: int | None = field(default=None, metadata=_help("keep only the first N episodes"))
+    # the episodes: the fields of supersede_env.core.episode_source.EpisodeSource (sessions as N or MIN-MAX text)
+    source: str = field(default="synthetic", metadata=_help(source_help("source") + " (episodes: the same as file)"))
+    n: int = field(default=20, metadata=_help(source_help("n")))
+    seed: int = field(default=0, metadata=_help(source_help("seed")))
+    difficulty: str = field(default="mixed", metadata=_help(source_help("difficulty")))
+    sessions: str = field(default="6-8", metadata=_help(source_help("sessions")))
+    abstention_rate: float = field(default=0.1, metadata=_help(source_help("abstention_rate")))
+    path: str | None = field(default=None, metadata=_help(source_help("path")))
+    question_types: tuple[str, ...] = field(default=("knowledge-update",), metadata=_help(source_help("question_types")))
+    abstention: bool = field(default=True, metadata=_help(source_help("abstention")))
+    limit: int | None = field(default=None, metadata=_help(source_help("limit")))
     model: str = field(default="embedded", metadata=_help(
         "backend: embedded, hf:PATH (a local Hugging Face model directory) or openai:MODEL@URL"))
     temperature: float = field(default=0.0, metadata=_help("sampling temperature (the paper: 0)"))
@@ -99,15 +96,12 @@ class EvalConfig:
     demo: bool = field(default=False, metadata=_help("the demo run: embedded model, small synthetic set"))
 
     IDENTITY: ClassVar[tuple[str, ...]] = (
-        "conditions", "policy", "source", "n", "seed", "difficulty", "sessions", "path", "question_types", "limit",
-        "model", "temperature", "judge",
+        "conditions", "policy", "source", "n", "seed", "difficulty", "sessions", "abstention_rate", "path",
+        "question_types", "abstention", "limit", "model", "temperature", "judge",
     )
 
     def __post_init__(self) -> None:
-        _check_int(self.n, "n", 1)
-        _check_int(self.seed, "seed", 0)
-        if self.limit is not None:
-            _check_int(self.limit, "limit", 1)
+        object.__setattr__(self, "source", self.episode_source().source)  # every data option; "episodes" is "file"
         _check_int(self.concurrency, "concurrency", 1)
         _check_int(self.retries, "retries", 0)
         _check_int(self.batch_size, "batch_size", 1)
@@ -123,24 +117,8 @@ class EvalConfig:
             raise ConfigError(f"option --backoff: must be >= 0 seconds, got {self.backoff}")
         if not 0 <= self.temperature <= 2:
             raise ConfigError(f"option --temperature: must be between 0 and 2, got {self.temperature}")
-        if self.source not in SOURCES:
-            raise ConfigError(f"option --source: {self.source!r} is not one of {', '.join(SOURCES)}")
-        if self.difficulty not in DIFFICULTIES:
-            raise ConfigError(f"option --difficulty: {self.difficulty!r} is not one of {', '.join(DIFFICULTIES)}")
-        if not isinstance(self.sessions, str) or not re.fullmatch(r"\s*\d+\s*(-\s*\d+\s*)?", self.sessions):
-            raise ConfigError(f"option --sessions: expected N or MIN-MAX, got {self.sessions!r}")
         if self.policy not in POLICY_CHOICES:
             raise ConfigError(f"option --policy: {self.policy!r} is not one of {', '.join(POLICY_CHOICES)}")
-        if self.source in ("longmemeval", "episodes") and not self.path:
-            flag = "--path FILE|oracle|s" if self.source == "longmemeval" else "--episodes FILE.jsonl"
-            raise ConfigError(f"option --source {self.source}: needs {flag}")
-        if self.source == "synthetic" and self.path:
-            raise ConfigError("option --path: only used with --source longmemeval or episodes")
-        if self.source == "episodes" and not Path(self.path).expanduser().is_file():  # type: ignore[arg-type]
-            raise ConfigError(f"option --episodes: {self.path}: no such file")
-        if self.source == "longmemeval" and self.path not in ("oracle", "s") \
-                and not Path(self.path).expanduser().is_file():  # type: ignore[arg-type]
-            raise ConfigError(f"option --path: {self.path}: no such file (or give oracle / s for the cached download)")
         for name in ("model", "judge"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
@@ -156,6 +134,27 @@ class EvalConfig:
         self.resolved_conditions()  # parses every condition string, one-line error on the first bad one
 
     # -- derived ----------------------------------------------------------------------------------
+    def episode_source(self) -> EpisodeSource:
+        """The episodes this run evaluates (the options checked, nothing read)."""
+        if not isinstance(self.sessions, str) or not re.fullmatch(r"\s*\d+\s*(-\s*\d+\s*)?", self.sessions):
+            raise ConfigError(f"option --sessions: expected N or MIN-MAX, got {self.sessions!r}")
+        try:
+            return EpisodeSource(source=self.source, path=self.path, n=self.n, seed=self.seed,
+                                 difficulty=self.difficulty, sessions=self.sessions,
+                                 abstention_rate=self.abstention_rate, question_types=self.question_types,
+                                 abstention=self.abstention, limit=self.limit)
+        except SourceError as exc:
+            raise ConfigError(f"option {option_flag(exc.field)}: {exc.problem}") from None
+
+    def check_data_path(self) -> None:
+        """The file the episodes come from exists (a new run's, before anything loads; a resumed run
+        reads its own snapshot and never this file)."""
+        try:
+            self.episode_source().check_path()
+        except SourceError as exc:
+            flag = "--episodes" if self.source == "file" else option_flag(exc.field)
+            raise ConfigError(f"option {flag}: {exc.problem}") from None
+
     def resolved_conditions(self) -> list[Condition]:
         """The conditions to run, with the policy option applied; duplicates are an error."""
         if isinstance(self.conditions, str) or not self.conditions:
@@ -255,7 +254,7 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-        from supersede_env.jsonl import unusable
+        from supersede_env.core.jsonl import unusable
 
         raise ConfigError(f"{p}: not usable YAML ({unusable(exc)})") from None
     if data is None:

@@ -18,7 +18,7 @@ the gold state at that moment:
   vs a correct answer), and the counts of "memo wrong but answer right" (the final memo lacks the
   asked value, the answer is right: a guess or an echo) and "memo right but answer wrong".
 
-Value matching reuses the grader's value normalisation (:mod:`supersede_env.grader.tokens`): texts are
+Value matching reuses the grader's value normalisation (:mod:`supersede_env.core.grader.tokens`): texts are
 tokenised into words (compared by stem) and parsed values (``four`` = ``4``, ``6 pm`` = ``18:00``,
 ``$1,250`` = ``1250 dollars``), and a value is present when its tokens occur contiguously in the
 memo's tokens, ignoring punctuation and articles. So matching is word-bounded and meaning-level:
@@ -35,11 +35,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from supersede_env.episode import Episode
-from supersede_env.grader.text import normalise_text as prepare
-from supersede_env.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
-from supersede_env.records import CallRecord, VerdictRecord
-from supersede_env.stats import cohens_kappa
+from supersede_env.core.episode import Episode
+from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.records import VerdictRecord
+from supersede_env.core.rollout import StepRecord
+from supersede_env.core.stats import cohens_kappa
 
 PASS_MARK = 0.5
 _IGNORED_WORDS = frozenset({"a", "an", "the"})
@@ -50,7 +51,7 @@ Contains = Callable[[str, str], bool]
 # -- value matching ---------------------------------------------------------------------------------
 @lru_cache(maxsize=65536)
 def _tokens(text: str) -> tuple[Token, ...]:
-    return tuple(token for token in tokenize(prepare(text))
+    return tuple(token for token in tokenize(normalise_text(text))
                  if token.kind != PUNCT and not (token.kind == WORD and token.text in _IGNORED_WORDS))
 
 
@@ -104,26 +105,26 @@ class EpisodeDiagnostics:
     lost_how: Literal["not_written", "dropped"] | None
 
 
-def episode_diagnostics(episode: Episode, calls: Sequence[CallRecord], verdict: VerdictRecord | None,
+def episode_diagnostics(episode: Episode, steps: Sequence[StepRecord], verdict: VerdictRecord | None,
                         *, contains: Contains = memo_contains) -> EpisodeDiagnostics | None:
     """Diagnostics of one finished memo rollout; None without gold states or without a memo."""
     if episode.states is None or verdict is None or verdict.status != "ok":
         return None
-    memo_calls = [c for c in calls if c.step_kind == "memo"]
-    if not memo_calls:
+    memo_steps = [s for s in steps if s.kind == "memo"]
+    if not memo_steps:
         return None
     states: list[SessionState] = []
-    for index, call in enumerate(memo_calls[: len(episode.states)]):
+    for index, step in enumerate(memo_steps[: len(episode.states)]):
         gold = episode.states[index].values
-        held = sum(1 for value in gold.values() if contains(call.notes, value))
+        held = sum(1 for value in gold.values() if contains(step.notes_after, value))
         stale = [v for slot, values in episode.stale_at(index).items() for v in values if v != gold.get(slot)]
-        stale_held = sum(1 for value in stale if contains(call.notes, value))
-        states.append(SessionState(index + 1, len(gold), held, len(stale), stale_held, len(call.notes),
-                                   call.chars_cut, _share(held, len(gold)), _share(stale_held, len(stale))))
+        stale_held = sum(1 for value in stale if contains(step.notes_after, value))
+        states.append(SessionState(index + 1, len(gold), held, len(stale), stale_held, len(step.notes_after),
+                                   step.chars_cut, _share(held, len(gold)), _share(stale_held, len(stale))))
     coverages = [s.coverage for s in states if s.coverage is not None]
     intrinsic = sum(coverages) / len(coverages) if coverages else None
-    extrinsic = None if verdict.grader is None else float(verdict.grader.correct)
-    final_notes = memo_calls[len(states) - 1].notes
+    extrinsic = None if verdict.correct is None else float(verdict.correct)
+    final_notes = memo_steps[len(states) - 1].notes_after
 
     holds_answer = holds_stale = None
     lost_at: int | None = None
@@ -136,7 +137,7 @@ def episode_diagnostics(episode: Episode, calls: Sequence[CallRecord], verdict: 
         holds_answer = contains(final_notes, asked)
         holds_stale = any(contains(final_notes, v) for v in episode.stale_values if v != asked)
         if not holds_answer:
-            lost_at, lost_how = _loss(episode, slot, asked, [c.notes for c in memo_calls[: len(states)]], contains)
+            lost_at, lost_how = _loss(episode, slot, asked, [c.notes_after for c in memo_steps[: len(states)]], contains)
     return EpisodeDiagnostics(episode.id, verdict.condition, tuple(states), intrinsic, extrinsic,
                               holds_answer, holds_stale, lost_at, lost_how)
 

@@ -1,4 +1,5 @@
-"""Rendering a :class:`~supersede_env.evaluation.summary.RunSummary`: report.json, report.md, plots.
+"""A run's report: built from its records alone (:func:`build_report`), written as report.json,
+report.md and plots, and printed as the end-of-run table (:func:`print_summary`).
 
 ``report.json`` is the summary as it is (every number); ``report.md`` is tables of the same numbers
 for a reader; the plots are made by :mod:`supersede_env.evaluation.plots`. Nothing here computes a
@@ -11,18 +12,16 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from supersede_env.atomic import atomic_write_text
+from supersede_env.core.atomic import atomic_write_text
+from supersede_env.core.errors import ConfigError
 from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, ConditionSummary, OutcomeCounts, RunSummary
-from supersede_env.records import GRADER_LABELS
+from supersede_env.core.verdict import LABELS
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOTS_DIR = "plots"
-
-
-class ReportPathError(ValueError):
-    """A report path that must not be written (a symbolic link); one line."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ class ReportFiles:
 def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> ReportFiles:
     """Write report.json, report.md and the PNG plots into ``run_dir`` (each atomically)."""
     if (run_dir / PLOTS_DIR).is_symlink():  # never write through a link out of the run directory
-        raise ReportPathError(f"{run_dir / PLOTS_DIR} is a symbolic link; remove it (the plots are written "
+        raise ConfigError(f"{run_dir / PLOTS_DIR} is a symbolic link; remove it (the plots are written "
                               "only inside the run directory), or pass --no-plots")
     json_path = run_dir / REPORT_JSON
     atomic_write_text(json_path, json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
@@ -169,8 +168,8 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out.append("Answerable items. *fabricated*: a confident value that is neither current nor superseded. "
                "*empty*: no answer text at all (null or blank content), not counted under any label.")
     out.append("")
-    out += _table(["condition", *GRADER_LABELS, "empty", "fabricated"],
-                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in (*GRADER_LABELS, "empty")),
+    out += _table(["condition", *LABELS, "empty", "fabricated"],
+                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in (*LABELS, "empty")),
                     c.fabricated_answerable] for c in s.conditions])
     if s.n_abstention:
         out.append("Abstention items (the right answer is to say the information is not there).")
@@ -327,3 +326,76 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out.append("Packages: " + ", ".join(f"{k} {v}" for k, v in sorted(run["packages"].items())))
     out.append("")
     return "\n".join(out)
+
+
+def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, ReportFiles]:
+    """Read the records and the episode snapshot, summarise, write the report files (no model is called)."""
+    from supersede_env.core.records import RECORDS_FILE, load_run
+    from supersede_env.evaluation.rundir import read_snapshot
+    from supersede_env.evaluation.summary import summarize
+
+    run_dir = Path(run_dir).expanduser()
+    if not (run_dir / RECORDS_FILE).is_file():
+        raise ConfigError(f"{run_dir}: not a run directory ({RECORDS_FILE} is missing)")
+    if (run_dir / RECORDS_FILE).is_symlink():
+        raise ConfigError(f"{run_dir / RECORDS_FILE} is a symbolic link; a run's records must be its own file")
+    log = load_run(run_dir)
+    episodes = read_snapshot(run_dir, log.header.episodes_sha256)
+    summary = summarize(log, episodes)
+    return summary, write_report(summary, run_dir, plots=plots)
+
+
+def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | None = None) -> None:
+    """The end-of-run table: accuracy per condition and every paired test, then where the report is."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title="supersede eval: accuracy per condition (Wilson 95% CI)")
+    table.add_column("condition")
+    table.add_column("graded", justify="right")
+    table.add_column("failed", justify="right")
+    table.add_column("empty", justify="right")
+    for grader in summary.graders:
+        table.add_column(GRADER_NAMES[grader], justify="right")
+    for c in summary.conditions:
+        row: list[Any] = [c.name, str(c.graded), f"[bold red]{c.failed}[/]" if c.failed else "0",
+                          f"[bold yellow]{c.empty_answers}[/]" if c.empty_answers else "0"]
+        for grader in summary.graders:
+            acc = c.accuracy[grader].overall
+            row.append("n/a" if acc.n == 0 else f"{pct(acc.rate)} [{pct(acc.ci_low)}, {pct(acc.ci_high)}]")
+        table.add_row(*row)
+    console.print(table)
+    if summary.paired:
+        pairs = Table(title="paired comparisons (McNemar; b: right only under A, c: only under B)")
+        for name in ("A", "B", "by", "n", "b", "c", "exact p", "chi2cc p"):
+            pairs.add_column(name, justify="left" if name in ("A", "B", "by") else "right",
+                             no_wrap=name in ("A", "B"))
+        for p in summary.paired:
+            pairs.add_row(p.first, p.second, p.grader, str(p.n), str(p.b), str(p.c), fmt_p(p.p_exact),
+                          fmt_p(p.p_chi2_cc))
+        console.print(pairs)
+    failed = sum(c.failed for c in summary.conditions)
+    pending = sum(c.pending for c in summary.conditions)
+    if failed:
+        console.print(f"[bold red]{failed} pair(s) failed[/] (model calls failed after retries; not scored; "
+                      "see the report's Failures section)")
+    if pending:
+        console.print(f"[yellow]{pending} pair(s) not run yet[/]")
+    empty = sum(c.empty_answers for c in summary.conditions)
+    if empty:
+        reasons: dict[str, int] = {}
+        for c in summary.conditions:
+            for reason, n in c.empty_answer_finish_reasons.items():
+                reasons[reason] = reasons.get(reason, 0) + n
+        console.print(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
+                      + "); graded as not correct, shown apart from wrong in the report")
+    if wall_s is not None:
+        console.print(f"run time: {wall_s:.1f} s")
+    # plain prints: a path must never be wrapped or styled (scripts read these lines)
+    console.file.flush()
+    print(f"report: {files.markdown}")
+    print(f"        {files.json}")
+    for plot in files.plots:
+        print(f"        {plot}")

@@ -1,7 +1,9 @@
 """The run directory: starting a new run, or reopening one to resume it.
 
-A run directory holds ``records.jsonl`` (the append-only log, :mod:`supersede_env.records`),
-``episodes.jsonl`` (the exact episodes), ``config.yaml`` (the configuration, reusable with
+A run directory holds ``records.jsonl`` (the append-only log, :mod:`supersede_env.core.records`),
+``episodes.jsonl`` (the exact episodes the run was started on, so that a resume and a rebuilt report
+never depend on the data source still being there or unchanged; the header's fingerprint guards
+it), ``config.yaml`` (the configuration, reusable with
 ``--config``) and, once reported, ``report.md``, ``report.json`` and ``plots/``.
 
 Opening checks everything that can be checked without a model: the directory's state, the recorded
@@ -40,17 +42,18 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from supersede_env.conditions import Condition
-from supersede_env.episode import Episode
+from supersede_env.core.atomic import _current_umask
+from supersede_env.core.conditions import Condition
+from supersede_env.core.episode_source import load_episodes
+from supersede_env.core.episode import Episode, fingerprint, read_episodes, write_episodes
 from supersede_env.evaluation.config import FIELD_NAMES, ConfigError, EvalConfig, option_flag, plain_value, config_from_dict
-from supersede_env.evaluation.data import fingerprint, load_episodes, read_snapshot, write_snapshot
-from supersede_env.atomic import _current_umask
 from supersede_env.evaluation.runlock import RunLock, acquire, lock_if_free
-from supersede_env.outputs import check_output_dir
-from supersede_env.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
+from supersede_env.core.output_paths import check_output_dir
+from supersede_env.core.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
                                    load_run, masker, read_records, repair_tail)
 
 CONFIG_FILE = "config.yaml"
+EPISODES_FILE = "episodes.jsonl"
 _DIR_MODE = 0o777 & ~_current_umask()  # read once (reading the umask sets it)
 # Distributions whose versions go into every run header (those installed).
 TRACKED_PACKAGES: tuple[str, ...] = (
@@ -100,7 +103,8 @@ def open_run(config: EvalConfig, *, explicit: Collection[str] = ()) -> OpenedRun
         return _open_existing(config, explicit)
     run_dir = Path(config.out).expanduser() if config.out else default_run_dir(config.model)
     check_new_run_dir(run_dir)
-    episodes = load_episodes(config)
+    config.check_data_path()
+    episodes = load_episodes(config.episode_source())
     config = replace(config, out=str(run_dir))
     return OpenedRun(run_dir, config, tuple(config.resolved_conditions()), tuple(episodes))
 
@@ -169,6 +173,24 @@ def _read_existing(config: EvalConfig, explicit: Collection[str], run_dir: Path,
                      changes={k: plain_value(v) for k, v in {**changes, **moved}.items()}, lock=lock)
 
 
+def write_snapshot(run_dir: Path, episodes: Sequence[Episode]) -> Path:
+    """The run's episodes, as ``episodes.jsonl`` (written atomically)."""
+    path = run_dir / EPISODES_FILE
+    write_episodes(path, episodes)
+    return path
+
+
+def read_snapshot(run_dir: Path, expected_sha256: str) -> list[Episode]:
+    """The run's episodes, checked against the fingerprint in its header."""
+    path = run_dir / EPISODES_FILE
+    if not path.is_file():
+        raise ConfigError(f"{run_dir}: no {EPISODES_FILE} (not a run directory, or it was moved out)")
+    episodes = read_episodes(path)
+    if fingerprint(episodes) != expected_sha256:
+        raise ConfigError(f"{path}: the episodes differ from the ones this run started on (fingerprint mismatch)")
+    return episodes
+
+
 def model_identity(spec: str | None) -> str | None:
     """What a backend spec measures: an endpoint's model name, not the address it is served at."""
     if spec is None:
@@ -235,7 +257,7 @@ def create_run(opened: OpenedRun, header: RunHeader, *, secrets: Sequence[str] =
     renamed into place. Returns the lock (held; it moved with the directory)."""
     import yaml
 
-    from supersede_env.atomic import atomic_write_text
+    from supersede_env.core.atomic import atomic_write_text
 
     run_dir = opened.run_dir
     run_dir.parent.mkdir(parents=True, exist_ok=True)

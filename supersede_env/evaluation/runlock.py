@@ -17,11 +17,9 @@ import fcntl
 import os
 from pathlib import Path
 
+from supersede_env.core.errors import RunLockError
+
 LOCK_FILE = "run.lock"
-
-
-class RunLockError(ValueError):
-    """The run directory is in use by another process (or its lock file cannot be used); one line."""
 
 
 class RunLock:

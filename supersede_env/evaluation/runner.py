@@ -1,6 +1,6 @@
 """Driving the rollouts of a run: every episode x condition pair to its verdict, recorded as it goes.
 
-Two drivers over the same pure state machine (:mod:`supersede_env.rollout`):
+Two drivers over the same pure state machine (:mod:`supersede_env.core.rollout`):
 
 - **lockstep** for in-process backends (``backend.supports_batch``): each round collects the pending
   request of every unfinished pair, sorts them by prompt length (less padding) and sends them in
@@ -29,17 +29,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from supersede_env import rollout
+from supersede_env.core import rollout
 from supersede_env.backends.base import MAX_ERROR_CHARS
-from supersede_env.conditions import Condition
-from supersede_env.episode import Episode
-from supersede_env.evaluation.grading import grade_transcript, judge_verdict
-from supersede_env.records import CallRecord, RecordWriter, RunLog, VerdictRecord
-from supersede_env.rollout import ModelReply, ModelRequest, RolloutState
-
-
-class ResumeError(ValueError):
-    """Recorded calls that do not fit the current code or data; one line."""
+from supersede_env.core.conditions import Condition
+from supersede_env.core.errors import RecordError
+from supersede_env.core.episode import Episode
+from supersede_env.evaluation.judging import judge_verdict
+from supersede_env.core.records import CallRecord, RecordWriter, RunLog, VerdictRecord, verdict_record
+from supersede_env.core.model_call import ChatRequest, ModelReply, limit_batches
+from supersede_env.core.rollout import RolloutState, StepRequest
 
 
 @dataclass
@@ -91,31 +89,31 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
     for condition in conditions:
         for episode in episodes:
             expected += expected_steps(episode, condition)
-            calls = log.calls_for(episode.id, condition.name) if log else ()
+            steps = log.steps_for(episode.id, condition.name) if log else ()
             verdict = log.verdict_for(episode.id, condition.name) if log else None
-            replayed += len(calls)
+            replayed += len(steps)
             if verdict is not None:
                 if verdict.status == "ok" and judged and (
                     verdict.judge is None or (retry_failed and verdict.judge.label is None)
                 ):
-                    state = _replay(episode, condition, calls)
+                    state = _replay(episode, condition, steps)
                     tasks.append(PairTask(episode, condition, state, recorded=verdict))
                     continue
                 if not (verdict.status == "failed" and retry_failed):
                     finished += 1
                     failed += verdict.status == "failed"
                     continue
-            if retry_failed and calls and calls[-1].status == "failed":
-                calls = calls[:-1]
-            tasks.append(PairTask(episode, condition, _replay(episode, condition, calls)))
+            if retry_failed and steps and steps[-1].status == "failed":
+                steps = steps[:-1]
+            tasks.append(PairTask(episode, condition, _replay(episode, condition, steps)))
     return RunPlan(tuple(tasks), len(episodes) * len(conditions), finished, failed, replayed, expected)
 
 
-def _replay(episode: Episode, condition: Condition, calls: Sequence[CallRecord]) -> RolloutState:
+def _replay(episode: Episode, condition: Condition, steps: Sequence[rollout.StepRecord]) -> RolloutState:
     try:
-        return rollout.replay(episode, condition, [(c.prompt_hash, c.to_reply()) for c in calls])
+        return rollout.replay(episode, condition, steps)
     except ValueError as exc:
-        raise ResumeError(f"cannot resume: {exc}") from None
+        raise RecordError(f"cannot resume: {exc}") from None
 
 
 # -- recording ------------------------------------------------------------------------------------
@@ -130,7 +128,7 @@ class Recorder:
 
     def call(self, task: PairTask) -> None:
         step = task.state.steps[-1]
-        self.writer.append(CallRecord.from_step(task.episode.id, task.condition.name, step))
+        self.writer.append(CallRecord(task.episode.id, task.condition.name, step))
         self.calls_made += 1
         self.calls_failed += step.status == "failed"
 
@@ -257,7 +255,7 @@ async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge:
 async def _finish(task: PairTask, recorder: Recorder, bar: Progress, judge: Any,
                   judge_gate: asyncio.Semaphore) -> None:
     """Grade (and judge) a finished pair and record its verdict."""
-    verdict = task.recorded or grade_transcript(task.episode, task.state.transcript())
+    verdict = task.recorded or verdict_record(task.episode, task.state.transcript())
     if judge is not None and verdict.status == "ok":
         async with judge_gate:
             verdict = replace(verdict, judge=await judge_verdict(judge, task.episode, verdict))
@@ -272,7 +270,7 @@ def _after_call(task: PairTask, recorder: Recorder, bar: Progress) -> None:
     bar.advance(1 + skipped, failed=recorder.calls_failed)
 
 
-async def _safe_complete(backend: Any, request: ModelRequest) -> ModelReply:
+async def _safe_complete(backend: Any, request: ChatRequest) -> ModelReply:
     """Backends return failed replies rather than raise; an exception anyway is recorded, not fatal."""
     started = time.perf_counter()
     try:
@@ -329,7 +327,7 @@ async def _run_concurrent(tasks: Sequence[PairTask], backend: Any, recorder: Rec
         while (request := rollout.next_request(task.state)) is not None:
             await gate.acquire(task.steps_total - task.steps_done)
             try:
-                reply = await _safe_complete(backend, request)
+                reply = await _safe_complete(backend, request.call)
             finally:
                 gate.release()
             task.state = rollout.advance(task.state, reply)
@@ -352,7 +350,7 @@ async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recor
             if not pending:
                 break
             for chunk in _batches(pending, batch_size):
-                replies = await asyncio.to_thread(_complete_batch, backend, [r for _, r in chunk])
+                replies = await asyncio.to_thread(_complete_batch, backend, [r.call for _, r in chunk])
                 for (task, _), reply in zip(chunk, replies, strict=True):
                     task.state = rollout.advance(task.state, reply)
                     _after_call(task, recorder, bar)
@@ -360,23 +358,15 @@ async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recor
                         judging.create_task(_finish(task, recorder, bar, judge, judge_gate))
 
 
-def _batches(pending: list[tuple[PairTask, ModelRequest]], batch_size: int
-             ) -> list[list[tuple[PairTask, ModelRequest]]]:
-    """One round's requests as batches: one token limit per batch (a batch decodes to its largest
-    limit), similar prompt lengths together (less padding), sizes balanced (no batch of 2 after 16)."""
-    groups: dict[int, list[tuple[PairTask, ModelRequest]]] = {}
-    for item in pending:
-        groups.setdefault(item[1].max_tokens, []).append(item)
-    batches = []
-    for _, members in sorted(groups.items()):
-        members.sort(key=lambda item: item[1].prompt_chars)
-        count = -(-len(members) // batch_size)
-        size = -(-len(members) // count)
-        batches += [members[i:i + size] for i in range(0, len(members), size)]
-    return batches
+def _batches(pending: list[tuple[PairTask, StepRequest]], batch_size: int
+             ) -> list[list[tuple[PairTask, StepRequest]]]:
+    """One round's requests as batches (:func:`limit_batches`: one token limit per batch, similar prompt
+    lengths together, sizes balanced)."""
+    return limit_batches(pending, limit=lambda item: item[1].max_tokens, length=lambda item: item[1].prompt_chars,
+                         max_size=batch_size)
 
 
-def _complete_batch(backend: Any, requests: list[ModelRequest]) -> list[ModelReply]:
+def _complete_batch(backend: Any, requests: list[ChatRequest]) -> list[ModelReply]:
     started = time.perf_counter()
     try:
         replies = list(backend.complete_batch(requests))

@@ -5,8 +5,8 @@ Definitions used throughout:
 - a pair (episode x condition) is *graded* when its verdict is ``ok``; *failed* when a model call
   failed after its retries (never counted as wrong: failed pairs leave every denominator and are
   reported apart); *pending* when no verdict was recorded yet (a killed run, before ``--resume``);
-- *correct* by the string grader: ``r_cur > 0`` (the current value; on an abstention item, an
-  abstention); by the judge: its yes/no label. Judge failures leave the judge's denominators;
+- *correct* by the string grader: :attr:`supersede_env.core.verdict.Verdict.correct`, ``r_cur == 1.0``
+  (the current value; on an abstention item, an abstention); by the judge: its yes/no label. Judge failures leave the judge's denominators;
 - accuracy has a Wilson 95% interval; overall accuracy counts abstention items like the paper's 78
   questions do, and is also split into answerable and abstention items;
 - *fabricated*: the grader's label is ``wrong`` and the graded text is not empty: a confident value
@@ -30,12 +30,14 @@ from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
-from supersede_env.conditions import parse_condition
-from supersede_env.episode import Episode
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.episode import Episode
 from supersede_env.evaluation.diagnostics import (ConditionDiagnostics, _mean, condition_diagnostics,
                                                   episode_diagnostics)
-from supersede_env.records import GRADER_LABELS, CallRecord, RunLog, VerdictRecord
-from supersede_env.stats import cohens_kappa, compare_paired, paired_table, mcnemar_exact, wilson_interval
+from supersede_env.core.records import RunLog, VerdictRecord
+from supersede_env.core.rollout import StepRecord
+from supersede_env.core.verdict import LABELS
+from supersede_env.core.stats import cohens_kappa, compare_paired, paired_table, mcnemar_exact, wilson_interval
 
 REPORT_SCHEMA_VERSION = 1
 GRADERS: tuple[str, ...] = ("grader", "judge")
@@ -222,7 +224,7 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         if not parse_condition(name).is_memo:
             continue
         items = [d for e in episodes
-                 if (d := episode_diagnostics(e, log.calls_for(e.id, name), verdicts[name].get(e.id))) is not None]
+                 if (d := episode_diagnostics(e, log.steps_for(e.id, name), verdicts[name].get(e.id))) is not None]
         if items:
             diagnostics.append(condition_diagnostics(name, items))
     return RunSummary(
@@ -249,7 +251,7 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         agreement=tuple(_agreement(names, verdicts)) if judged else (),
         diagnostics=tuple(diagnostics),
         diagnostics_value_matching=(
-            "the grader's value normalisation (supersede_env.grader.tokens): contiguous token match, words by "
+            "the grader's value normalisation (supersede_env.core.grader.tokens): contiguous token match, words by "
             "stem, values by meaning (four = 4, 6 pm = 18:00), punctuation and articles ignored"
         ),
     )
@@ -260,7 +262,7 @@ def outcome(verdict: VerdictRecord | None, grader: str) -> bool | None:
     if verdict is None or verdict.status != "ok":
         return None
     if grader == "grader":
-        return verdict.grader.correct if verdict.grader is not None else None
+        return verdict.correct
     return verdict.judge.label if verdict.judge is not None else None
 
 
@@ -283,22 +285,22 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
             abstention=Accuracy.of([o for e, o in known if e.abstention]),
             unavailable=len(labelled) - len(known),
         )
-    empty = {e.id for e in graded if _answer_was_empty(log.calls_for(e.id, name))}
-    mix_ans: Counter[str] = Counter({label: 0 for label in (*GRADER_LABELS, "empty")})
-    mix_abs: Counter[str] = Counter({label: 0 for label in (*GRADER_LABELS, "empty")})
+    empty = {e.id for e in graded if _answer_was_empty(log.steps_for(e.id, name))}
+    mix_ans: Counter[str] = Counter({label: 0 for label in (*LABELS, "empty")})
+    mix_abs: Counter[str] = Counter({label: 0 for label in (*LABELS, "empty")})
     for e in graded:
         label = "empty" if e.id in empty else verdicts[e.id].grader.label  # type: ignore[union-attr]
         (mix_abs if e.abstention else mix_ans)[label] += 1
 
-    calls = [c for e in episodes for c in log.calls_for(e.id, name)]
+    calls = [s for e in episodes for s in log.steps_for(e.id, name)]
     empty_calls = [c for c in calls if c.status == "empty"]
-    memo_calls = [c for c in calls if c.step_kind == "memo" and c.status != "failed"]
+    memo_calls = [c for c in calls if c.kind == "memo" and c.status != "failed"]
     condition = parse_condition(name)
     memo = None
     if condition.is_memo:
         memo = MemoStats(
             memo_steps=len(memo_calls),
-            mean_chars=_mean([len(c.notes) for c in memo_calls]),
+            mean_chars=_mean([len(c.notes_after) for c in memo_calls]),
             truncated_share=_mean([1.0 if c.chars_cut > 0 else 0.0 for c in memo_calls]),
             mean_chars_cut=_mean([c.chars_cut for c in memo_calls]),
             empty_steps=sum(1 for c in memo_calls if c.status == "empty"),
@@ -330,7 +332,7 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
         empty_answers=len(empty),
         empty_calls=len(empty_calls),
         empty_finish_reasons=dict(Counter(c.finish_reason or "none" for c in empty_calls).most_common()),
-        empty_answer_finish_reasons=dict(Counter(log.calls_for(i, name)[-1].finish_reason or "none"
+        empty_answer_finish_reasons=dict(Counter(log.steps_for(i, name)[-1].finish_reason or "none"
                                                  for i in sorted(empty)).most_common()),
     )
 
@@ -342,8 +344,8 @@ def _stale_share(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRecord
     return Accuracy.of(known) if known else None
 
 
-def _answer_was_empty(calls: Sequence[CallRecord]) -> bool:
-    return bool(calls) and calls[-1].step_kind == "answer" and calls[-1].status == "empty"
+def _answer_was_empty(steps: Sequence[StepRecord]) -> bool:
+    return bool(steps) and steps[-1].kind == "answer" and steps[-1].status == "empty"
 
 
 def _reason(error: str | None) -> str:
@@ -373,7 +375,7 @@ def _counts(items: Sequence[VerdictRecord]) -> OutcomeCounts:
     fab = [fabricated(v) for v in items]
     return OutcomeCounts(
         n=len(items),
-        correct=sum(1 for v in items if v.grader is not None and v.grader.correct),
+        correct=sum(1 for v in items if v.correct),
         abstained=sum(abstained),
         fabricated=sum(fab),
         stale=labels.count("stale"),

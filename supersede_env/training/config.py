@@ -31,19 +31,36 @@ from typing import Any
 
 from trl import GRPOConfig, ModelConfig, TrlParser
 
-from supersede_env.conditions import ConditionError, parse_condition
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.episode_source import DIFFICULTIES, EpisodeSource, source_help
+from supersede_env.core.errors import ConditionError, ConfigError, SourceError
 
 MODEL_SOURCES = ("hub", "embedded", "tiny")
-EPISODE_SOURCES = ("synthetic", "file")
-HELDOUT_SOURCES = ("longmemeval", "synthetic")
-
-
-class ConfigError(ValueError):
-    """A bad training config; the message is one line naming the file (or the flag) and the field."""
+# Options renamed to the episode-source names (EpisodeSource's fields under episodes_ / heldout_);
+# the old names still work on the command line and in files, with a FutureWarning.
+RENAMED: dict[str, str] = {
+    "episodes_count": "episodes_n",
+    "heldout": "heldout_source",
+    "heldout_longmemeval": "heldout_path",
+    "heldout_synthetic_count": "heldout_n",
+    "heldout_synthetic_seed": "heldout_seed",
+    "heldout_synthetic_difficulty": "heldout_difficulty",
+}
 
 
 def _help(text: str) -> dict[str, str]:
     return {"help": text}
+
+
+def _source_field(prefix: str, name: str, default: Any, note: str = "") -> Any:
+    """A ``<prefix>_<name>`` option carrying :class:`EpisodeSource`'s field ``name`` (its help text too)."""
+    renamed = [old for old, new in RENAMED.items() if new == f"{prefix}_{name}"]
+    metadata: dict[str, Any] = _help(source_help(name) + note)
+    if renamed:
+        metadata["aliases"] = [f"--{old}" for old in renamed]
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 @dataclass
@@ -73,14 +90,22 @@ class SupersedeGRPOConfig(GRPOConfig):
     cpu_threads: int | None = field(default=None, metadata=_help(
         "torch CPU threads (default: torch's); 1 is fastest for tiny models"))
 
-    # -- episodes and rollouts --
-    episodes_source: str = field(default="synthetic", metadata=_help(
-        "synthetic: generated per curriculum level; file: episodes from episodes_path (JSONL, one level)"))
-    episodes_path: str | None = field(default=None, metadata=_help("episode JSONL (episodes_source file)"))
-    episodes_count: int = field(default=2000, metadata=_help("synthetic episodes generated per curriculum level"))
-    episodes_seed: int = field(default=0, metadata=_help("seed of the synthetic generator"))
-    min_sessions: int = field(default=6, metadata=_help("fewest sessions per synthetic episode"))
-    max_sessions: int = field(default=8, metadata=_help("most sessions per synthetic episode"))
+    # -- training episodes (EpisodeSource's fields; synthetic: one pool per curriculum level) --
+    episodes_source: str = _source_field("episodes", "source", "synthetic",
+                                         "; synthetic pools are generated per curriculum level")
+    episodes_path: str | None = _source_field("episodes", "path", None)
+    episodes_n: int = _source_field("episodes", "n", 2000, " (per curriculum level)")
+    episodes_seed: int = _source_field("episodes", "seed", 0)
+    episodes_sessions: str = _source_field("episodes", "sessions", "6-8")
+    episodes_abstention_rate: float = _source_field("episodes", "abstention_rate", 0.1)
+    episodes_question_types: list[str] = _source_field("episodes", "question_types", ["knowledge-update"])
+    episodes_limit: int | None = _source_field("episodes", "limit", None)
+    min_sessions: int | None = field(default=None, metadata=_help(
+        "renamed: episodes_sessions MIN-MAX (fewest sessions per synthetic episode)"))
+    max_sessions: int | None = field(default=None, metadata=_help(
+        "renamed: episodes_sessions MIN-MAX (most sessions per synthetic episode)"))
+
+    # -- rollouts --
     condition: str = field(default="memo:300", metadata=_help(
         "rollout condition (memo modes only), e.g. memo:300, ledger:300, ledger-ops:300"))
 
@@ -101,19 +126,15 @@ class SupersedeGRPOConfig(GRPOConfig):
     # -- held-out evaluation (a TrainerCallback; records in the `supersede eval` format) --
     heldout_eval_steps: int = field(default=0, metadata=_help(
         "held-out evaluation every N optimizer steps and at the end (0: never)"))
-    heldout: str = field(default="longmemeval", metadata=_help(
-        "longmemeval: the oracle knowledge-update questions when available, else synthetic; synthetic"))
-    heldout_longmemeval: str = field(default="oracle", metadata=_help(
-        "oracle (cached release, downloaded if reachable) or a path to the LongMemEval JSON"))
-    heldout_synthetic_count: int = field(default=64, metadata=_help("held-out synthetic episodes"))
-    heldout_synthetic_seed: int = field(default=1_000_003, metadata=_help(
-        "seed of the held-out synthetic split (never episodes_seed)"))
-    heldout_synthetic_difficulty: str = field(default="L3", metadata=_help("difficulty of the held-out synthetic split"))
-    heldout_limit: int | None = field(default=None, metadata=_help("evaluate only the first N held-out episodes"))
+    heldout_source: str = _source_field("heldout", "source", "longmemeval",
+                                        "; longmemeval falls back to the synthetic split when its file is unavailable")
+    heldout_path: str | None = _source_field("heldout", "path", None, " (longmemeval default: oracle)")
+    heldout_n: int = _source_field("heldout", "n", 64, " (the synthetic split, also longmemeval's fallback)")
+    heldout_seed: int = _source_field("heldout", "seed", 1_000_003, " (never episodes_seed)")
+    heldout_difficulty: str = _source_field("heldout", "difficulty", "L3")
+    heldout_limit: int | None = _source_field("heldout", "limit", None)
 
     def __post_init__(self) -> None:
-        from supersede_env.synthetic import DIFFICULTIES
-
         if not _has_accelerator():
             # No GPU: say so, so that several processes (torchrun) train with DDP over gloo on CPU.
             self.use_cpu = True
@@ -127,33 +148,52 @@ class SupersedeGRPOConfig(GRPOConfig):
         # The longest call; each round uses its calls' own limits (see trainer._generation_settings).
         self.max_completion_length = max(condition.memo_max_tokens, condition.answer_max_tokens)
         _one_of("model_source", self.model_source, MODEL_SOURCES)
-        _one_of("episodes_source", self.episodes_source, EPISODE_SOURCES)
-        _one_of("heldout", self.heldout, HELDOUT_SOURCES)
-        if self.episodes_source == "file" and not self.episodes_path:
-            raise ValueError("episodes_path: required when episodes_source is file")
-        if self.episodes_source == "synthetic" and self.episodes_path:
-            raise ValueError("episodes_path: only read when episodes_source is file")
-        for name, low in (("episodes_count", 1), ("min_sessions", 1), ("curriculum_patience", 1),
-                          ("heldout_eval_steps", 0), ("heldout_synthetic_count", 1), ("episodes_seed", 0),
-                          ("stop_zero_advantage_batches", 0)):
+        if self.min_sessions is not None or self.max_sessions is not None:  # the options before episodes_sessions
+            low, high = _source("episodes", sessions=self.episodes_sessions).sessions
+            low = low if self.min_sessions is None else self.min_sessions
+            high = high if self.max_sessions is None else self.max_sessions
+            if high < low:
+                raise ValueError(f"max_sessions: must be at least min_sessions ({low}), got {high}")
+            self.episodes_sessions = f"{low}-{high}"
+            self.min_sessions = self.max_sessions = None
+        for name, low in (("curriculum_patience", 1), ("heldout_eval_steps", 0), ("stop_zero_advantage_batches", 0)):
             if getattr(self, name) < low:
                 raise ValueError(f"{name}: must be at least {low}, got {getattr(self, name)}")
-        for name in ("cpu_threads", "heldout_limit"):
-            if getattr(self, name) is not None and getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be at least 1 (or None), got {getattr(self, name)}")
-        if self.max_sessions < self.min_sessions:
-            raise ValueError(f"max_sessions: must be at least min_sessions ({self.min_sessions}), got "
-                             f"{self.max_sessions}")
+        if self.cpu_threads is not None and self.cpu_threads < 1:
+            raise ValueError(f"cpu_threads: must be at least 1 (or None), got {self.cpu_threads}")
         if not self.curriculum_levels or len(set(self.curriculum_levels)) != len(self.curriculum_levels):
             raise ValueError(f"curriculum_levels: must list distinct levels, got {self.curriculum_levels}")
         for level in self.curriculum_levels:
             _one_of("curriculum_levels", level, DIFFICULTIES)
-        _one_of("heldout_synthetic_difficulty", self.heldout_synthetic_difficulty, DIFFICULTIES)
+        self.episodes_source = self.episode_source(self.curriculum_levels[0]).source  # checks every episodes_ option
+        self.heldout_source = self.heldout_episode_source().source  # and every heldout_ option
         if self.stale_weight < 0:
             raise ValueError(f"stale_weight: must be at least 0, got {self.stale_weight}")
         if self.temperature <= 0:
             raise ValueError(f"temperature: must be positive for training rollouts, got {self.temperature}")
         super().__post_init__()
+
+
+    def episode_source(self, difficulty: str) -> EpisodeSource:
+        """The training episodes of one curriculum level (synthetic), or of the whole run (a file)."""
+        return _source("episodes", source=self.episodes_source, path=self.episodes_path, n=self.episodes_n,
+                       seed=self.episodes_seed, difficulty=difficulty, sessions=self.episodes_sessions,
+                       abstention_rate=self.episodes_abstention_rate,
+                       question_types=tuple(self.episodes_question_types), limit=self.episodes_limit)
+
+    def heldout_episode_source(self, *, fallback: bool = False) -> EpisodeSource:
+        """The held-out episodes; ``fallback``: the synthetic split used when LongMemEval is unavailable."""
+        source = "synthetic" if fallback else self.heldout_source
+        path = None if fallback else (self.heldout_path or ("oracle" if source == "longmemeval" else None))
+        return _source("heldout", source=source, path=path, n=self.heldout_n, seed=self.heldout_seed,
+                       difficulty=self.heldout_difficulty, limit=self.heldout_limit)
+
+
+def _source(prefix: str, **values: Any) -> EpisodeSource:
+    try:
+        return EpisodeSource(**values)
+    except SourceError as exc:
+        raise ValueError(f"{prefix}_{exc.field}: {exc.problem}") from None
 
 
 def _one_of(name: str, value: Any, allowed: Sequence[str]) -> None:
@@ -175,6 +215,7 @@ class TrainingSetup:
     model: ModelConfig
     source: str  # the config file, or "command line"
     given: tuple[str, ...] = ()  # the options the file and the command line set
+    renamed: tuple[str, ...] = ()  # earlier option names used (each gets a FutureWarning)
 
     def to_dict(self) -> dict[str, Any]:
         """The options this run was given, resolved, flat: a config file that reproduces the run."""
@@ -229,7 +270,9 @@ class ConfigParser(TrlParser):
         raise ConfigError(f"command line: {text if len(text) <= 300 else text[:297] + '...'}")
 
     def _action_for(self, key: str) -> argparse.Action | None:
-        return next((a for a in self._actions if a.dest == key and a.option_strings and a.nargs != 0), None)
+        """The option a file key names: its field name, or a renamed option's earlier name."""
+        action = self._option_string_actions.get(f"--{key}")
+        return action if action is not None and action.nargs != 0 else None
 
     def config_defaults(self, path: Path, raw: dict[str, Any]) -> dict[str, Any]:
         """The file's values converted with each option's own type; problems name the file and the field."""
@@ -243,7 +286,7 @@ class ConfigParser(TrlParser):
                 hint = f" (did you mean {close[0]}?)" if close else ""
                 raise ConfigError(f"{path}: field {key}: unknown option{hint}; options are TRL's GRPOConfig and "
                                   "ModelConfig fields and supersede's own (supersede train --help)")
-            out[key] = self._convert(path, key, action, value)
+            out[action.dest] = self._convert(path, key, action, value)
         return out
 
     def _convert(self, path: Path, key: str, action: argparse.Action, value: Any) -> Any:
@@ -251,7 +294,7 @@ class ConfigParser(TrlParser):
             return ConfigError(f"{path}: field {key}: {problem}")
 
         if value is None:
-            if key not in _NULLABLE:
+            if action.dest not in _NULLABLE:
                 raise bad(f"must not be null (default {action.default!r})")
             return None
         convert = action.type
@@ -284,6 +327,7 @@ _LIST_OR_SCALAR = frozenset(
     f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f in fields(cls)
     if "list" in str(f.type) and "str" in str(f.type).replace("list[str]", "")
 )
+_OLD_NAMES = frozenset({*RENAMED, "min_sessions", "max_sessions"})
 # Options whose type admits None (null in a file).
 _NULLABLE = frozenset(f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f in fields(cls) if "None" in str(f.type))
 
@@ -295,7 +339,11 @@ def parse_config(argv: Sequence[str]) -> TrainingSetup:
     with warnings.catch_warnings():
         # transformers warns about its own renamed defaults on every TrainingArguments: not the user's doing
         warnings.simplefilter("ignore", FutureWarning)
-        return _parse_config(argv)
+        setup = _parse_config(argv)
+    for old in setup.renamed:  # the user's doing: said once, outside the filter
+        new = RENAMED.get(old, "episodes_sessions (MIN-MAX)")
+        warnings.warn(f"{setup.source}: option {old} is now {new}", FutureWarning, stacklevel=2)
+    return setup
 
 
 def _parse_config(argv: Sequence[str]) -> TrainingSetup:
@@ -305,6 +353,7 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
     args = list(argv)
     path: Path | None = None
     file_keys: list[str] = []
+    raw_keys: list[str] = []
     if "--config" in args:
         index = args.index("--config")
         if index + 1 >= len(args):
@@ -322,7 +371,7 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         except UnicodeDecodeError as exc:
             raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-            from supersede_env.jsonl import unusable
+            from supersede_env.core.jsonl import unusable
 
             raise ConfigError(f"{path}: not usable YAML ({unusable(exc)})") from None
         raw = {} if raw is None else raw
@@ -330,6 +379,7 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
             raise ConfigError(f"{path}: expected a mapping of option names to values, got {type(raw).__name__}")
         for key, value in (raw.pop("env", None) or {}).items():  # TrlParser's `env:` section
             os.environ[str(key)] = str(value)
+        raw_keys = [str(k) for k in raw]
         defaults = parser.config_defaults(path, raw)
         parser.set_defaults(**defaults)
         file_keys = list(defaults)
@@ -351,11 +401,16 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         raise ConfigError(f"command line: unknown option {flag}{hint} (supersede train --help lists them)")
     _check_model(model, grpo, where)
     given = list(file_keys)
+    renamed = [k for k in raw_keys if k in _OLD_NAMES]
     for token in args:
         action = parser._option_string_actions.get(token.split("=")[0]) if token.startswith("--") else None
         if action is not None and action.dest not in given:
             given.append(action.dest)
-    return TrainingSetup(grpo, model, source, tuple(given))
+        if token.startswith("--") and token[2:].split("=")[0] in _OLD_NAMES:
+            renamed.append(token[2:].split("=")[0])
+    if {"min_sessions", "max_sessions"} & set(given):  # folded into episodes_sessions
+        given = [g for g in given if g not in ("min_sessions", "max_sessions")] + ["episodes_sessions"]
+    return TrainingSetup(grpo, model, source, tuple(dict.fromkeys(given)), tuple(dict.fromkeys(renamed)))
 
 
 def _check_model(model: ModelConfig, args: SupersedeGRPOConfig, source: str) -> None:

@@ -29,14 +29,15 @@ import shutil
 import sys
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from transformers import TrainerCallback
 
-from supersede_env.episode import Episode
-from supersede_env.stats import compare_paired
+from supersede_env.core.errors import ConfigError
+from supersede_env.core.episode import Episode
+from supersede_env.core.stats import compare_paired
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +47,8 @@ BASE_RUN = "base"
 
 @dataclass(frozen=True)
 class HeldoutSet:
-    name: str  # "longmemeval-oracle-ku" or "synthetic-<difficulty>-seed<seed>"
+    name: str  # "longmemeval-oracle-ku", "synthetic-<difficulty>-seed<seed>" or "file-<name>"
     episodes: tuple[Episode, ...]
-
-
-class HeldoutError(ValueError):
-    """A held-out set that cannot be built; one line naming the config field."""
 
 
 @dataclass(frozen=True)
@@ -92,43 +89,36 @@ def compare_with_base(now: Mapping[str, bool], base: Mapping[str, bool]) -> Held
 
 
 def load_heldout(args: Any, *, training_ids: Sequence[str] = (), source: str = "config") -> HeldoutSet:
-    """The held-out episodes a ``SupersedeGRPOConfig`` asks for (LongMemEval when available, else synthetic)."""
-    if args.heldout == "longmemeval":
-        episodes = _longmemeval(args.heldout_longmemeval)
-        if episodes is not None:
-            return _limited(HeldoutSet("longmemeval-oracle-ku", tuple(episodes)), args.heldout_limit)
-    from supersede_env import synthetic
+    """The held-out episodes of a ``SupersedeGRPOConfig`` (its ``heldout_*`` options): LongMemEval when its
+    file is available (else the synthetic split), a synthetic split, or an episode file."""
+    from supersede_env.core.episode_source import load_episodes
+    from supersede_env.core.errors import DataError, LongMemEvalError
 
+    wanted = args.heldout_episode_source()
+    if wanted.source == "longmemeval":
+        from supersede_env.core.longmemeval import resolve_longmemeval
+
+        try:
+            path = resolve_longmemeval(str(wanted.path))
+        except LongMemEvalError as exc:  # not there, and not downloadable here
+            log.warning("held-out LongMemEval file not available (%s); using the synthetic held-out split", exc)
+            wanted = args.heldout_episode_source(fallback=True)
+        else:
+            episodes = load_episodes(replace(wanted, path=str(path)))
+            return HeldoutSet(f"longmemeval-{Path(str(wanted.path)).stem}-ku", tuple(episodes))
     try:
-        episodes = synthetic.generate_episodes(
-            args.heldout_synthetic_count, seed=args.heldout_synthetic_seed,
-            difficulty=args.heldout_synthetic_difficulty,
-        )
-    except synthetic.SyntheticConfigError as exc:
-        raise HeldoutError(f"{source}: field heldout_synthetic_difficulty: {exc}") from None
+        episodes = load_episodes(wanted)
+    except DataError as exc:
+        raise ConfigError(f"{source}: field heldout_path: {exc}") from None
     overlap = sorted({e.id for e in episodes} & set(training_ids))
     if overlap:
-        raise HeldoutError(
-            f"{source}: field heldout_synthetic_seed: held-out episode {overlap[0]} is also a training "
+        raise ConfigError(
+            f"{source}: field heldout_seed: held-out episode {overlap[0]} is also a training "
             "episode; choose a seed different from episodes_seed"
         )
-    name = f"synthetic-{args.heldout_synthetic_difficulty}-seed{args.heldout_synthetic_seed}"
-    return _limited(HeldoutSet(name, tuple(episodes)), args.heldout_limit)
-
-
-def _limited(heldout: HeldoutSet, limit: int | None) -> HeldoutSet:
-    return heldout if limit is None else HeldoutSet(heldout.name, heldout.episodes[:limit])
-
-
-def _longmemeval(spec: str) -> list[Episode] | None:
-    from supersede_env.longmemeval import LongMemEvalError, load_longmemeval, resolve_longmemeval
-
-    try:
-        path = resolve_longmemeval(spec)
-    except LongMemEvalError as exc:
-        log.warning("held-out LongMemEval file not available (%s); using the synthetic held-out split", exc)
-        return None
-    return load_longmemeval(path, question_types="knowledge-update")
+    name = (f"synthetic-{wanted.difficulty}-seed{wanted.seed}" if wanted.source == "synthetic"
+            else f"file-{Path(str(wanted.path)).name}")
+    return HeldoutSet(name, tuple(episodes))
 
 
 # -- the callback ---------------------------------------------------------------------------------
@@ -166,8 +156,8 @@ class HeldoutEvaluation(TrainerCallback):
 
     # -- evaluations ----------------------------------------------------------------------------
     def _base_answers(self, global_step: int) -> dict[str, bool] | None:
-        from supersede_env.evaluation.data import fingerprint
-        from supersede_env.records import RecordError, load_run
+        from supersede_env.core.episode import fingerprint
+        from supersede_env.core.records import RecordError, load_run
 
         base_dir = self.directory / BASE_RUN
         if (base_dir / "records.jsonl").is_file():
@@ -208,18 +198,18 @@ class HeldoutEvaluation(TrainerCallback):
 
     def _evaluate_into(self, run_dir: Path, *, step: int | None) -> dict[str, bool]:
         """Roll out, write ``run_dir`` as a ``supersede eval`` run; ``{episode id: correct}`` of graded answers."""
-        from supersede_env.evaluation.grading import grade_transcript
+        from supersede_env.core.records import verdict_record
 
         results = self.trainer.answer(self.heldout.episodes)
-        verdicts = [grade_transcript(r.episode, r.transcript) for r in results]
+        verdicts = [verdict_record(r.episode, r.transcript) for r in results]
         if self.trainer.accelerator.is_main_process:
             self._write_run(run_dir, results, verdicts, step)
         return _correct(verdicts)
 
     def _write_run(self, run_dir: Path, results: Sequence[Any], verdicts: Sequence[Any], step: int | None) -> None:
-        from supersede_env.evaluation.data import fingerprint, write_snapshot
-        from supersede_env.evaluation.rundir import git_revision, now_iso, package_versions
-        from supersede_env.records import RECORDS_FILE, CallRecord, RecordWriter, RunHeader
+        from supersede_env.core.episode import fingerprint
+        from supersede_env.evaluation.rundir import git_revision, now_iso, package_versions, write_snapshot
+        from supersede_env.core.records import RECORDS_FILE, CallRecord, RecordWriter, RunHeader
 
         condition = self.trainer.condition.name
         episodes = self.heldout.episodes
@@ -232,7 +222,7 @@ class HeldoutEvaluation(TrainerCallback):
             run_id=uuid.uuid4().hex[:12],
             created=now_iso(),
             config={
-                "conditions": [condition], "source": "episodes", "path": str(run_dir / "episodes.jsonl"),
+                "conditions": [condition], "source": "file", "path": str(run_dir / "episodes.jsonl"),
                 "limit": None, "temperature": 0.0, "judge": None, "heldout": self.heldout.name,
                 "written_by": "supersede train (held-out evaluation)", "training_step": step,
             },
@@ -248,8 +238,8 @@ class HeldoutEvaluation(TrainerCallback):
         with RecordWriter(staging / RECORDS_FILE) as writer:
             writer.append(header)
             for result, verdict in zip(results, verdicts, strict=True):
-                for record_step in result.transcript.steps:
-                    writer.append(CallRecord.from_step(result.episode.id, condition, record_step))
+                for step_record in result.transcript.steps:
+                    writer.append(CallRecord(result.episode.id, condition, step_record))
                 writer.append(verdict)
         if run_dir.exists():  # the same step evaluated again (a resumed run): the new answers replace it
             shutil.rmtree(run_dir)
@@ -258,4 +248,4 @@ class HeldoutEvaluation(TrainerCallback):
 
 def _correct(verdicts: Any) -> dict[str, bool]:
     """``{episode id: right}`` for the graded verdicts (failed rollouts are left out, never counted wrong)."""
-    return {v.episode_id: v.grader.correct for v in verdicts if v.status == "ok" and v.grader is not None}
+    return {v.episode_id: v.correct for v in verdicts if v.correct is not None}

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from supersede_env.episode import Episode
-from supersede_env.grader import Verdict, grade_episode
-from supersede_env.rollout import Transcript
+from supersede_env.core.episode import Episode
+from supersede_env.core.grader import Verdict, grade_episode
+from supersede_env.core.rollout import Transcript
 
 REWARD_MODE = "strict"
 
@@ -52,9 +52,10 @@ def score_transcript(transcript: Transcript, episode: Episode, stale_weight: flo
 class SupersessionReward:
     """TRL reward function: ``r_cur + stale_weight * r_stale`` of each rollout's answer; None when it failed.
 
-    >>> from supersede_env.synthetic import generate_episodes
-    >>> from supersede_env.rollout import start, advance, ModelReply
-    >>> from supersede_env.conditions import parse_condition
+    >>> from supersede_env.core.synthetic import generate_episodes
+    >>> from supersede_env.core.model_call import ModelReply
+    >>> from supersede_env.core.rollout import start, advance
+    >>> from supersede_env.core.conditions import parse_condition
     >>> episode = generate_episodes(1, seed=0, difficulty="L1")[0]
     >>> state = start(episode, parse_condition("memo:300"))
     >>> while not state.done:

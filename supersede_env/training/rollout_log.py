@@ -2,10 +2,12 @@
 
 The trainer builds a :class:`BatchSummary` after grading each generation batch (all processes
 gathered) and hands it to every callback that defines ``on_rollout_batch(summary)`` (the stop rule
-reads ``all_zero_advantages``). With ``logging.rollouts`` on, the main process appends one
-:class:`RolloutRow` per rollout to ``rollouts.jsonl``: the verdict and its reason, the reward and
-advantage, and what the memo did, so that every logged mean can be recomputed from the lines.
-The file is append-only; a resumed run appends after what is there.
+reads ``all_zero_advantages``). With ``log_rollouts`` on, the main process appends one
+:class:`RolloutRow` per rollout to ``rollouts.jsonl``: the graded rollout as every driver records it
+(a :class:`~supersede_env.core.records.VerdictRecord`, graded in the reward's strict mode), and what
+training adds: the step, level, process, group, reward and advantage, and what the memo did, so that
+every logged mean can be recomputed from the lines. The file is append-only; a resumed run appends
+after what is there.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
-from supersede_env.verdict import LABELS
+from supersede_env.core.records import VerdictRecord, to_dict
+from supersede_env.core.verdict import LABELS
 
-VERDICT_LABELS: tuple[str, ...] = (*LABELS, "failed")
 ROLLOUTS_FILE = "rollouts.jsonl"
 
 
@@ -28,19 +31,19 @@ class RolloutRow:
     step: int  # the optimizer step this batch trains (1-based)
     level: str
     process: int  # the training process that rolled it out (accelerate's process index)
-    episode_id: str
     group: int  # index of the episode's group in the global batch
-    verdict: str  # a grader label (strict mode, as the reward), or "failed"
-    reason: str
-    r_cur: float | None
-    r_stale: float | None
+    verdict: VerdictRecord  # the graded rollout (strict mode, as the reward); status failed when a call failed
     reward: float | None  # from the reward functions (weighted sum); None when unscorable
     advantage: float
-    calls: int
     memo_chars: tuple[int, ...]  # notes length after each memo step
     chars_cut: int  # characters the budget removed, all steps together
     truncated_calls: int  # calls that hit their token limit
-    answer: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["verdict"] = to_dict(self.verdict)
+        out["memo_chars"] = list(self.memo_chars)
+        return out
 
 
 @dataclass(frozen=True)
@@ -53,12 +56,20 @@ class BatchSummary:
     all_zero_advantages: bool
     zero_std_groups: int
     groups: int
-    verdicts: dict[str, int] = field(default_factory=dict)
+    verdicts: dict[str, int] = field(default_factory=dict)  # grader label -> graded rollouts (verdict.LABELS)
+    failed: int = 0  # rollouts a failed model call ended (never graded)
 
 
-def verdict_mix(labels: Iterable[str]) -> dict[str, int]:
-    counts = Counter(labels)
-    return {label: counts.get(label, 0) for label in VERDICT_LABELS}
+def verdict_mix(verdicts: Iterable[VerdictRecord]) -> tuple[dict[str, int], int]:
+    """Graded rollouts per grader label, and the failed rollouts (which have no label)."""
+    counts: Counter[str] = Counter()
+    failed = 0
+    for verdict in verdicts:
+        if verdict.grader is None:
+            failed += 1
+        else:
+            counts[verdict.grader.label] += 1
+    return {label: counts.get(label, 0) for label in LABELS}, failed
 
 
 def append_rows(directory: str | os.PathLike[str], rows: Sequence[RolloutRow]) -> None:
@@ -67,7 +78,7 @@ def append_rows(directory: str | os.PathLike[str], rows: Sequence[RolloutRow]) -
         return
     path = Path(directory) / ROLLOUTS_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = "".join(json.dumps(asdict(r), ensure_ascii=False) + "\n" for r in rows)
+    text = "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in rows)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()

@@ -1,6 +1,6 @@
 """One training run: data, model, trainer, train, save.
 
-:func:`prepare` does everything that needs no model (episodes, held-out set), so a bad value fails
+:func:`load_inputs` does everything that needs no model (episodes, held-out set), so a bad value fails
 before a model is loaded; :func:`run` then loads the policy, builds
 :class:`~.trainer.SupersedeGRPOTrainer` with a LoRA adapter (TRL's ``get_peft_config``), trains
 (resuming from a checkpoint on request), and saves the final adapter to ``<output_dir>/adapter-final``.
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.training.config import ConfigError, TrainingSetup
-from supersede_env.training.data import EpisodePools, load_pools
+from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the l
 
 
 @dataclass(frozen=True)
-class Prepared:
+class TrainingInputs:
     setup: TrainingSetup
     pools: EpisodePools
     heldout: HeldoutSet | None
@@ -56,7 +56,7 @@ class RunOutcome:
     metrics: dict[str, Any]
 
 
-def prepare(setup: TrainingSetup) -> Prepared:
+def load_inputs(setup: TrainingSetup) -> TrainingInputs:
     """Checks and data that need no model; every failure is one line naming the field."""
     import importlib.util
 
@@ -78,7 +78,7 @@ def prepare(setup: TrainingSetup) -> Prepared:
     heldout = None
     if args.heldout_eval_steps > 0:
         heldout = load_heldout(args, training_ids=pools.ids(), source=source)
-    return Prepared(setup, pools, heldout)
+    return TrainingInputs(setup, pools, heldout)
 
 
 def checkpoint_to_resume(args: Any, source: str) -> str | None:
@@ -99,7 +99,7 @@ def checkpoint_to_resume(args: Any, source: str) -> str | None:
     return str(value)
 
 
-def build_trainer(prepared: Prepared, policy: Any, *, reward_funcs: list[Any] | None = None) -> Any:
+def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any] | None = None) -> Any:
     """The trainer with its callbacks (metrics JSONL, stop rule, held-out evaluation).
 
     ``reward_funcs`` replaces the default reward (:class:`.reward.SupersessionReward`); TRL reward
@@ -111,7 +111,7 @@ def build_trainer(prepared: Prepared, policy: Any, *, reward_funcs: list[Any] | 
     from supersede_env.training.heldout import HeldoutEvaluation
     from supersede_env.training.trainer import SupersedeGRPOTrainer
 
-    args = prepared.args
+    args = inputs.args
     if args.cpu_threads is not None:
         import torch
 
@@ -124,41 +124,41 @@ def build_trainer(prepared: Prepared, policy: Any, *, reward_funcs: list[Any] | 
         model=policy.model,
         processing_class=policy.tokenizer,
         args=args,
-        peft_config=get_peft_config(prepared.setup.model),
-        pools=prepared.pools,
+        peft_config=get_peft_config(inputs.setup.model),
+        pools=inputs.pools,
         reward_funcs=reward_funcs,
         callbacks=callbacks,
         log_dir=output_dir,
     )
-    if prepared.heldout is not None:
+    if inputs.heldout is not None:
         trainer.add_callback(
-            HeldoutEvaluation(trainer, prepared.heldout, args.heldout_eval_steps, output_dir, policy.identity)
+            HeldoutEvaluation(trainer, inputs.heldout, args.heldout_eval_steps, output_dir, policy.identity)
         )
     return trainer
 
 
-def run(prepared: Prepared) -> RunOutcome:
+def run(inputs: TrainingInputs) -> RunOutcome:
     """Train (from ``resume_from_checkpoint`` when given) and save the final adapter."""
     import yaml
 
-    from supersede_env.atomic import atomic_write_text
+    from supersede_env.core.atomic import atomic_write_text
     from supersede_env.training.callbacks import ZeroAdvantageStop
     from supersede_env.training.heldout import HeldoutEvaluation
-    from supersede_env.training.models import load_policy
+    from supersede_env.training.policy import load_policy
 
-    args = prepared.args
+    args = inputs.args
     output_dir = Path(args.output_dir)
-    checkpoint = checkpoint_to_resume(args, prepared.setup.source)
+    checkpoint = checkpoint_to_resume(args, inputs.setup.source)
     if int(os.environ.get("RANK", "0")) == 0:
         output_dir.mkdir(parents=True, exist_ok=True)
-        resolved = prepared.setup.to_dict()
+        resolved = inputs.setup.to_dict()
         resolved.pop("resume_from_checkpoint", None)
         atomic_write_text(output_dir / "config.yaml", "# resolved options of this run (reusable with --config)\n"
                           + yaml.safe_dump(resolved, sort_keys=False))
-    policy = load_policy(prepared.setup)
+    policy = load_policy(inputs.setup)
     log.info("training %s (%s parameters) on %d episode levels", policy.identity["model"],
-             f"{policy.identity['parameters']:,}", len(prepared.pools.levels))
-    trainer = build_trainer(prepared, policy)
+             f"{policy.identity['parameters']:,}", len(inputs.pools.levels))
+    trainer = build_trainer(inputs, policy)
     trainer.train(resume_from_checkpoint=checkpoint)
     final = output_dir / FINAL_ADAPTER
     trainer.save_model(str(final))

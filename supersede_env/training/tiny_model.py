@@ -68,7 +68,7 @@ def training_corpus(seed: int = 0, conversations: int = 40) -> Iterator[str]:
 
 def _synthetic_text(seed: int, count: int) -> Iterable[str]:
     try:
-        from supersede_env import synthetic
+        from supersede_env.core import synthetic
     except ImportError:  # the generator is optional here: templates alone still train a tokenizer
         return []
     episodes = synthetic.generate_episodes(count, seed=seed)

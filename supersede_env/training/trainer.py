@@ -10,11 +10,12 @@ of prompts into batches of scored completions:
 
 1. **Rollouts.** The data loader yields dataset rows, each repeated G times (TRL's
    ``RepeatSampler``); a row becomes an episode of the current curriculum level. The G copies of
-   every episode are rolled out together by :func:`supersede_env.rollout.run_lockstep`, the state
+   every episode are rolled out together by :func:`supersede_env.core.rollout.run_lockstep`, the state
    machine the evaluation harness drives, so training prompts are evaluation prompts: every round
    sends all pending calls as one ``generate`` through TRL's generation path (transformers, or vLLM
-   colocate/server). Calls with different token limits share a round: the round generates up to
-   the largest limit and each call is cut at its own limit afterwards (:func:`.samples.cut_completion`).
+   colocate/server; :mod:`.generation_rounds`). Calls with different token limits share a round: the
+   round generates up to the largest limit and each call is cut at its own limit afterwards
+   (:func:`.samples.cut_completion`).
 2. **Rewards and advantages.** TRL's ``_calculate_rewards`` calls the reward functions (default
    :class:`.reward.SupersessionReward`, the grader in ``strict`` mode) with one row per rollout and
    gathers them over processes; each rollout's advantage is computed against the other rollouts of
@@ -41,7 +42,7 @@ update is the plain mean of the clipped objective over every model-produced toke
 the batch, however the rows fall into micro-batches and processes.
 
 **Sampler/trainer mismatch.** Wherever the sampler reports log-probabilities (vLLM; transformers
-through :mod:`.sampling`), each generation batch logs TRL's ``sampling/sampling_logp_difference/*``
+through :mod:`.sampler_logprobs`), each generation batch logs TRL's ``sampling/sampling_logp_difference/*``
 and ``sampling/importance_sampling_ratio/*`` (the ratio TRL's ``vllm_importance_sampling_mode``
 computes; it weights the loss only with vLLM, as in TRL) and the share of calls and tokens whose
 weight the importance mask sets to zero (``sampling/importance_sampling_zeroed/*``).
@@ -75,12 +76,13 @@ from trl.models import unwrap_model_for_generation
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import use_adapter
 
-from supersede_env import rollout
-from supersede_env.atomic import atomic_write_text
-from supersede_env.conditions import parse_condition
-from supersede_env.episode import Episode
-from supersede_env.grader import grade_episode
-from supersede_env.rollout import ModelReply, ModelRequest, Transcript
+from supersede_env.core import rollout
+from supersede_env.core.atomic import atomic_write_text
+from supersede_env.core.conditions import parse_condition
+from supersede_env.core.episode import Episode
+from supersede_env.core.records import verdict_record
+from supersede_env.core.model_call import ModelReply
+from supersede_env.core.rollout import StepRequest, Transcript
 from supersede_env.training.advantages import (
     ZERO_TOLERANCE,
     all_zero,
@@ -89,40 +91,24 @@ from supersede_env.training.advantages import (
     zero_std_groups,
 )
 from supersede_env.training.curriculum import Curriculum
-from supersede_env.training.data import EpisodePools
+from supersede_env.training.episode_pools import EpisodePools
+from supersede_env.training.generation_rounds import GenerationRounds, SampledCall, generation_settings, round_size
 from supersede_env.training.importance import importance_weights
-from supersede_env.training.models import render_prompt_ids
 from supersede_env.training.reward import REWARD_MODE, SupersessionReward
-from supersede_env.training.rollout_log import (
-    VERDICT_LABELS,
-    BatchSummary,
-    RolloutRow,
-    append_rows,
-    verdict_mix,
-)
+from supersede_env.training.rollout_log import BatchSummary, RolloutRow, append_rows, verdict_mix
+from supersede_env.core.verdict import LABELS
 from supersede_env.training.samples import (
     CallSample,
     collate,
-    cut_completion,
     filler,
     shuffle_rows,
     split_even,
     trim_columns,
 )
-from supersede_env.training.sampling import SampledLogprobs, sampling_processors, without_warpers
+from supersede_env.training.sampler_logprobs import SampledLogprobs, sampling_processors, without_warpers
 from supersede_env.training.weight_sync import install_exact_sync
 
 STATE_FILE = "supersede_state.json"
-
-
-@dataclass(frozen=True)
-class SampledCall:
-    """Token-level payload of one generated call (kept out of the rollout's text records)."""
-
-    prompt_ids: tuple[int, ...]
-    completion_ids: tuple[int, ...]
-    logprobs: tuple[float, ...] | None
-    truncated: bool
 
 
 @dataclass(frozen=True)
@@ -159,7 +145,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             levels=pools.levels, advance_at=args.curriculum_advance_at, patience=args.curriculum_patience
         )
         self.log_dir = Path(log_dir) if log_dir is not None else None
-        # Rows are indices; the episode is chosen when the batch is generated (see data.py).
+        # Rows are indices; the episode is chosen when the batch is generated (see episode_pools.py).
         dataset = Dataset.from_dict({"row": list(range(pools.rows))})
         super().__init__(
             model=model,
@@ -348,13 +334,14 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         # to the model: prompts hold notes, sessions and the question only) maps each call back.
         keys = [f"{e.id}#{i}" for i, e in enumerate(episodes)]
         states = [rollout.start(replace(e, id=k), self.condition) for e, k in zip(episodes, keys, strict=True)]
-        calls: dict[str, list[tuple[ModelRequest, ModelReply]]] = {k: [] for k in keys}
+        calls: dict[str, list[tuple[StepRequest, ModelReply]]] = {k: [] for k in keys}
 
-        def on_step(request: ModelRequest, reply: ModelReply, _state: rollout.RolloutState) -> None:
+        def on_step(request: StepRequest, reply: ModelReply, _state: rollout.RolloutState) -> None:
             calls[request.episode_id].append((request, reply))
 
-        final = rollout.run_lockstep(states, lambda requests: self._sample_round(requests, greedy=greedy), on_step)
-        self._finish_rounds(greedy=greedy)
+        rounds = self._generation_rounds(greedy=greedy)
+        final = rollout.run_lockstep(states, rounds.sample_round, on_step)
+        rounds.finish_rounds()
         results = []
         for index, (episode, key, state) in enumerate(zip(episodes, keys, final, strict=True)):
             samples = []
@@ -376,94 +363,16 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             results.append(RolloutResult(episode, state.transcript(), tuple(samples)))
         return results
 
-    def _sample_round(self, requests: Sequence[ModelRequest], *, greedy: bool) -> list[ModelReply]:
-        round_ = self._sync_round(pending=len(requests), limit=max(r.max_tokens for r in requests))
-        assert round_ is not None  # this process has pending calls
-        prompts = [render_prompt_ids(self._tokenizer, r.messages) for r in requests]
-        started = time.perf_counter()
-        completions, logprobs = self._generate_ids(prompts, round_, greedy=greedy)
-        latency = time.perf_counter() - started
-        replies = []
-        for i, (request, prompt) in enumerate(zip(requests, prompts, strict=True)):
-            ids, lps, truncated = cut_completion(
-                completions[i], None if logprobs is None else logprobs[i], request.max_tokens, self.eos_token_ids
-            )
-            replies.append(
-                ModelReply(
-                    text=self._tokenizer.decode(ids, skip_special_tokens=True),
-                    tokens_in=len(prompt),
-                    tokens_out=len(ids),
-                    latency_s=latency,
-                    finish_reason="length" if truncated else "stop",
-                    payload=SampledCall(tuple(prompt), ids, lps, truncated),
-                )
-            )
-        return replies
-
-    def _finish_rounds(self, *, greedy: bool) -> None:
-        """Keep taking part in generation rounds until every process's rollouts are done."""
-        while (round_ := self._sync_round(pending=0, limit=0)) is not None:
-            if self._collective_generation:
-                self._generate_ids([], round_, greedy=greedy)
-
-    def _sync_round(self, *, pending: int, limit: int) -> tuple[int, int] | None:
-        """This round's (token limit, most calls of any process), or None when no process has calls left."""
-        if self.accelerator.num_processes == 1:
-            return (limit, pending) if pending else None
-        local = torch.tensor([pending, limit], dtype=torch.long, device=self.accelerator.device)
-        everyone = self.accelerator.gather(local).view(-1, 2)
-        if int(everyone[:, 0].max()) == 0:
-            return None
-        return int(everyone[:, 1].max()), int(everyone[:, 0].max())
-
-    def _generate_ids(
-        self, prompts: list[list[int]], round_: tuple[int, int], *, greedy: bool
-    ) -> tuple[list[list[int]], list[list[float]] | None]:
-        limit, most = round_
-        if not prompts and not self._collective_generation:
-            return [], None
-        own = len(prompts)
-        if self._collective_generation:
-            # TRL's vLLM server (and tensor-parallel) path slices the gathered results by
-            # process_index * len(prompts): every process must send the same number of prompts.
-            # One-token fillers make up the difference; their completions are dropped.
-            prompts = prompts + [[self._tokenizer.pad_token_id]] * (most - own)
-        with self._generation_settings(limit, greedy=greedy):
-            completion_ids, logprobs = self._generate_single_turn(prompts, None, {}, 1)
-        completions = [list(c) for c in completion_ids][:own]
-        return completions, (None if logprobs is None else list(logprobs)[:own])
-
-    @contextlib.contextmanager
-    def _generation_settings(self, limit: int, *, greedy: bool) -> Iterator[None]:
-        """TRL's generation settings for one round: this round's token limit, greedy for evaluation."""
-        saved: list[tuple[Any, str, Any]] = []
-
-        def put(target: Any, name: str, value: Any) -> None:
-            if isinstance(target, dict):
-                saved.append((target, name, target.get(name)))
-                target[name] = value
-            else:
-                saved.append((target, name, getattr(target, name)))
-                setattr(target, name, value)
-
-        if self.use_vllm:
-            put(self.vllm_generation, "max_completion_length", limit)
-            if greedy:
-                put(self.vllm_generation, "temperature", 0.0)
-        else:
-            put(self.generation_config, "max_new_tokens", limit)
-            put(self.generation_kwargs, "max_new_tokens", limit)
-            if greedy:
-                put(self.generation_config, "do_sample", False)
-                put(self.generation_kwargs, "do_sample", False)
-        try:
-            yield
-        finally:
-            for target, name, value in reversed(saved):
-                if isinstance(target, dict):
-                    target[name] = value
-                else:
-                    setattr(target, name, value)
+    def _generation_rounds(self, *, greedy: bool) -> GenerationRounds:
+        """This trainer's rollout rounds over TRL's generation (transformers or vLLM)."""
+        return GenerationRounds(
+            tokenizer=self._tokenizer,
+            stop_ids=tuple(self.eos_token_ids),
+            generate=lambda prompts: self._generate_single_turn(prompts, None, {}, 1),
+            settings=lambda limit: generation_settings(self, limit, greedy=greedy),
+            sync=lambda pending, limit: round_size(self.accelerator, pending=pending, limit=limit),
+            collective=self._collective_generation,
+        )
 
     # -- evaluation support (used by the held-out callback) --------------------------------------
     def answer(self, episodes: Sequence[Episode]) -> list[RolloutResult]:
@@ -542,8 +451,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         all_rows: list[RolloutRow] = gather_object(rows) if self.accelerator.num_processes > 1 else rows
         all_rows = [replace(row, reward=None if math.isnan(reward) else float(reward))
                     for row, reward in zip(all_rows, rewards.tolist(), strict=True)]
-        mix = verdict_mix(r.verdict for r in all_rows)
-        graded = [r for r in all_rows if r.verdict != "failed"]
+        mix, failed = verdict_mix(r.verdict for r in all_rows)
+        graded = [r.verdict.grader for r in all_rows if r.verdict.grader is not None]
         zero_groups = zero_std_groups(rewards, G)
 
         metrics = self._metrics["train"]
@@ -552,10 +461,11 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         known = rewards[~torch.isnan(rewards)]
         metrics["reward"].append(mean_reward)
         metrics["reward_std"].append(float(known.std()) if known.numel() > 1 else 0.0)
-        metrics["rewards/r_cur"].append(_mean([r.r_cur or 0.0 for r in graded]))
-        metrics["rewards/r_stale"].append(_mean([r.r_stale or 0.0 for r in graded]))
-        for label in VERDICT_LABELS:
+        metrics["rewards/r_cur"].append(_mean([v.r_cur for v in graded]))
+        metrics["rewards/r_stale"].append(_mean([v.r_stale for v in graded]))
+        for label in LABELS:
             metrics[f"verdict/{label}"].append(mix[label] / rollouts)
+        metrics["verdict/failed"].append(failed / rollouts)  # not a grader label: rollouts never graded
         metrics["advantages/mean"].append(float(all_advantages.mean()))
         metrics["advantages/std"].append(float(all_advantages.std()) if rollouts > 1 else 0.0)
         metrics["advantages/abs_mean"].append(float(all_advantages.abs().mean()))
@@ -587,33 +497,24 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             zero_std_groups=int(zero_groups.sum()),
             groups=int(zero_groups.numel()),
             verdicts=mix,
+            failed=failed,
         )
 
     @staticmethod
     def _rollout_row(step: int, level: str, process: int, group: int, result: RolloutResult,
                      advantage: float) -> RolloutRow:
         transcript = result.transcript
-        verdict = None
-        if transcript.status == "ok" and transcript.graded_text is not None:
-            verdict = grade_episode(transcript.graded_text, result.episode, mode=REWARD_MODE)
-        memo_steps = transcript.memo_steps
         return RolloutRow(
             step=step,
             level=level,
             process=process,
-            episode_id=result.episode.id,
             group=group,
-            verdict=verdict.label if verdict is not None else "failed",
-            reason=verdict.reason if verdict is not None else "a model call failed",
-            r_cur=verdict.r_cur if verdict is not None else None,
-            r_stale=verdict.r_stale if verdict is not None else None,
+            verdict=verdict_record(result.episode, transcript, mode=REWARD_MODE),
             reward=None,  # filled in from the reward functions once gathered
             advantage=advantage,
-            calls=len(transcript.steps),
-            memo_chars=tuple(len(s.notes_after) for s in memo_steps),
+            memo_chars=tuple(len(s.notes_after) for s in transcript.memo_steps),
             chars_cut=sum(s.chars_cut for s in transcript.steps),
             truncated_calls=sum(s.truncated for s in result.samples),
-            answer=transcript.answer,
         )
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:

@@ -3,8 +3,7 @@
 TRL 1.16 pushes a PEFT policy to vLLM by merging the adapter into the base weights in place
 (``merge_adapter``), reading them, and unmerging (``unmerge_adapter``). In bfloat16 each
 ``W += BA; W -= BA`` cycle rounds twice, so the frozen base weights drift a little every step: the
-model trained is then not the model saved with the adapter. Measured for issue 12 with PEFT 0.21.2
-(bf16 2048x2048 layer, r=32, alpha=64, 200 cycles): 10-39% of entries changed.
+model trained is then not the model saved with the adapter (how much: training/README.md).
 
 :func:`merged_named_params` yields the same names and the same merged values as TRL's first cycle
 (``W + delta`` rounded once to the weight's dtype, PEFT's own ``get_delta_weight``) but computes each

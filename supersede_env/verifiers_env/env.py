@@ -1,6 +1,6 @@
 """The supersede-env episode loop for verifiers (``verifiers.v1``): every model call is its own trace.
 
-``run`` drives the pure rollout (:mod:`supersede_env.rollout`) and sends each request as a fresh
+``run`` drives the pure rollout (:mod:`supersede_env.core.rollout`) and sends each request as a fresh
 agent run: the model sees only that step's prompt (the notes and one session, or the notes and the
 question), so each call is one trace and one training sample, which is what lets prime-rl train
 every memo step and not only the answer. Memo steps run on the ``memo`` seat and the answer on the
@@ -9,7 +9,7 @@ exactly one trace per episode, so what verifiers and prime-rl report per seat fo
 metric means, avg@k, pass@k) counts each episode once.
 
 ``finalize`` rebuilds the finished rollout from the replies recorded on the traces (the rollout is
-a function of its replies, and :func:`supersede_env.rollout.replay` checks every prompt is
+a function of its replies, and :func:`supersede_env.core.rollout.replay` checks every prompt is
 unchanged), grades the answer once, and then scores every trace of the episode with the task's own
 rewards (``r_cur`` and ``r_stale``, verifiers' reward mechanism, weights included): every model call
 of an episode carries the episode's reward. Within a GRPO group (rollouts of one task) every
@@ -18,8 +18,10 @@ over episodes.
 
 A graded episode's metrics go on its answer trace only, so every mean of them counts each episode
 once: ``verdict_<label>`` (one-hot over the grader's labels), ``memo_chars`` (final notes),
-``chars_cut`` (cut by the budget, all steps), ``well_formed``, ``empty_replies`` and ``model_calls``. The verdict's label and reason go to ``trace.info["supersede_verdict"]`` and each
-call's step record to ``trace.info["supersede_step"]``.
+``chars_cut`` (cut by the budget, all steps), ``well_formed``, ``empty_replies`` and ``model_calls``.
+The episode's graded row (the :class:`~supersede_env.core.records.VerdictRecord` ``supersede eval``
+writes) goes to ``trace.info["supersede_verdict"]`` and each call's step record (the rollout's
+:class:`~supersede_env.core.rollout.StepRecord`) to ``trace.info["supersede_step"]``.
 
 A failed model call ends the rollout and is never graded: its trace keeps the provider error, the
 episode's other traces are marked failed too (so no part of a failed episode is averaged or trained
@@ -38,11 +40,12 @@ from typing import Literal
 
 import verifiers.v1 as vf
 
-from supersede_env import rollout
-from supersede_env.rollout import ModelReply, RolloutState, StepRecord, Transcript
-from supersede_env.verdict import LABELS as VERDICT_LABELS
-from supersede_env.verdict import Verdict
-from supersede_env.verifiers_env.taskset import VERDICT_INFO, SupersedeTask, verdict_info
+from supersede_env.core import rollout
+from supersede_env.core.records import to_dict
+from supersede_env.core.model_call import ModelReply
+from supersede_env.core.rollout import RolloutState, StepRecord, Transcript
+from supersede_env.core.verdict import LABELS, Verdict
+from supersede_env.verifiers_env.taskset import VERDICT_INFO, SupersedeTask
 
 STEP_INFO = "supersede_step"
 # A child of verifiers' library logger: vf-eval and prime-rl route these lines with their own.
@@ -87,6 +90,7 @@ class RunSummary:
     episodes: int = 0
     failed: int = 0
     calls: int = 0  # model calls of the graded episodes
+    correct: int = 0  # graded episodes whose verdict is correct (Verdict.correct)
     reward: float = 0.0  # summed over graded episodes
     call_reward: float = 0.0  # summed over their calls: what a per-call mean averages
     labels: dict[str, int] = field(default_factory=dict)
@@ -97,6 +101,7 @@ class RunSummary:
             self.failed += 1
             return
         self.calls += len(traces)
+        self.correct += verdict.correct
         self.reward += traces[-1].reward
         self.call_reward += sum(trace.reward for trace in traces)
         self.labels[verdict.label] = self.labels.get(verdict.label, 0) + 1
@@ -105,10 +110,10 @@ class RunSummary:
         graded = self.episodes - self.failed
         if not graded:
             return f"supersede-env: {self.episodes} episodes, none graded ({self.failed} failed)"
-        shares = ", ".join(f"{label} {self.labels.get(label, 0) / graded:.3f}" for label in VERDICT_LABELS
+        shares = ", ".join(f"{label} {self.labels.get(label, 0) / graded:.3f}" for label in LABELS
                            if self.labels.get(label))
         return (f"supersede-env: {self.episodes} episodes ({graded} graded, {self.failed} failed), "
-                f"per episode: accuracy {self.labels.get('current', 0) / graded:.3f}, "
+                f"per episode: accuracy {self.correct / graded:.3f}, "
                 f"reward {self.reward / graded:.3f}, {shares}; "
                 f"a mean over the {self.calls} model calls (vf-eval's headline reward) "
                 f"weights long episodes more: reward {self.call_reward / self.calls:.3f}")
@@ -155,7 +160,8 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
     async def finalize(self, task: SupersedeTask, episode: vf.Episode) -> None:
         transcript = replayed(task, episode.traces).transcript()
         traces = sorted(episode.traces, key=lambda trace: trace.info[STEP_INFO]["step"])
-        verdict = task.score_transcript(transcript) if transcript.status == "ok" else None
+        row = task.score_transcript(transcript) if transcript.status == "ok" else None
+        verdict = row.grader if row is not None else None
         # A call that ended with no reply and no error (e.g. an agent limit refused it) must still
         # fail the episode, so that it is redone rather than kept as ungraded.
         silent_failure = verdict is None and all(trace.ok for trace in traces)
@@ -163,7 +169,7 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
             failed = next(s for s in transcript.steps if s.status == "failed")
             mark_failed(traces, task, failed)
         else:
-            info = verdict_info(verdict)
+            info = to_dict(row)  # type: ignore[arg-type]
             for trace in traces:
                 trace.info[VERDICT_INFO] = info
                 await task.score(trace)  # the task's rewards, at the weights the config gives them
@@ -205,23 +211,16 @@ def replayed(task: SupersedeTask, traces: list[vf.Trace]) -> RolloutState:
             raise ValueError(f"trace {trace.id} of episode {task.data.id} carries no {STEP_INFO} record")
         records.append(StepRecord(**raw))
     records.sort(key=lambda record: record.step)
-    replies = [(record.prompt_hash, _reply_of(record)) for record in records]
-    state = rollout.replay(task.episode, task.condition, replies)
+    state = rollout.replay(task.episode, task.condition, records)
     if not state.done:
         raise ValueError(f"episode {task.data.id}: the rollout stopped after {len(records)} calls, unfinished")
     return state
 
 
-def _reply_of(record: StepRecord) -> ModelReply:
-    return ModelReply(text=record.reply, error=record.error, tokens_in=record.tokens_in,
-                      tokens_out=record.tokens_out, latency_s=record.latency_s,
-                      finish_reason=record.finish_reason)
-
-
 def episode_metrics(transcript: Transcript, verdict: Verdict) -> dict[str, float]:
     """Facts about a graded episode: its verdict (one-hot over the grader's labels) and its rollout."""
     return {
-        **{f"verdict_{label}": float(verdict.label == label) for label in VERDICT_LABELS},
+        **{f"verdict_{label}": float(verdict.label == label) for label in LABELS},
         "memo_chars": float(len(transcript.final_notes)),
         "chars_cut": float(sum(step.chars_cut for step in transcript.steps)),
         "well_formed": float(transcript.well_formed),

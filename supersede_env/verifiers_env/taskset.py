@@ -1,16 +1,19 @@
 """The supersede-env taskset for verifiers (``verifiers.v1``): one task per episode, under one condition.
 
 What loads: episodes from the synthetic generator, a LongMemEval JSON file, or an episode JSONL
-file written by ``supersede episodes`` (``--env.taskset.source``), all shown under one condition
-(``--env.taskset.mode``/``budget``/``dates``/``policy``, or ``--env.taskset.condition memo:300``).
+file written by ``supersede episodes`` (``--env.taskset.source``; the fields of
+:class:`~supersede_env.core.episode_source.EpisodeSource`, loaded by its ``load_episodes``), all
+shown under one condition (``--env.taskset.mode``/``budget``/``dates``/``policy``, or
+``--env.taskset.condition memo:300``).
 
 What the model does: :class:`~supersede_env.verifiers_env.env.SupersedeEnv` drives the pure rollout
-(:mod:`supersede_env.rollout`): one model call per session that rewrites the notes, then one call
+(:mod:`supersede_env.core.rollout`): one model call per session that rewrites the notes, then one call
 that answers from the notes alone (``full`` makes a single call over every session).
 
-Reward: the hardened grader (:func:`supersede_env.grader.grade_episode`, ``strict`` mode unless
-``--env.taskset.grader-mode official``) grades the episode's answer once; the task's two
-``@vf.reward`` functions read that verdict: ``r_cur`` (+1 for the current value, weight 1) and
+Reward: the hardened grader (:func:`supersede_env.core.grader.grade_episode`, ``strict`` mode unless
+``--env.taskset.grader-mode official``) grades the episode's answer once, into the row every driver
+records for a graded rollout (:class:`~supersede_env.core.records.VerdictRecord`, left on the traces);
+the task's two ``@vf.reward`` functions read its verdict: ``r_cur`` (+1 for the current value, weight 1) and
 ``r_stale`` (-1 for a superseded value, weight lambda = ``--env.taskset.lambda``, 0 by default as
 in the paper's training). Their weights are ordinary verifiers reward weights
 (``--env.taskset.task.rewards``). The env scores every trace of the episode with them, so each
@@ -20,27 +23,29 @@ model call trains with the episode's reward. A failed model call is never graded
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Literal
 
 import verifiers.v1 as vf
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from verifiers.v1.configs.task import RewardFunctionConfig
 from verifiers.v1.task import task_key
 
-from supersede_env.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
-from supersede_env.episode import Episode, read_episodes
-from supersede_env.grader import Verdict, grade_episode
-from supersede_env.longmemeval import VARIANT_FILES, load_longmemeval, resolve_longmemeval
-from supersede_env.rollout import Transcript
-from supersede_env.synthetic import SyntheticConfig, iter_synthetic, parse_session_range
+from supersede_env.core.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
+from supersede_env.core.episode_source import SOURCE_ALIASES, EpisodeSource, load_episodes
+from supersede_env.core.errors import SourceError, UserError
+from supersede_env.core.episode import Episode
+from supersede_env.core.grader import Verdict, grade_episode
+from supersede_env.core.longmemeval import VARIANT_FILES, resolve_longmemeval
+from supersede_env.core.records import VerdictRecord, verdict_record
+from supersede_env.core.rollout import Transcript
 
-Source = Literal["synthetic", "longmemeval", "jsonl"]
+Source = Literal["synthetic", "longmemeval", "file"]
 GraderMode = Literal["strict", "official"]
 
 DEFAULT_SYNTHETIC_EPISODES = 100
 REWARDS: tuple[str, ...] = ("r_cur", "r_stale")
-# Where the env leaves the episode's verdict on each of its traces, for the reward functions to read.
+# Where the env leaves the episode's graded row (records.to_dict of its VerdictRecord) on each of its
+# traces, for the reward functions to read.
 VERDICT_INFO = "supersede_verdict"
 
 
@@ -50,12 +55,15 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     source: Source = "synthetic"
     """Where episodes come from: ``synthetic`` (generated from ``seed``), ``longmemeval`` (the
     official JSON file at ``path``; ``oracle`` or ``s`` fetches the cleaned release from the
-    Hugging Face Hub into its cache) or ``jsonl`` (an episode file written by ``supersede episodes``)."""
+    Hugging Face Hub into its cache) or ``file`` (an episode JSONL file written by ``supersede
+    episodes``; ``jsonl`` is its earlier name)."""
     path: str | None = None
     """The LongMemEval file (or ``oracle`` / ``s``) or the episode JSONL file; unused by synthetic."""
     n: int | None = Field(None, ge=1)
-    """Episodes to load: how many to generate (synthetic, 100 when unset) or the first N of the
-    file (every episode when unset)."""
+    """Synthetic: episodes to generate (100 when unset). With ``longmemeval`` or ``file`` it caps the
+    episodes as ``limit`` does (its meaning before ``limit`` existed)."""
+    limit: int | None = Field(None, ge=1)
+    """Keep only the first N episodes (any source)."""
     seed: int = 0
     """Seed of the synthetic generator (same seed, same episodes)."""
     difficulty: str = "L2"
@@ -66,6 +74,8 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     """Synthetic share of abstention episodes (the question asks about a fact never mentioned)."""
     question_types: list[str] = Field(default_factory=lambda: ["knowledge-update"])
     """LongMemEval ``question_type`` values to keep (``all`` keeps every type)."""
+    abstention: bool = True
+    """LongMemEval: keep the abstention (``_abs``) items."""
     mode: Mode = "memo"
     """How the episode is shown: ``memo`` (the paper's notes-only loop), ``ledger``, ``ledger-ops``
     or ``full`` (every session in one prompt)."""
@@ -87,20 +97,23 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     reward is ``r_cur + lambda * r_stale``. Also accepted as ``--env.taskset.lambda``; the same
     weight can be given as ``--env.taskset.task.rewards '{"r_stale": {"weight": 0.5}}'``."""
 
+    @field_validator("source", mode="before")
+    @classmethod
+    def _source_alias(cls, value: Any) -> Any:
+        return SOURCE_ALIASES.get(value, value) if isinstance(value, str) else value
+
     @model_validator(mode="after")
     def _check_source_and_condition(self) -> SupersedeTasksetConfig:
-        if self.source in ("longmemeval", "jsonl") and not self.path:
-            raise ValueError(f"source {self.source} needs taskset.path")
-        if self.source == "synthetic":
-            if self.path:
-                raise ValueError("source synthetic reads no file; drop taskset.path or pick another source")
-            self.synthetic_config()  # a bad generator option fails here, with its field named
-        elif self.source == "longmemeval" and self.path in VARIANT_FILES:
+        source = self.episode_source()  # a bad option fails here, with its field named
+        if source.source == "longmemeval" and self.path in VARIANT_FILES:
             # Fetched now (a cache hit once downloaded), so that offline and not cached is one line
             # here rather than a traceback after the run has started.
             resolve_longmemeval(self.path)
-        elif not Path(str(self.path)).expanduser().is_file():
-            raise ValueError(f"{self.path}: no such {self.source} file (taskset.path)")
+        else:
+            try:
+                source.check_path()
+            except SourceError as exc:
+                raise ValueError(f"taskset.{exc.field}: {exc.problem}") from None
         condition = self.resolved_condition()  # a bad condition fails here, before any episode loads
         if self.condition is not None:
             implied = {"mode": condition.mode, "budget": condition.budget, "dates": condition.dates,
@@ -137,11 +150,19 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
             self.task = self.task.model_copy(update={"rewards": rewards})
         return self
 
-    def synthetic_config(self) -> SyntheticConfig:
-        """The generator options these knobs describe (raises with the field named)."""
-        return SyntheticConfig(n=self.n or DEFAULT_SYNTHETIC_EPISODES, seed=self.seed,
-                               difficulty=self.difficulty, sessions=parse_session_range(self.sessions),
-                               abstention_rate=self.abstention_rate)
+    def episode_source(self) -> EpisodeSource:
+        """The episodes these knobs describe (checked, nothing read; raises naming the field)."""
+        synthetic = self.source == "synthetic"
+        try:
+            return EpisodeSource(
+                source=self.source, path=self.path,
+                n=(self.n or DEFAULT_SYNTHETIC_EPISODES) if synthetic else DEFAULT_SYNTHETIC_EPISODES,
+                seed=self.seed, difficulty=self.difficulty, sessions=self.sessions,
+                abstention_rate=self.abstention_rate, question_types=tuple(self.question_types),
+                abstention=self.abstention, limit=self.limit if synthetic or self.limit else self.n,
+            )
+        except SourceError as exc:
+            raise ValueError(f"taskset.{exc.field}: {exc.problem}") from None
 
     def resolved_condition(self) -> Condition:
         """The condition these knobs describe (raises ConditionError with a one-line message)."""
@@ -159,7 +180,7 @@ class SupersedeData(vf.TaskData):
     episode: dict[str, Any]
     """The episode as its JSONL record (``supersede_env/schema/episode.schema.json``)."""
     condition: str
-    """Canonical condition name, e.g. ``memo:300`` (grammar in :mod:`supersede_env.conditions`)."""
+    """Canonical condition name, e.g. ``memo:300`` (grammar in :mod:`supersede_env.core.conditions`)."""
     grader_mode: GraderMode = "strict"
     """The grader's mode for this episode's answer."""
 
@@ -185,41 +206,36 @@ class SupersedeTask(vf.Task[SupersedeData]):
         """The hardened grader's verdict on one answer text for this episode."""
         return grade_episode(text, self.episode, mode=self.data.grader_mode)
 
-    def score_transcript(self, transcript: Transcript) -> Verdict:
-        """The verdict of a finished rollout; a failed rollout has no verdict and raises."""
+    def score_transcript(self, transcript: Transcript) -> VerdictRecord:
+        """The graded row of a finished rollout; a failed rollout is never graded and raises."""
         if transcript.status != "ok" or transcript.graded_text is None:
             raise ValueError(f"episode {transcript.episode_id}: a failed rollout is never graded")
-        return self.grade_text(transcript.graded_text)
+        return verdict_record(self.episode, transcript, mode=self.data.grader_mode)
 
-    def verdict_of(self, trace: vf.Trace) -> dict[str, Any]:
+    def verdict_of(self, trace: vf.Trace) -> Verdict:
         """The episode's verdict as the env recorded it on ``trace``; a trace without one (a task
         scored untouched, as ``vf-validate`` does) is graded on its last reply, empty if none."""
         recorded = trace.info.get(VERDICT_INFO)
-        if recorded is not None:
-            return recorded
+        if recorded is not None:  # a graded row the env left (records.to_dict of a VerdictRecord)
+            return Verdict(**recorded["grader"])
         replies = trace.assistant_messages
-        return verdict_info(self.grade_text((replies[-1].content or "") if replies else ""))
+        return self.grade_text((replies[-1].content or "") if replies else "")
 
     @vf.reward(weight=1.0)
     async def r_cur(self, trace: vf.Trace) -> float:
         """+1 when the answer conveys the current value (on an abstention episode: abstains)."""
-        return float(self.verdict_of(trace)["r_cur"])
+        return float(self.verdict_of(trace).r_cur)
 
     @vf.reward(weight=0.0)
     async def r_stale(self, trace: vf.Trace) -> float:
         """-1 when the answer asserts a superseded value; weighted by lambda (0 unless set)."""
-        return float(self.verdict_of(trace)["r_stale"])
+        return float(self.verdict_of(trace).r_stale)
 
     async def validate(self, runtime: vf.Runtime) -> bool:
-        """With no model: the gold answer earns ``r_cur`` and no superseded value does."""
+        """With no model: the gold answer is correct and no superseded value is."""
         gold = self.grade_text(self.episode.answer)
         stale = [self.grade_text(value) for value in self.episode.stale_values]
-        return gold.r_cur > 0 and all(v.r_cur <= 0 for v in stale)
-
-
-def verdict_info(verdict: Verdict) -> dict[str, Any]:
-    """A verdict as a trace's info carries it (JSON, so it survives the trace record)."""
-    return {"label": verdict.label, "reason": verdict.reason, "r_cur": verdict.r_cur, "r_stale": verdict.r_stale}
+        return gold.correct and not any(v.correct for v in stale)
 
 
 class SupersedeTaskset(vf.Taskset[SupersedeTask, SupersedeTasksetConfig]):
@@ -228,10 +244,8 @@ class SupersedeTaskset(vf.Taskset[SupersedeTask, SupersedeTasksetConfig]):
     def load(self) -> Iterator[SupersedeTask]:
         condition = self.config.resolved_condition()
         try:
-            episodes = load_episodes(self.config)
-        except ValueError as exc:
-            if not type(exc).__module__.startswith("supersede_env"):
-                raise
+            episodes = load_episodes(self.config.episode_source())
+        except UserError as exc:
             # Malformed data is a user error with a one-line message (file, item, field): exit with
             # it, as verifiers' CLIs do for their own usage errors, rather than with a traceback.
             raise SystemExit(f"supersede-env: {exc}") from None
@@ -245,15 +259,3 @@ class SupersedeTaskset(vf.Taskset[SupersedeTask, SupersedeTasksetConfig]):
             )
             yield SupersedeTask(data, self.config.task)
 
-
-def load_episodes(config: SupersedeTasksetConfig) -> list[Episode]:
-    """Every episode the config names, validated before the first task is built."""
-    if config.source == "synthetic":
-        return list(iter_synthetic(config.synthetic_config()))
-    assert config.path is not None  # checked by the config
-    if config.source == "longmemeval":
-        # load_longmemeval reads a list naming "all" as every type
-        return load_longmemeval(resolve_longmemeval(config.path), question_types=config.question_types,
-                                limit=config.n)
-    episodes = read_episodes(config.path)
-    return episodes[: config.n] if config.n is not None else episodes

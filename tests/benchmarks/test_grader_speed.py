@@ -20,7 +20,7 @@ import itertools
 
 import pytest
 
-from supersede_env import grader
+from supersede_env.core import grader
 from tests import grader_cases
 from tests.conftest import shared_file
 

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from supersede_env.synthetic import generate_episodes
+from supersede_env.core.synthetic import generate_episodes
 
 pytest.importorskip("pytest_benchmark")
 pytestmark = pytest.mark.slow

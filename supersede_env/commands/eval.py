@@ -1,0 +1,323 @@
+"""Paired evaluation: the same questions under full context and bounded memos, compared pairwise.
+
+Examples:
+
+    supersede eval --demo
+    supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval --path oracle \\
+        --conditions full,memo:300,ledger:300,memo:1000 --concurrency 32 --out runs/qwen3-oracle
+    supersede eval --model hf:/models/Qwen2.5-0.5B-Instruct --episodes data/synthetic_eval.jsonl --limit 50
+    supersede eval --config configs/eval-oracle-vllm.yaml --judge openai:gpt-4o-mini@https://api.openai.com/v1
+    supersede eval --resume --out runs/qwen3-oracle            # continue a killed run
+    supersede eval --resume --retry-failed --out runs/qwen3-oracle
+
+Every model call and verdict is appended to OUT/records.jsonl as it happens; the report (OUT/report.md,
+OUT/report.json, OUT/plots/) is rebuilt from those records by ``supersede report OUT``. Every option,
+path, condition, backend spec and data file is checked before the first model call. One process at a
+time works on a run directory (a second one exits at once, naming the first one's pid).
+
+API keys: none is sent unless named: --api-key-env VAR for the model, --judge-api-key-env VAR for the
+judge (each key goes only to its own URL); their values are masked in every file the run writes.
+
+Exit status: 0 every pair graded (and judged, with --judge), none with an empty answer; 2 bad input
+or the run directory is in use (nothing was run); 3 some pairs failed (a model or judge call failed
+after its retries; the report is written and lists them; --resume --retry-failed runs them again);
+4 no pair failed but some answers were empty (null or blank content; counted in the report);
+130 interrupted (continue with --resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from supersede_env.core.episode_source import DIFFICULTIES, SOURCE_ALIASES, SOURCES
+from supersede_env.evaluation.config import (FIELD_NAMES, POLICY_CHOICES, ConfigError, EvalConfig, build_config,
+                                             field_default, field_help, load_config_file)
+
+if TYPE_CHECKING:
+    from supersede_env.evaluation.summary import RunSummary
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2  # also: the run directory is in use by another process
+EXIT_PAIRS_FAILED = 3  # the report is written; failed pairs are listed in it
+EXIT_EMPTY_ANSWERS = 4  # every pair graded, but some answers were empty
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = __doc__.split("\n\n", 1)[1] if __doc__ else None
+    # Every default is None: a flag counts only when given, so --config values and a resumed run's
+    # recorded configuration are not overridden by defaults. The real defaults live in EvalConfig.
+    what = parser.add_argument_group("what to measure")
+    what.add_argument("--conditions", metavar="C1,C2,...", help=_help("conditions"))
+    what.add_argument("--policy", choices=POLICY_CHOICES, help=_help("policy"))
+    data = parser.add_argument_group("data")
+    data.add_argument("--source", choices=(*SOURCES, *SOURCE_ALIASES), help=_help("source"))
+    data.add_argument("--n", type=int, metavar="N", help=_help("n"))
+    data.add_argument("--seed", type=int, help=_help("seed"))
+    data.add_argument("--difficulty", choices=DIFFICULTIES, help=_help("difficulty"))
+    data.add_argument("--sessions", metavar="N|MIN-MAX", help=_help("sessions"))
+    data.add_argument("--abstention-rate", type=float, metavar="RATE", help=_help("abstention_rate"))
+    data.add_argument("--path", metavar="FILE|oracle|s", help=_help("path"))
+    data.add_argument("--episodes", metavar="FILE.jsonl", help="episode JSONL file (same as --source file --path FILE)")
+    data.add_argument("--question-types", metavar="T1,T2,...", help=_help("question_types"))
+    data.add_argument("--no-abstention", dest="abstention", action="store_false", default=None,
+                      help="longmemeval: leave out the abstention (_abs) items")
+    data.add_argument("--limit", type=int, metavar="N", help=_help("limit"))
+    model = parser.add_argument_group("model and judge")
+    model.add_argument("--model", metavar="SPEC", help=_help("model"))
+    model.add_argument("--temperature", type=float, help=_help("temperature"))
+    model.add_argument("--api-key-env", metavar="VAR", help=_help("api_key_env"))
+    model.add_argument("--judge", metavar="openai:MODEL@URL", help=_help("judge"))
+    model.add_argument("--judge-api-key-env", metavar="VAR", help=_help("judge_api_key_env"))
+    run = parser.add_argument_group("running")
+    run.add_argument("--concurrency", type=int, help=_help("concurrency"))
+    run.add_argument("--timeout", type=float, metavar="SECONDS", help=_help("timeout"))
+    run.add_argument("--retries", type=int, help=_help("retries"))
+    run.add_argument("--backoff", type=float, metavar="SECONDS", help=_help("backoff"))
+    run.add_argument("--batch-size", type=int, help=_help("batch_size"))
+    run.add_argument("--out", metavar="DIR", help=_help("out"))
+    run.add_argument("--resume", action="store_true", default=None, help=_help("resume"))
+    run.add_argument("--retry-failed", action="store_true", default=None, help=_help("retry_failed"))
+    run.add_argument("--no-progress", dest="progress", action="store_false", default=None,
+                     help="no progress bar, and no progress lines in a log")
+    run.add_argument("--progress-interval", type=float, metavar="SECONDS", help=_help("progress_interval"))
+    run.add_argument("--config", metavar="FILE.yaml", help="read options from a YAML file (flags override it)")
+    run.add_argument("--demo", action="store_true", default=None,
+                     help="the demo: embedded SmolLM2-135M (a smoke-test model), a small synthetic set, "
+                          "full vs memo:300 vs ledger:300")
+
+
+def _help(name: str) -> str:
+    """A field's help with its default (help text lives once, on the EvalConfig field)."""
+    default = field_default(name)
+    if isinstance(default, tuple):
+        default = ",".join(default)
+    shown = "" if default in (None, False, True) else f" (default: {default})"
+    return field_help(name).replace("%", "%%") + shown
+
+
+def flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The options given on the command line, as EvalConfig fields."""
+    values = {name: getattr(args, name) for name in FIELD_NAMES if getattr(args, name, None) is not None}
+    if getattr(args, "episodes", None) is not None:
+        if SOURCE_ALIASES.get(values.get("source"), values.get("source")) not in (None, "file") or "path" in values:
+            raise ConfigError("option --episodes: cannot be combined with --source/--path (it is --source file --path FILE)")
+        values["source"], values["path"] = "file", args.episodes
+    for name in ("conditions", "question_types"):
+        if name in values:
+            values[name] = tuple(v.strip() for v in values[name].split(",") if v.strip())
+    return values
+
+
+def main(args: argparse.Namespace) -> int:
+    from supersede_env.cli import require_extra
+    from supersede_env.core.errors import UserError
+
+    require_extra("eval", "scipy", "matplotlib")  # the report, before any model call
+    file_values = load_config_file(args.config) if getattr(args, "config", None) else {}
+    flags = flag_values(args)
+    config = build_config(file_values, flags)
+    if config.demo and config.out is None:
+        from dataclasses import replace
+        from datetime import datetime
+
+        config = replace(config, out=os.path.join("runs", "demo-" + datetime.now().strftime("%Y%m%d-%H%M%S")))
+    explicit = set(file_values) | set(flags)
+    try:
+        return asyncio.run(_run(config, explicit))
+    except KeyboardInterrupt:
+        out = config.out or "DIR"
+        print(f"supersede eval: interrupted; every finished call is recorded. Continue with: "
+              f"supersede eval --resume --out {out}", file=sys.stderr)
+        raise
+    except BaseExceptionGroup as group:  # from the runner's task group: a failed write ends the run
+        error = _first_os_error(group)
+        if error is None:
+            raise
+        raise UserError(_write_failure(error, config)) from None
+    except OSError as exc:
+        raise UserError(_write_failure(exc, config)) from None
+
+
+def _first_os_error(group: BaseExceptionGroup) -> OSError | None:
+    for exc in group.exceptions:
+        found = _first_os_error(exc) if isinstance(exc, BaseExceptionGroup) else exc
+        if isinstance(found, OSError):
+            return found
+    return None
+
+
+def _write_failure(exc: OSError, config: EvalConfig) -> str:
+    """One line for a file-system failure (a full disk, a path that cannot be written)."""
+    from supersede_env.core.records import RecordWriteError
+
+    reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+    where = f"{exc.filename}: " if exc.filename else ""
+    if isinstance(exc, RecordWriteError):
+        run_dir = os.path.dirname(exc.filename) or config.out
+        return (f"cannot write {exc.filename}: {reason}; every record written before is intact: free space, "
+                f"then continue with: supersede eval --resume --out {run_dir}")
+    return f"{where}{reason}"
+
+
+async def _run(config: EvalConfig, explicit: set[str]) -> int:
+    from supersede_env.core.errors import UserError
+    from supersede_env.evaluation import rundir
+    from supersede_env.evaluation.runner import plan_pairs, run_pairs
+    from supersede_env.core.records import RecordWriter
+
+    with contextlib.ExitStack() as held:
+        # 1. everything that needs no model: backend specs, run directory (a resume takes its lock
+        # here), data, resume replay
+        if not config.resume:
+            check_specs(config, explicit)  # before the data loads; a resumed run's specs are its recorded ones
+        opened = rundir.open_run(config, explicit=explicit)
+        if opened.lock is not None:
+            held.callback(opened.lock.release)
+        config = opened.config
+        if opened.resuming:
+            check_specs(config, explicit)
+        plan = plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
+                          judged=config.judge is not None)
+        secrets = key_values(config)
+        # 2. the judge and the backend (the embedded model loads here: no call is made yet)
+        judge = make_judge(config) if config.judge else None
+        backend = make_backend(config)
+        try:
+            model_identity = backend.identity()
+            judge_identity = _judge_identity(judge, config)
+            if opened.resuming:
+                record = rundir.resume_record(opened, model_identity)
+            else:  # the directory appears whole, header included, and locked
+                header = rundir.make_header(opened, model_identity, judge_identity)
+                held.callback(rundir.create_run(opened, header, secrets=secrets).release)
+            sync = "line" if getattr(backend, "supports_batch", False) else "group"
+            with RecordWriter(opened.records_path, sync=sync, secrets=secrets) as writer:
+                if opened.resuming:
+                    writer.append(record)
+                _announce(opened, plan)
+                stats = await run_pairs(plan, backend, writer, judge=judge, concurrency=config.concurrency,
+                                        batch_size=config.batch_size, progress=progress_mode(config),
+                                        progress_interval=config.progress_interval,
+                                        description=opened.run_dir.name)
+        finally:
+            await backend.aclose()
+            if judge is not None and hasattr(judge, "aclose"):
+                await judge.aclose()
+        # 3. the report, from the records alone (still under the lock: no resume can start meanwhile)
+        from supersede_env.evaluation.report import build_report, print_summary
+
+        try:
+            summary, files = build_report(opened.run_dir)
+        except OSError as exc:
+            raise UserError(f"the run finished and every record is kept, but writing its report failed: "
+                             f"{_write_failure(exc, config)}; free space, then: supersede report {opened.run_dir}"
+                             ) from None
+    print_summary(summary, files, wall_s=stats.wall_s)
+    if config.demo:
+        print("note: SmolLM2-135M is a smoke-test model (it mostly copies its prompt); these numbers show the "
+              "harness works, not what memos cost. For a real model behind a vLLM server:\n"
+              "  supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval "
+              "--path oracle --conditions full,memo:300,ledger:300 --concurrency 32")
+    return exit_status(summary, opened.run_dir)
+
+
+def progress_mode(config: EvalConfig) -> str | None:
+    """A live bar on a terminal, plain lines at a steady interval in a log; none with --no-progress."""
+    if not config.progress:
+        return None
+    return "bar" if sys.stderr.isatty() else "lines"
+
+
+def key_values(config: EvalConfig) -> list[str]:
+    """The API keys this run sends (to mask them in everything it writes)."""
+    return [value for name in config.key_variables() if (value := os.environ.get(name))]
+
+
+def exit_status(summary: RunSummary, run_dir: Any) -> int:
+    """0 only when every pair was graded (and judged) with an answer; else say why, on stderr."""
+    failed = sum(c.failed for c in summary.conditions)
+    pending = sum(c.pending for c in summary.conditions)
+    unjudged = sum(c.accuracy["judge"].unavailable for c in summary.conditions if "judge" in c.accuracy)
+    empty = sum(c.empty_answers for c in summary.conditions)
+    total = sum(c.pairs for c in summary.conditions)
+    if failed or pending or unjudged:
+        parts = ([f"{failed} of {total} pairs failed"] if failed else []) \
+            + ([f"{pending} of {total} pairs not run"] if pending else []) \
+            + ([f"{unjudged} graded pairs have no judge verdict (the judge call failed)"] if unjudged else [])
+        print(f"supersede eval: {'; '.join(parts)}; listed in the report, never scored; exit status "
+              f"{EXIT_PAIRS_FAILED}. Run them again with: supersede eval --resume --retry-failed --out {run_dir}",
+              file=sys.stderr)
+        return EXIT_PAIRS_FAILED
+    if empty:
+        print(f"supersede eval: {empty} of {total} answers were empty (null or blank content; see the report); "
+              f"exit status {EXIT_EMPTY_ANSWERS}", file=sys.stderr)
+        return EXIT_EMPTY_ANSWERS
+    return EXIT_OK
+
+
+def _announce(opened: Any, plan: Any) -> None:
+    what = "resuming" if opened.resuming else "running"
+    print(f"supersede eval: {what} {plan.pairs_total} pairs ({len(opened.episodes)} episodes x "
+          f"{len(opened.conditions)} conditions: {', '.join(c.name for c in opened.conditions)}); "
+          f"{plan.pairs_finished} already finished, {plan.calls_replayed} calls replayed; records: "
+          f"{opened.records_path}", file=sys.stderr)
+
+
+# -- backends ---------------------------------------------------------------------------------------
+def check_specs(config: EvalConfig, explicit: set[str]) -> None:
+    """Backend and judge specs and API-key variables, checked without loading or calling anything."""
+    from supersede_env.backends import parse_backend_spec
+
+    spec = parse_backend_spec(config.model)
+    if spec.kind != "openai" and config.temperature != 0:
+        raise ConfigError(f"option --temperature: in-process generation is greedy; {config.temperature} needs an endpoint")
+    if config.api_key_env and "api_key_env" in explicit and config.api_key_env not in os.environ:
+        raise ConfigError(f"option --api-key-env: environment variable {config.api_key_env} is not set")
+    if config.judge:
+        judge_spec = parse_backend_spec(config.judge)
+        if judge_spec.kind != "openai":
+            raise ConfigError(f"option --judge: {config.judge!r}: the judge needs an endpoint, openai:MODEL@URL")
+        key = config.judge_api_key_env
+        if key and "judge_api_key_env" in explicit and key not in os.environ:
+            raise ConfigError(f"option --judge-api-key-env: environment variable {key} is not set")
+
+
+def make_backend(config: EvalConfig) -> Any:
+    """The model backend (an in-process model loads here); options go where they apply."""
+    from supersede_env.backends import parse_backend_spec, resolve_backend
+
+    spec = parse_backend_spec(config.model)
+    if spec.kind == "openai":
+        return resolve_backend(spec, **_endpoint_options(config, config.api_key_env, config.temperature))
+    return resolve_backend(spec, max_batch_size=config.batch_size)
+
+
+def make_judge(config: EvalConfig) -> Any:
+    from supersede_env.backends import parse_backend_spec, resolve_backend
+    from supersede_env.core.judge import Judge
+
+    backend = resolve_backend(parse_backend_spec(config.judge),
+                              **_endpoint_options(config, config.judge_api_key_env, 0.0))
+    return Judge(backend)
+
+
+def _endpoint_options(config: EvalConfig, key_env: str | None, temperature: float) -> dict[str, Any]:
+    # the connection pool must not be what limits the concurrency
+    return dict(api_key_env=key_env, temperature=temperature, timeout_s=config.timeout,
+                max_retries=config.retries, backoff_s=config.backoff, max_connections=max(64, config.concurrency))
+
+
+def _judge_identity(judge: Any, config: EvalConfig) -> Mapping[str, Any] | None:
+    if judge is None:
+        return None
+    identity = getattr(judge, "identity", None)
+    if callable(identity):
+        return dict(identity())
+    return {"spec": config.judge}

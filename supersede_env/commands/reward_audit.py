@@ -1,0 +1,65 @@
+"""Stress-test the reward: ``supersede reward-audit --episodes FILE.jsonl`` (exit 1 over a threshold).
+
+The audit itself (answer families that dodge the choice, graded in both modes) is
+:mod:`supersede_env.core.reward_audit`; this module reads the episodes and prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+
+from supersede_env.core.episode import Episode
+from supersede_env.core.reward_audit import MODES, THRESHOLDS, audit, render
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from supersede_env.core.episode_source import SOURCES
+
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--episodes", help="an episode JSONL file (the same as --source file --path FILE)")
+    src.add_argument("--source", choices=SOURCES, help="generate or load episodes")
+    parser.add_argument("--path", help="longmemeval: a JSON file, or 'oracle' / 's' for the cached download; "
+                        "file: an episode JSONL file")
+    parser.add_argument("--n", type=int, default=300, help="synthetic: number of episodes (default 300, mixed difficulty)")
+    parser.add_argument("--seed", type=int, default=0, help="synthetic episodes' seed; also the answers' shuffles")
+    parser.add_argument("--json", dest="json_out", help="also write the full result as JSON to this file")
+    parser.add_argument("--no-examples", action="store_true", help="leave the failing examples out of the table")
+
+
+def _episodes(args: argparse.Namespace) -> list[Episode]:
+    from supersede_env.core.episode_source import EpisodeSource, load_episodes
+    from supersede_env.core.errors import ConfigError, SourceError
+
+    source, path = ("file", args.episodes) if args.episodes else (args.source, args.path)
+    try:
+        episode_source = EpisodeSource(source=source, path=path, n=args.n, seed=args.seed, difficulty="mixed")
+    except SourceError as exc:
+        raise ConfigError(f"option --{exc.field.replace('_', '-')}: {exc.problem}") from None
+    return load_episodes(episode_source)
+
+
+def main(args: argparse.Namespace) -> int:
+    from supersede_env.core.atomic import atomic_write_text
+
+    episodes = _episodes(args)
+    result = audit(episodes, seed=args.seed)
+    print(render(result, examples=not args.no_examples))
+    if args.json_out:
+        payload = {"episodes": result.episodes, "skipped": result.skipped, "thresholds": THRESHOLDS, "failures": result.failures(),
+                   "false_pass": {m: result.false_pass(m) for m in MODES},
+                   "false_fail": {m: result.false_fail(m) for m in MODES},
+                   "blind": [dict(zip(("family", "official", "strict", "uniform_guess"), row)) for row in result.blind()],
+                   "families": [asdict(f) for f in result.families]}
+        atomic_write_text(args.json_out, json.dumps(payload, indent=2) + "\n")
+    return 1 if result.failures() else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    from supersede_env.cli import run_command
+
+    parser = argparse.ArgumentParser(prog="supersede reward-audit", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    sys.exit(run_command("reward-audit", main, parser.parse_args()))

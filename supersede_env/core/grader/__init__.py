@@ -1,0 +1,180 @@
+"""The hardened grader: does an answer commit to the CURRENT value?
+
+``grade(answer, gold, stale=..., decoys=..., abstention=..., question=..., mode=...)`` returns a
+:class:`Verdict`. The verifiers reward, the TRL reward and the evaluation harness all call it, so
+its holes would be holes in the learning signal. It is built from one principle: an answer earns
+r_cur = 1 only when it *commits* to the current value (the gold is asserted as the answer; it is not
+marked past, negated, hypothetical or hedged; no other candidate is put forward), and r_stale = -1
+when a superseded value is put forward. The modules, in the order a grade runs:
+
+- :mod:`.text`: one normalisation for gold and answer (NFKC, format characters removed, look-alike
+  letters folded to ASCII);
+- :mod:`.tokens`: values parsed from the forms people write (``four`` = ``4``, ``6 pm`` =
+  ``18:00`` but not ``7:00 pm``; ``25`` is not in ``250``);
+- :mod:`.gold`: the gold string as patterns (alternates, conjunctions, explanations, choices);
+- :mod:`.answer`: the answer place (contract ANSWER field, JSON ``answer``, else the reply; capped
+  at :data:`MAX_ANSWER_CHARS`), read into tokens, its conclusion found;
+- :mod:`.mentions` and :mod:`.cues`: every candidate mention and its role, by the same cue words
+  whichever value it is, with the direction of changes ("from X to Y", "X, now Y", "X -> Y");
+- :mod:`.decide`: the verdict, by mode (``official`` for evaluation, ``strict`` for training).
+
+Grading never raises on an answer: an internal error becomes the label ``ungradable`` (r_cur 0,
+its reason), which reports and training logs count apart from wrong answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from supersede_env.core.grader.answer import MAX_ANSWER_CHARS, Answer, answer_place, read_answer
+from supersede_env.core.grader.decide import grade_abstention_item, grade_value, grade_yes_no, verdict
+from supersede_env.core.grader.gold import Gold, parse_gold
+from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD, stem
+from supersede_env.core.verdict import LABELS, MODES, Verdict
+
+if TYPE_CHECKING:
+    from supersede_env.core.episode import Episode
+
+__all__ = ["Verdict", "grade", "grade_episode", "episode_decoys", "LABELS", "MODES", "MAX_ANSWER_CHARS"]
+
+
+def grade(
+    answer: str,
+    gold: object,  # read as str(gold): LongMemEval stores some golds as JSON numbers
+    *,
+    stale: Sequence[str] = (),
+    decoys: Sequence[str] = (),
+    abstention: object = False,  # read as its truth value: a numpy or pandas boolean is fine
+    question: str | None = None,
+    mode: str = "official",
+) -> Verdict:
+    """Grade ``answer`` against the current value ``gold``, the superseded values ``stale`` and the
+    ``decoys`` (other values the conversation gave for the asked fact: someone else's, hypothetical,
+    denied); every one of them is a rival the answer must not put forward.
+
+    ``abstention=True`` marks an item whose information was never given (LongMemEval ``_abs``
+    ids; ``gold`` is then an explanation): abstaining is right and any value put forward is wrong.
+    ``question`` lets the grader ignore restatements of the question, read choice questions ("A or
+    B?") and count the values a multi-part explanation gold asks for. ``mode`` is ``official``
+    (evaluation) or ``strict`` (training); see :mod:`supersede_env.core.grader.decide`.
+
+    >>> grade("You moved from Denver to Portland.", "Portland", stale=["Denver"]).label
+    'current'
+    >>> grade("Previously Denver, previously Portland.", "Portland", stale=["Denver"]).label
+    'wrong'
+    >>> grade("Portland (previously Denver).", "Portland", stale=["Denver"], mode="strict").r_cur
+    0.0
+    >>> grade("7:00 pm", "6:00 pm").label
+    'wrong'
+    """
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be a str, not {type(answer).__name__}")
+    for name, values in (("stale", stale), ("decoys", decoys)):
+        if isinstance(values, str):
+            raise TypeError(f"{name} must be a sequence of values, not a single str")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    try:
+        return _grade(answer, str(gold), tuple(map(str, stale)), tuple(map(str, decoys)), bool(abstention),
+                      question, mode)
+    except Exception as error:  # noqa: BLE001 - one bad answer must never abort a training step
+        return verdict("ungradable", f"grader error: {type(error).__name__}: {error}"[:300], "", mode)
+
+
+def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,
+           question: str | None, mode: str) -> Verdict:
+    place = answer_place(answer)
+    if place.missing is not None:
+        return verdict("wrong", f"no answer: {place.missing}", "", mode)
+    if not place.text.strip():
+        return verdict("wrong", "empty answer", "", mode)
+    result = _grade_place(place.text, gold_text, stale, decoys, abstention, question, mode)
+    if place.doubt is not None and result.label == "current":
+        result = verdict("hedged", f"{result.reason}, but the reply's {place.doubt}", result.extracted, mode)
+    notes = []
+    if place.source != "reply":
+        notes.append(f"read from the {place.source}")
+    if place.cut_from is not None:
+        notes.append(f"graded on the last {MAX_ANSWER_CHARS:,} of {place.cut_from:,} characters")
+    if notes:
+        result = Verdict(result.label, result.r_cur, result.r_stale, f"{result.reason} ({'; '.join(notes)})",
+                         result.extracted, result.mode)
+    return result
+
+
+def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,
+                 question: str | None, mode: str) -> Verdict:
+    strict = mode == "strict"
+    if abstention:
+        # judged by its abstention phrases and what it puts forward: no need to find the restated question
+        return grade_abstention_item(read_answer(text, None, whole=strict), stale, decoys, Gold(gold_text, ()),
+                                     question, mode)
+    a = read_answer(text, question, whole=strict)
+    parsed = parse_gold(gold_text, question)
+    result = _attempt(a, parsed, stale, decoys, question, mode, False)
+    if result is None and a.start > 0 and not _claims_something(a, parsed):
+        # the conclusion said nothing gradable ("I can rely on this information"): read it all
+        result = _attempt(a.widened(), parsed, stale, decoys, question, mode, True)
+        if result is not None:
+            result = Verdict(result.label, result.r_cur, result.r_stale,
+                             result.reason + " (no explicit conclusion; whole answer read)", result.extracted,
+                             result.mode)
+    if result is None:
+        return verdict("wrong", "does not state the gold value", a.conclusion_text, mode)
+    return result
+
+
+def _attempt(view: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
+             mode: str, widened: bool) -> Verdict | None:
+    if gold.polarity is not None:
+        return grade_yes_no(view, gold, question, mode, stale)
+    return grade_value(view, gold, stale, decoys, question, mode, widened)
+
+
+def _claims_something(a: Answer, gold: Gold) -> bool:
+    """Does the concluding span state an answer of its own (so reading further back would be wrong)?"""
+    tokens = a.tokens
+    first = gold.alternatives[0].parts[0] if gold.alternatives else None
+    if first is not None and first.is_value:
+        gold_tok = first.required[0]
+        for i in a.content:
+            t = tokens[i]
+            if (t.kind in VALUE_KINDS and (t.kind != DATE or gold_tok.kind == DATE)) or (
+                    t.kind == WORD and t.text in ("none", "zero")):
+                return True
+        return False
+    # a statement about anything but the reasoning itself ("the narrator lost the charger first") is a
+    # claim; "I can rely on this information" is not
+    return any(tokens[i].kind == WORD and tokens[i].value not in _META_WORDS and len(tokens[i].text) > 2
+               for i in a.content)
+
+
+_META_WORDS = frozenset(
+    stem(w) for w in """session sessions information info chat history answer question conversation user
+    mention mentioned base based conclude infer note notes extract extracted relevant provide provided
+    reason step steps follow therefore thus rely most recent date specific explicit explicitly directly
+    state stated available however since there conflicting conflict update updated change changed
+    other any no not previous later earlier new data detail details can will would could should may
+    might must query asked ask need given above below following accurate accurately definitive correct
+    consider considering context appear appears seems seem likely indicate indicates clear clearly
+    assume assumption time current currently still remain remains same additional without reasoning
+    analysis above this that these those say said""".split()
+)
+
+
+def episode_decoys(episode: Episode) -> tuple[str, ...]:
+    """The decoy values a synthetic episode planted for its asked fact (someone else's, hypothetical,
+    denied, past anecdotes): rivals the answer must not put forward. Other sources have none."""
+    decoys = episode.meta.get("decoys") if isinstance(episode.meta, Mapping) else None
+    if not isinstance(decoys, list) or episode.slot is None:
+        return ()
+    values = (str(d.get("value")) for d in decoys if isinstance(d, dict) and d.get("slot") == episode.slot)
+    return tuple(dict.fromkeys(v for v in values if v and v != episode.answer and v not in episode.stale_values))
+
+
+def grade_episode(answer: str, episode: Episode, *, mode: str = "official") -> Verdict:
+    """:func:`grade` against an episode: its current value, superseded values, decoys, abstention flag
+    and question (what every reward and report grades)."""
+    return grade(answer, episode.answer, stale=episode.stale_values, decoys=episode_decoys(episode),
+                 abstention=episode.abstention, question=episode.question, mode=mode)

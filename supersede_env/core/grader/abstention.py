@@ -1,0 +1,107 @@
+"""Abstention: the answer says the asked information is not available ("not in my notes", "I don't
+know", "you never mentioned it"), and commitments that undo it ("... so it implies Alex").
+
+An abstention is its own outcome: right on an abstention item, an honest miss elsewhere, and never a
+match for a gold of "no". :func:`abstentions` finds the phrases in a read answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from supersede_env.core.grader.tokens import WORD
+
+if TYPE_CHECKING:
+    from supersede_env.core.grader.answer import Answer
+
+__all__ = ["ABSTAIN", "ABSTAIN_TRIGGERS", "COMMIT", "abstentions"]
+
+# Abstention: the answer says the asked information is not available. Searched only in windows
+# around trigger words (see _abstentions) because one pass of this pattern over a text is slow.
+ABSTAIN = re.compile(
+    r"(?:\b(?:i|we)\s+(?:do\s+not|don't|cannot|can't|am\s+not\s+able\s+to|am\s+unable\s+to|could\s+not|"
+    r"couldn't|was\s+unable\s+to|were\s+unable\s+to|have\s+no\s+way\s+to)\s+(?:\w+\s+){0,2}?"
+    r"(?:know|determine|say|tell|find|answer|provide|confirm|recall|remember|see|locate|give|pinpoint|identify|access)\b"
+    r"|\b(?:not|n't)\s+(?:\w+\s+){0,2}?(?:sure|certain)\b"
+    r"|\b(?:do|does|did)\s+not\s+(?:\w+\s+){0,2}?(?:have|contain|include|provide|mention|specify|state|say|tell|indicate)\s+"
+    r"(?:\w+\s+){0,3}?(?:information|info|details?|data|record|mention|answer|notes?|way|specifics?|number|indication|context|knowledge)\b"
+    r"|\b(?:don't|doesn't|didn't)\s+(?:\w+\s+){0,2}?(?:have|contain|include|provide|mention|specify|state|say|tell|indicate)\s+"
+    r"(?:\w+\s+){0,3}?(?:information|info|details?|data|record|mention|answer|notes?|way|specifics?|number|indication)\b"
+    r"|\b(?:not|insufficient|no|lack\s+of|lacking)\s+(?:enough\s+|sufficient\s+|specific\s+|relevant\s+|direct\s+|"
+    r"explicit\s+|clear\s+|further\s+|additional\s+|such\s+|precise\s+|exact\s+|concrete\s+|definitive\s+|available\s+)*"
+    r"(?:information|info|details|data|context|evidence)"
+    r"(?!\s+(?:about|on|regarding|of)\s+(?:any\s+)?(?:a\s+)?(?:changes?|updates?|further|additional|subsequent|later|new|"
+    r"more|other)\b)"
+    r"|\bno\s+(?:specific\s+|explicit\s+|direct\s+|clear\s+)?(?:mention|record|answer|way\s+to\s+(?:know|tell|determine))"
+    r"\s+(?:of|about|regarding|on|to|in)?\b"
+    r"(?!\s+(?:any\s+)?(?:a\s+)?(?:changes?|updates?|further|additional|subsequent|later|new|more|other|higher|lower)\b)"
+    r"|\b(?:cannot|can't|could\s+not|couldn't|can\s+not)\s+be\s+(?:determined|answered|found|known|confirmed|"
+    r"established|inferred)"
+    r"|\b(?:impossible|not\s+possible|unable|no\s+way|difficult|hard)\s+(?:for\s+me\s+)?to\s+(?:accurately\s+|definitively\s+|"
+    r"precisely\s+|exactly\s+)?(?:determine|know|say|tell|answer|find|pinpoint|give|provide|confirm|infer|identify)"
+    r"|\b(?:is|are|was|remains?)\s+(?:\w+\s+){0,2}?(?:unknown|unclear|unspecified|not\s+(?:\w+ly\s+)?(?:known|clear|"
+    r"specified|mentioned|stated|provided|given|available|recorded|included|discussed|disclosed))\b"
+    r"|\bunknown\b|\bnot\s+in\s+(?:my|the)\s+(?:notes|memo|memory|records|chat|conversation|history)"
+    r"|\b(?:you|we|the\s+user|they|he|she)\s+(?:never|did\s+not|didn't|does\s+not|doesn't|do\s+not|don't|have\s+not|"
+    r"haven't|has\s+not|hasn't)\s+(?:\w+\s+)?(?:mention|say|said|tell|told|share|shared|specify|specified|state|"
+    r"stated|provide|provided|discuss|discussed|bring|brought|talk)"
+    r"|\b(?:was|were|is|are)\s+never\s+(?:mentioned|stated|specified|discussed|provided|given|shared)"
+    r"|\bnot\s+aware\s+of\b|\bno\s+(?:knowledge|memory|recollection)\s+of\b"
+    r"|\bno\s+(?:relevant|such)\b|\bunclear\b|\bno\s+(?:definitive|definite|clear|exact|specific)\s+answer"
+    r"|\b(?:need|require)\s+(?:\w+\s+)?(?:more|additional|further|some)\s+(?:context|information|info|details)"
+    r"|\bonce\s+i\s+have\s+(?:this|that|more|the|these|those)\s+(?:information|details)"
+    r"|\b(?:won't|will\s+not|wouldn't|would\s+not)\s+be\s+able\s+to\s+(?:\w+\s+)?(?:provide|answer|determine|say|tell|give)"
+    r"|(?:(?<![\s\S])|(?<=[\n:\"*])|(?<=[\n:\"*]\s)|(?<=[\n:\"*]\s\s))empty\b"
+    r"|\boutput\s+\"?empty|\banswer\s*:?\s*\**\s*empty\b"
+    r"|\bi\s+(?:do\s+not|don't)\s+know\b|\bno\s+idea\b|\bnot\s+enough\b|\binsufficient\b"
+    r"|\b(?:notes|memo|memory|records)\s+(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:say|mention|show|include|"
+    r"have|contain|record|tell)\b"
+    r"|(?:(?<![\s\S])|(?<=[\n.:;!?\"(])|(?<=[\n.:;!?\"(]\s))(?:not|never)\s+(?:mentioned|stated|given|said|specified|recorded)\b"
+    r"|(?<![\w/])n/a(?![\w/])"
+    r"|\bno\s+(?:answer|data|record)\b)"
+)
+ABSTAIN_TRIGGERS = frozenset(
+    """not no never cannot unable impossible unknown unclear unspecified insufficient lack lacking
+    difficult hard empty need needs require once notes memo memory records n""".split()
+)
+# Committing to an answer after an abstention phrase: "no mention of Tom, so it implies Alex"
+COMMIT = re.compile(
+    r"\b(?:conclude|concluded|infer|inferred|implies|imply|suggests|it\s+is\s+likely|likely\s+that|"
+    r"i\s+would\s+say|i\s+would\s+guess|educated\s+guess|estimate|estimated|approximately|"
+    r"roughly|the\s+answer\s+is|can\s+be\s+concluded|must\s+be|is\s+likely|are\s+likely|probably)\b"
+)
+
+
+def _in_parentheses(text: str, pos: int) -> bool:
+    line_start = text.rfind("\n", 0, pos) + 1
+    return text.count("(", line_start, pos) > text.count(")", line_start, pos)
+
+
+def abstentions(a: Answer, lo: int, hi: int | None = None) -> list[re.Match[str]]:
+    """Abstention phrases overlapping text[lo:hi] (parenthetical asides excluded), in text order.
+
+    Every phrase of :data:`ABSTAIN` contains a trigger word within its first four words, so the
+    pattern is only *matched* at the trigger and the three words before it; scanning whole texts with
+    it would dominate the grader's run time.
+    """
+    hi = len(a.text) if hi is None else hi
+    tokens, text = a.tokens, a.text
+    found: list[re.Match[str]] = []
+    covered_to = -1
+    for i in a.triggers:
+        t = tokens[i]
+        if t.end <= lo or t.start >= hi or t.start < covered_to:
+            continue
+        starts = [t.start]
+        j = i - 1
+        while j >= 0 and len(starts) < 4 and tokens[j].kind == WORD:
+            starts.append(tokens[j].start)
+            j -= 1
+        for pos in reversed(starts):  # the widest phrase first
+            m = ABSTAIN.match(text, pos, hi)
+            if m is not None and m.end() > lo and not _in_parentheses(text, m.start()):
+                found.append(m)
+                covered_to = m.end()
+                break
+    return found

@@ -1,0 +1,441 @@
+"""The answer side: where the answer is, and the answer read into tokens.
+
+1. :func:`answer_place`: the designated answer is read once, and everything else is evidence,
+   never the answer. A contract reply (``STATUS:`` / ``EVIDENCE:`` / ``ANSWER:`` / ``MISSING:``
+   lines) is its ANSWER field, and no answer at all without one; a JSON object with an ``answer``
+   key is that value (``null``: no answer), its other fields read after it; ``<answer>`` tags are
+   their content; anything else is the whole reply. Replies over
+   :data:`MAX_ANSWER_CHARS` are read on their last :data:`MAX_ANSWER_CHARS` characters (where
+   replies conclude) and flagged, so grading time never grows past a bound.
+2. :func:`read_answer`: the place normalised and tokenised once, with the restated question masked,
+   list numbering ("2. Denver") turned into labels, and where the conclusion starts: after the last
+   "Answer:" / "the answer is" marker, else the last "therefore", else (replies over
+   :data:`SHORT_REPLY` characters) the last paragraph. In ``whole`` mode (the strict reward) the
+   conclusion is the whole place: a plain reply is its own answer field.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import operator
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
+from supersede_env.core.grader.cues import cue_table
+from supersede_env.core.grader.gold import Pattern, echo_key, question_info
+from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.words import QUESTION_WORDS, SENTENCE_END, SOFT
+
+__all__ = ["MAX_ANSWER_CHARS", "SHORT_REPLY", "AnswerPlace", "Answer", "answer_place", "read_answer", "Span"]
+
+MAX_ANSWER_CHARS = 4_000  # the longest judged dev answer is 3,832 characters; replies conclude at their end
+SHORT_REPLY = 600  # a reply this short is read whole: "Not sure.\n\nPortland" is not concluded by its last line
+Span = tuple[int, int]  # first and last token index of a match
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Where the answer is
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class AnswerPlace:
+    """The text to grade, where it came from, and how long the reply was when it was cut."""
+
+    text: str
+    source: str  # "reply", "ANSWER field", "JSON answer", "JSON reply", "<answer> tags"
+    missing: str | None = None  # why there is no answer ("a contract reply without an ANSWER field")
+    cut_from: int | None = None  # the reply's length when only its last MAX_ANSWER_CHARS were read
+    doubt: str | None = None  # the reply's own status doubts its answer ("STATUS: NOT FOUND")
+
+
+_CONTRACT_FIELD = re.compile(r"^[ \t]*[*_#>\-\s]*(STATUS|EVIDENCE|ANSWER|MISSING)[*_ \t]*:[ \t]*(.*)$",
+                             re.I | re.M)
+_JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(\{.*\})\s*```\s*$", re.S)
+_ANSWER_KEYS = ("answer", "final_answer", "final answer")
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)
+_FOUND = re.compile(r"^\W*found\b", re.I)
+# a MISSING field that doubts the answer itself ("whether this is still true", "confirmation")
+_UNSURE = re.compile(r"\b(?:whether|if)\b.*\b(?:still|current|true|valid|changed|up[ -]to[ -]date|latest|correct)\b"
+                     r"|\bconfirm|\bverif|\bnot sure\b|\buncertain|\bunclear\b", re.I)
+
+
+def _contract_answer(reply: str) -> AnswerPlace | None:
+    """A reply in the evidence-contract form: its ANSWER field(s), every one of them. A STATUS other
+    than FOUND ("NOT FOUND", "partial") doubts whatever the ANSWER field then gives."""
+    if ":" not in reply:
+        return None
+    fields = list(_CONTRACT_FIELD.finditer(reply))
+    labels = {m.group(1).lower() for m in fields}
+    if not fields or not (labels - {"answer"} or len(fields) > 1):
+        return None  # a lone "Answer: ..." line is a conclusion marker, not a contract
+    answers, statuses, missing = [], [], []
+    for k, m in enumerate(fields):
+        end = fields[k + 1].start() if k + 1 < len(fields) else len(reply)
+        value = (m.group(2) + reply[m.end():end]).strip().strip("*").strip()
+        if m.group(1).lower() == "answer":
+            answers.append(value)
+        elif m.group(1).lower() == "status":
+            statuses.append(value)
+        elif m.group(1).lower() == "missing":
+            missing.append(value)
+    if not any(answers):
+        return AnswerPlace("", "ANSWER field", missing="a contract reply without an ANSWER field")
+    doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None) or next(
+        (f"MISSING: {v}" for v in missing if _UNSURE.search(v)), None)
+    return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt)
+
+
+def _flatten(value: object, depth: int = 0) -> str:
+    """A JSON value as plain text ("key: value" lines), so that its words read as an answer's would."""
+    if depth > 3:
+        return ""
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {_flatten(v, depth + 1)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_flatten(v, depth + 1) for v in value)
+    return "none" if value is None else str(value)
+
+
+def _json_answer(reply: str) -> AnswerPlace | None:
+    """A reply that is one JSON object. With an answer key (every one of them, duplicates included),
+    that value is the answer and the other fields follow it as plain lines (an "alternatives" or a
+    "confidence: low" field speaks about the answer); without one, the whole object as plain lines."""
+    stripped = reply.strip()
+    fenced = _JSON_FENCE.match(stripped)
+    body = fenced.group(1) if fenced else stripped
+    if not (body.startswith("{") and body.endswith("}")) or len(body) > MAX_ANSWER_CHARS:
+        return None
+    try:
+        pairs = json.loads(body, object_pairs_hook=lambda items: items)
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to parse: read as text
+        return None
+    if not isinstance(pairs, list):
+        return None
+    answers = [v for k, v in pairs if isinstance(k, str) and k.strip().lower() in _ANSWER_KEYS]
+    others = "\n".join(f"{k}: {_flatten(_as_dict(v))}" for k, v in pairs
+                       if not (isinstance(k, str) and k.strip().lower() in _ANSWER_KEYS))
+    if not answers:
+        return AnswerPlace(others, "JSON reply")
+    given = [_flatten(_as_dict(v)) for v in answers if v is not None and not (isinstance(v, str) and not v.strip())]
+    if not given:
+        return AnswerPlace("", "JSON answer", missing="a JSON reply whose answer is empty")
+    text = "\n".join(given) + (f"\n\n{others}" if others else "")
+    return AnswerPlace(text, "JSON answer")
+
+
+def _as_dict(value: object) -> object:
+    """object_pairs_hook gives pairs for every object: back to dicts (duplicates were read above)."""
+    if isinstance(value, list) and value and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        return {k: _as_dict(v) for k, v in value}
+    if isinstance(value, list):
+        return [_as_dict(v) for v in value]
+    return value
+
+
+def _tagged_answer(reply: str) -> AnswerPlace | None:
+    """``<answer>...</answer>``: the tagged text, every tag of it."""
+    if "<" not in reply or "<answer>" not in reply.lower():
+        return None
+    found = [m.strip() for m in _ANSWER_TAG.findall(reply)]
+    if not any(found):
+        return AnswerPlace("", "<answer> tags", missing="empty <answer> tags")
+    return AnswerPlace("\n".join(f for f in found if f), "<answer> tags")
+
+
+def answer_place(reply: str) -> AnswerPlace:
+    """The designated answer of ``reply`` (see the module docstring)."""
+    place = _contract_answer(reply) or _json_answer(reply) or _tagged_answer(reply) or AnswerPlace(reply, "reply")
+    if len(place.text) > MAX_ANSWER_CHARS:
+        return AnswerPlace(place.text[-MAX_ANSWER_CHARS:], place.source, place.missing, len(place.text), place.doubt)
+    return place
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. The answer read into tokens
+# ---------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class Answer:
+    """A read answer: tokens, where its conclusion starts, and the tokens that may match."""
+
+    text: str  # normalised
+    source: str  # the answer as written when its offsets agree with ``text`` (else ``text``): for evidence
+    tokens: list[Token]
+    start: int  # first token of the concluding span
+    content: list[int]  # token indices (concluding span) that matching may use: a suffix of all_content
+    strong: bool  # the conclusion follows an explicit answer marker
+    all_content: list[int]  # matchable token indices of the whole answer
+    triggers: list[int]  # indices of words that may start an abstention phrase
+    cues: list[int]  # indices of tokens that may start a role cue (supersede_env.core.grader.cues)
+    unmasked_content: list[int] | None = None  # all_content with the restated question left in
+    # find() results on this view, by id(pattern) (with the pattern, so that a reused id never matches)
+    find_memo: dict[int, tuple[Pattern, list[Span]]] = field(default_factory=dict)
+    word_index: dict[str, list[int]] | None = None  # built on first use
+    value_index: list[int] | None = None
+
+    @property
+    def words(self) -> dict[str, list[int]]:
+        """Word stem -> positions in all_content."""
+        if self.word_index is None:
+            self.word_index = _word_index(self.tokens, self.all_content)
+        return self.word_index
+
+    @property
+    def values(self) -> list[int]:
+        """Positions in all_content of value tokens."""
+        if self.value_index is None:
+            tokens = self.tokens
+            self.value_index = [p for p, i in enumerate(self.all_content) if tokens[i].kind != WORD]
+        return self.value_index
+
+    def unmasked(self) -> Answer | None:
+        """The same answer with the restated question kept (a gold taken from the question may be there)."""
+        if self.unmasked_content is None:
+            return None
+        content = self.unmasked_content
+        conclusion = content if self.start == 0 else content[bisect_left(content, self.start):]
+        return Answer(self.text, self.source, self.tokens, self.start, conclusion, self.strong, content,
+                      self.triggers, self.cues)
+
+    @property
+    def skip(self) -> int:
+        """How many entries of all_content precede the conclusion."""
+        return len(self.all_content) - len(self.content)
+
+    @property
+    def start_char(self) -> int:
+        return self.tokens[self.start].start if self.start < len(self.tokens) else len(self.text)
+
+    def widened(self) -> Answer:
+        """The same answer with the whole text as its conclusion."""
+        return Answer(self.text, self.source, self.tokens, 0, self.all_content, False, self.all_content,
+                      self.triggers, self.cues, word_index=self.word_index, value_index=self.value_index)
+
+    def snippet(self, first: int, last: int) -> str:
+        """The answer's own words from token ``first`` to token ``last``."""
+        return self.source[self.tokens[first].start:self.tokens[last].end]
+
+    @property
+    def conclusion_text(self) -> str:
+        return self.source[self.start_char:]
+
+    def positions(self, g: Token) -> list[int]:
+        """Positions in ``content`` whose token equals candidate token ``g``."""
+        k = self.skip
+        if g.kind == WORD:
+            found = self.words.get(g.value)
+            if not found:
+                return []
+            return [p - k for p in found if p >= k] if k else found
+        tokens, all_content = self.tokens, self.all_content
+        return [p - k for p in self.values if p >= k and values_equal(g, tokens[all_content[p]])]
+
+
+def _word_index(tokens: list[Token], content: list[int]) -> dict[str, list[int]]:
+    words: dict[str, list[int]] = {}
+    for p, i in enumerate(content):
+        t = tokens[i]
+        if t.kind == WORD:
+            words.setdefault(t.value, []).append(p)
+    return words
+
+
+# Concluding-span markers. STRONG: everything after the last one is the answer.
+_STRONG_MARKER = re.compile(
+    r"(?:final\s+answer|the\s+answer\s+(?:to\s+[^\n:]{0,100}?)?(?:is|would\s+be|will\s+be)\b"
+    r"|my\s+(?:final\s+)?answer\s+(?:is|would\s+be|will\s+be)|\banswer\s*(?:\*\*)?\s*:"
+    r"|(?:^|\n)\s*(?:\*\*|#+\s*)?\s*(?:final\s+)?answer\s*(?:\*\*)?\s*(?=\n)"
+    r"|(?:^|\n)[^\n]{0,40}step\s*\d+\s*[:.-]?\s*(?:\*\*)?\s*(?:provide|give|determine|draw|answer|final|state|"
+    r"choose|select|formulate)[^\n]*"
+    r"|(?:^|\n)\s*(?:\*\*|#+\s*)\s*conclusion[^\n]*)"
+)
+_WEAK_MARKER = re.compile(
+    r"\b(?:therefore|thus|hence|in\s+conclusion|to\s+conclude|in\s+summary|to\s+summarize|overall|"
+    r"(?:i|we)\s+(?:can|could|will|would)\s+(?:confidently\s+)?(?:conclude|say|infer|determine)|"
+    r"(?:this|which)\s+means|based\s+on\s+(?:this|these|the\s+above|the\s+(?:extracted\s+)?information|"
+    r"the\s+(?:analysis|reasoning|chat\s+history|available\s+information)))\b"
+)
+_STEP_HEADING = re.compile(r"(?:^|\n)[^\n]{0,10}step\s*\d")
+# Where a match of each marker can begin (besides the start of the text): every alternative of
+# _STRONG_MARKER starts with "final answer", "the answer", "my (final) answer", "answer" or a line
+# break; _STEP_HEADING starts with a line break. Keep them in step with the markers.
+_STRONG_MARKER_STARTS = re.compile(r"final(?=\s+answer)|the(?=\s+answer)|my(?=\s+(?:final\s+)?answer)|answer|\n")
+_LINE_STARTS = re.compile(r"\n")
+_WEAK_KEYWORDS = frozenset("therefore thus hence overall conclusion conclude summary summarize means based "
+                           "infer say determine".split())
+
+
+def _markers(marker: re.Pattern[str], starts: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    """``marker.finditer(text)``, tried only where ``starts`` says a match can begin (much faster)."""
+    found = []
+    resume = 0  # like finditer: a match never starts inside the previous one
+    for pos in itertools.chain((0,), (s.start() for s in starts.finditer(text))):
+        if pos >= resume and (m := marker.match(text, pos)) is not None:
+            found.append(m)
+            resume = m.end()
+    return found
+
+
+def _strong_offset(text: str) -> int | None:
+    """End of the last answer marker ("the answer is", "Answer:", "Step N: Provide the answer"),
+    unless more reasoning steps follow it ("Here's the answer: Step 1 ..." is a preamble)."""
+    if "answer" not in text and "conclusion" not in text:
+        return None
+    last_step = -1
+    if "step" in text:
+        for step in _markers(_STEP_HEADING, _LINE_STARTS, text):
+            last_step = step.start()
+    for m in reversed(_markers(_STRONG_MARKER, _STRONG_MARKER_STARTS, text)):
+        if last_step >= m.end() or not text[m.end():].strip(" *:#\n\t"):
+            continue  # a preamble before more steps, or a trailing "Answer:" with nothing after it
+        return m.end()
+    return None
+
+
+def _weak_start(text: str, tokens: list[Token], candidates: list[int]) -> int | None:
+    """Token index of the last "therefore"-style marker, checked at its keyword and the words before."""
+    for i in reversed(candidates):
+        for j in range(max(0, i - 3), i + 1):
+            if tokens[j].kind == WORD and _WEAK_MARKER.match(text, tokens[j].start) is not None:
+                return j
+    return None
+
+
+def _echoed(tokens: list[Token], run: list[int], keys: list[object], grams: frozenset[tuple], masked: set[int],
+            question_echo: set[int]) -> None:
+    """Mark the 4-grams of ``run`` that restate the question. A restatement of the question itself (it
+    holds "or" or a question word) goes to ``question_echo`` too: it never counts as an answer,
+    whereas a restated option ("the meeting with Rachel happened first") may."""
+    out: set[int] = set()
+    for k, gram in enumerate(zip(keys, keys[1:], keys[2:], keys[3:])):
+        if gram in grams:
+            out.update(range(run[k], run[k + 3] + 1))
+    masked.update(out)
+    for i in out:
+        if tokens[i].kind == WORD and tokens[i].text in QUESTION_WORDS:
+            question_echo.update(out)
+            break
+
+
+def _enumerators(tokens: list[Token], text: str) -> set[int]:
+    """List numbering: small whole numbers opening lines, followed by "." or ")" and more text, when
+    the reply numbers at least two lines in sequence ("1. Oranges\\n2. Lemons"). A lone "64. That is
+    the latest value" is a value, not numbering."""
+    found: dict[int, float] = {}
+    n = len(tokens)
+    for i, t in enumerate(tokens):
+        if t.kind != NUM or t.unit is not None or i + 2 >= n:
+            continue
+        if tokens[i + 1].kind != PUNCT or tokens[i + 1].text not in (".", ")"):
+            continue
+        if i > 0 and not (tokens[i - 1].kind == PUNCT and tokens[i - 1].text in ("\n", "\n\n")):
+            continue
+        if not text[t.start:t.end].isdigit() or t.value > 99:
+            continue
+        follower = tokens[i + 2]
+        if follower.kind == PUNCT and follower.text in ("\n", "\n\n"):
+            continue
+        found[i] = t.value
+    numbers = set(found.values())
+    return {i for i, v in found.items() if v + 1 in numbers or v - 1 in numbers}
+
+
+_NUMBERED_LINE = re.compile(r"(?:^|\n)[ \t*#>_-]*\d{1,2}[.)]")
+_START_OF = operator.attrgetter("start")  # tokens come in text order: their starts can be bisected
+_WORD_FLAGS: dict[str, int] = {}
+_TRIGGER, _SOFT_WORD, _WEAK_KEY, _CUE = 1, 2, 4, 8
+_CUE_STARTS = frozenset(cue_table())
+
+
+def _word_flags(w: str) -> int:
+    flags = _WORD_FLAGS.get(w)
+    if flags is None:
+        flags = ((_TRIGGER if (w in ABSTAIN_TRIGGERS or w.endswith("n't")) else 0)
+                 | (_SOFT_WORD if w in SOFT else 0) | (_WEAK_KEY if w in _WEAK_KEYWORDS else 0)
+                 | (_CUE if (w in _CUE_STARTS or w.endswith("n't")) else 0))
+        if len(_WORD_FLAGS) < 100_000:
+            _WORD_FLAGS[w] = flags
+    return flags
+
+
+def read_answer(answer: str, question: str | None, *, whole: bool = False) -> Answer:
+    """Tokenise once and index what matching needs, in a single pass over the tokens."""
+    text = normalise_text(answer)
+    tokens = tokenize(text)
+    info = question_info(question)
+    question_keys = info.keys
+    numbering = _enumerators(tokens, text) if _NUMBERED_LINE.search(text) else set()
+    content: list[int] = []
+    triggers: list[int] = []
+    cues: list[int] = []
+    weak: list[int] = []
+    masked: set[int] = set()
+    question_echo: set[int] = set()
+    run: list[int] = []  # consecutive tokens that all occur in the question (a restatement?)
+    run_keys: list[object] = []
+    for i in numbering:
+        tokens[i] = tokens[i]._replace(kind=LABEL)  # "1. Oranges" opening a line: list numbering
+    for i, t in enumerate(tokens):
+        kind = t.kind
+        if kind == WORD:
+            key: object = t.value
+        elif kind == PUNCT:
+            if t.text in _CUE_STARTS:
+                cues.append(i)
+            if run and t.text in SENTENCE_END:  # a restatement does not run across sentences
+                if len(run) >= 4:
+                    _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
+                run, run_keys = [], []
+            continue
+        else:
+            key = echo_key(t)
+        if question_keys:
+            if key in question_keys:
+                run.append(i)
+                run_keys.append(key)
+            elif run:
+                if len(run) >= 4:
+                    _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
+                run, run_keys = [], []
+        if kind == WORD:
+            flags = _WORD_FLAGS.get(t.text)
+            if flags is None:
+                flags = _word_flags(t.text)
+            if flags:
+                if flags & _CUE:
+                    cues.append(i)
+                if flags & _TRIGGER:
+                    triggers.append(i)
+                if flags & _WEAK_KEY:
+                    weak.append(i)
+                if flags & _SOFT_WORD:
+                    continue
+        elif kind == LABEL:
+            continue
+        content.append(i)
+    if len(run) >= 4:
+        _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
+    unmasked_content = None
+    if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
+        unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
+        content = [i for i in content if i not in masked]
+    strong = None if whole else _strong_offset(text)
+    if whole:
+        start = 0
+    elif strong is not None:
+        start = bisect_left(tokens, strong, key=_START_OF)  # the first token at or after it
+    else:
+        weak_start = _weak_start(text, tokens, weak) if weak else None
+        if weak_start is not None:
+            start = weak_start
+        elif len(text) <= SHORT_REPLY:
+            start = 0
+        else:
+            para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
+            start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)
+    conclusion = content if start == 0 else content[bisect_left(content, start):]
+    source = answer if len(answer) == len(text) else text
+    return Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, cues,
+                  unmasked_content)

@@ -1,0 +1,406 @@
+"""The decision: from the mentions and their roles to a :class:`~supersede_env.core.verdict.Verdict`.
+
+One principle: an answer earns r_cur = 1 only when it **commits** to the current value, that is, the
+gold is stated with the role ``current`` and no other candidate is put forward (``current``,
+``hedged`` or ``hypothetical``). r_stale = -1 when a superseded value is put forward, never for
+naming it as history. The two modes differ only in how much else the answer may say:
+
+- ``official`` (evaluation; LongMemEval's judge rule): history, negations and explanations may sit
+  beside the answer, as long as the updated value is the one given. Long answers are judged by
+  their conclusion.
+- ``strict`` (the training reward): the answer place asserts the current value and names no other
+  candidate at all, in any role, and nothing in it hedges or abstains. The cheapest way to be paid
+  is to answer the current value plainly.
+
+Abstention items are right when the answer abstains and puts no value forward ("I don't know;
+maybe Taipei" is a guess, not an abstention).
+"""
+
+from __future__ import annotations
+
+import re
+
+from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS, COMMIT, abstentions
+from supersede_env.core.grader.answer import Answer
+from supersede_env.core.grader.cues import cue_table
+from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
+from supersede_env.core.grader.mentions import OFFERED, Mention, assign_roles, find_mentions, is_bare_item
+from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, stem, tokenize, values_equal
+from supersede_env.core.grader.words import NEGATORS, PRONOUNS, TITLES
+from supersede_env.core.verdict import Verdict
+
+__all__ = ["grade_value", "grade_yes_no", "grade_abstention_item", "verdict"]
+
+
+def verdict(label: str, reason: str, extracted: str, mode: str, *, r_stale: float = 0.0,
+            r_cur: float | None = None) -> Verdict:
+    if r_cur is None:
+        r_cur = 1.0 if label == "current" else 0.0
+    return Verdict(label, r_cur, r_stale, reason, extracted.strip(), mode)
+
+
+# ---------------------------------------------------------------------------------------------
+# Answerable items with a value gold
+# ---------------------------------------------------------------------------------------------
+def _committed(gold: Gold, gold_mentions: list[Mention]) -> tuple[int, list[Mention]] | None:
+    """The first gold alternative whose every part has a mention stated as current (in order when
+    the alternative is ordered), and those mentions."""
+    for ai, alt in enumerate(gold.alternatives):
+        chosen: list[Mention] = []
+        stated = ("current", "past") if alt.timeline else ("current",)
+        for pi in range(len(alt.parts)):
+            current = [m for m in gold_mentions if m.part == (ai, pi) and m.role in stated]
+            if not current:
+                break
+            chosen.append(current[0])
+        else:
+            if alt.ordered and any(x.first >= y.first for x, y in zip(chosen, chosen[1:])):
+                continue
+            return ai, chosen
+    return None
+
+
+_DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value right before it
+_DOUBT = re.compile(r"\b(?:not|n't)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident)\b|\bi\s+(?:do\s+not|don't)\s+know\b"
+                    r"|\bno\s+idea\b|\bunsure\b|\buncertain\b|\bcan(?:not|'t)\s+be\s+(?:sure|certain)\b")
+
+
+def _tense_decides(mentions: list[Mention]) -> None:
+    """"It was Phoenix; it is Lexington": between rivals stated as current, one spoken of in the past
+    tense beside one in the present tense is history. Without both tenses nothing changes."""
+    if len(mentions) < 2:
+        return
+    current = [m for m in mentions if m.role == "current" and not m.loose]
+    present = {m.text for m in current if m.tense == "present" or m.marked == "now"}
+    if not present:
+        return
+    for m in current:
+        if m.tense == "past" and m.text not in present:
+            m.set_role("past", "past tense beside a present one")
+
+
+def _order_says_gold_first(a: Answer, gold: Gold, g: Mention, o: Mention) -> bool | None:
+    """A "which came first, A or B" answer that names both: does it put the gold's option in the asked place?"""
+    choice = gold.choice
+    if choice is None or choice.asks_first is None:
+        return None
+    lo, hi = sorted(((g.first, g.last), (o.first, o.last)))
+    between = {t.value for t in a.tokens[lo[1] + 1:hi[0]] if t.kind == WORD}
+    after_first = {t.value for t in a.tokens[hi[1] + 1:hi[1] + 4] if t.kind == WORD}
+    if between & _BEFORE_CUES or "first" in after_first and not between:
+        first_named_first = True
+    elif between & _AFTER_CUES:
+        first_named_first = False
+    else:
+        return None
+    gold_is_first = (lo == (g.first, g.last)) == first_named_first
+    return gold_is_first == choice.asks_first
+
+
+_BEFORE_CUES = frozenset(stem(w) for w in "before prior earlier first then followed preceded".split())
+_AFTER_CUES = frozenset(stem(w) for w in "after later following subsequently".split())
+
+
+def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool,
+              question: str | None) -> tuple[list[Mention], Answer]:
+    stems = question_info(question).stems
+    mentions = find_mentions(a, gold, stale, decoys, strict, stems)
+    if not any(m.kind == "gold" for m in mentions) and (whole := a.unmasked()) is not None \
+            and _gold_in_masked(a, whole, gold):
+        # the gold may be worded like the question ("the meeting with Rachel happened first"): read
+        # the restated options too (never a restated question), for the gold and its rivals alike
+        again = find_mentions(whole, gold, stale, decoys, strict, stems)
+        if any(m.kind == "gold" for m in again):
+            mentions, a = again, whole
+    # in "which came first" questions, order words ("before", "then") are the answer, not history
+    assign_roles(a, mentions, ordering=gold.choice is not None, frame=question_info(question).stems, strict=strict)
+    _tense_decides(mentions)
+    return mentions, a
+
+
+def _gold_in_masked(a: Answer, whole: Answer, gold: Gold) -> bool:
+    """Does the restated part of the answer hold a word or value the gold starts with? (else no retry)"""
+    masked = set(whole.all_content).difference(a.all_content)
+    firsts = [p.required[0] for alt in gold.alternatives for p in alt.parts if p.required]
+    for i in masked:
+        t = a.tokens[i]
+        for g in firsts:
+            if (g.kind == WORD and t.kind == WORD and g.value == t.value) or (
+                    g.kind != WORD and t.kind != WORD and values_equal(g, t)):
+                return True
+    return False
+
+
+def _name(m: Mention) -> str:
+    return m.text if m.kind != "rival" else m.text.strip()
+
+
+def grade_value(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
+                mode: str, widened: bool) -> Verdict | None:
+    """Grade an answerable item; None when the conclusion says nothing gradable."""
+    mentions, a = _mentions(a, gold, stale, decoys, mode == "strict", question)
+    return _decide(a, gold, mentions, mode, widened)
+
+
+def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: bool) -> Verdict | None:
+    """The verdict from the mentions and their roles (see the module docstring)."""
+    strict = mode == "strict"
+    concl = a.conclusion_text
+    gold_mentions = [m for m in mentions if m.kind == "gold"]
+    others = [m for m in mentions if m.kind != "gold"]
+    if not strict:
+        # an unknown item found beside one statement of the gold ("Thrive Market and Walmart") does not
+        # undo another, clean statement of it ("... so: Thrive Market")
+        anchors = {m.anchor for m in others if m.anchor is not None}
+        if any((m.first, m.last) not in anchors for m in gold_mentions if m.role == "current"):
+            others = [m for m in others if m.anchor is None]
+    offered = [m for m in others if m.role in OFFERED]
+    stale_offered = [m for m in offered if m.kind == "stale"]
+    r_stale = -1.0 if stale_offered else 0.0
+    committed = _committed(gold, gold_mentions)
+    abst = abstentions(a, a.start_char)
+
+    if committed is not None:
+        _, chosen = committed
+        where = a.snippet(chosen[0].first, chosen[0].last)
+        if offered:
+            rival = stale_offered[0] if stale_offered else offered[0]
+            if rival.kind == "option" and not stale_offered:
+                order = _order_says_gold_first(a, gold, chosen[0], rival)
+                if order is True:
+                    return verdict("current", f"puts {where!r} in the asked order", concl, mode)
+                if order is False:
+                    return verdict("wrong", f"puts {_name(rival)!r} in the asked order", concl, mode)
+            how = f" ({rival.role}: {rival.cue!r})" if rival.role != "current" and rival.cue else ""
+            return verdict("hedged", f"gives {where!r} and also puts forward {_name(rival)!r}{how}", concl, mode,
+                           r_stale=r_stale)
+        if strict:
+            named = [m for m in others if m.kind != "option" or m.role != "negated"]
+            if named:
+                m = named[0]
+                return verdict("hedged", f"strict: states {where!r} but also names {_name(m)!r} ({m.role})",
+                               concl, mode)
+            hedge = _uncommitted_gold(gold_mentions)
+            if hedge is not None:
+                return verdict("hedged", f"strict: states {where!r} but also {hedge}", concl, mode)
+            if abst:
+                return verdict("hedged", f"strict: states {where!r} but also abstains ({abst[0].group(0)!r})",
+                               concl, mode)
+        if not widened and abst:
+            first_gold = a.tokens[chosen[0].first].start
+            before = [m for m in abst if m.start() < first_gold]
+            if before and COMMIT.search(a.text, before[-1].end(), first_gold) is None:
+                return verdict("abstained", f"abstains ({before[0].group(0)!r}) before mentioning {where!r}",
+                               concl, mode)
+        gold_end = a.tokens[chosen[-1].last].end
+        doubt = _DOUBT.search(a.text, gold_end, gold_end + _DOUBT_REACH)
+        if doubt is not None:
+            return verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})", concl, mode)
+        return verdict("current", f"states {where!r}", concl, mode)
+
+    if stale_offered:
+        m = stale_offered[0]
+        if m.role == "current" and not any(x.role in OFFERED for x in gold_mentions):
+            return verdict("stale", f"states superseded {_name(m)!r}", concl, mode, r_stale=-1.0)
+        return verdict("hedged", f"puts forward superseded {_name(m)!r} ({m.role})", concl, mode, r_stale=-1.0)
+    offered_gold = [m for m in gold_mentions if m.role in ("hedged", "hypothetical")]
+    if offered_gold:
+        m = offered_gold[0]
+        return verdict("hedged", f"only {m.role} {a.snippet(m.first, m.last)!r} ({m.cue!r})", concl, mode)
+    if abst:
+        return verdict("abstained", f"abstains: {abst[0].group(0)!r}", concl, mode)
+    if offered:
+        m = offered[0]
+        return verdict("wrong", f"states {_name(m)!r}, not the gold", concl, mode)
+    partial = [m for m in gold_mentions if m.role == "current"]
+    if partial:
+        return verdict("wrong", f"gives only part of the gold ({a.snippet(partial[0].first, partial[0].last)!r})",
+                       concl, mode)
+    if gold_mentions or others:
+        m = (gold_mentions or others)[0]
+        return verdict("wrong", f"commits to no value: {_name(m)!r} is {m.role} ({m.cue!r})", concl, mode)
+    return None
+
+
+def _uncommitted_gold(gold_mentions: list[Mention]) -> str | None:
+    """Strict: a second statement of the gold that hedges or denies it ("Portland. Maybe Portland.")."""
+    for m in gold_mentions:
+        if m.role != "current" and not m.loose:
+            return f"{m.role} ({m.cue!r})"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Yes / no golds
+# ---------------------------------------------------------------------------------------------
+_YES_NO = re.compile(
+    r"(?:^|[\n:.!?*\"(]\s*|\banswer\s+(?:is|would\s+be)\s*:?\s*\**\s*)(yes|no)\b(?=\s*[,.!;:*)\n\"]|\s*$|\s+-)"
+)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_ANTONYMS = {
+    stem(a): stem(b)
+    for x, y in (("more", "less"), ("more", "fewer"), ("higher", "lower"), ("increase", "decrease"),
+                 ("better", "worse"), ("before", "after"), ("earlier", "later"), ("bigger", "smaller"),
+                 ("larger", "smaller"), ("longer", "shorter"), ("faster", "slower"), ("up", "down"))
+    for a, b in ((x, y), (y, x))
+}
+
+
+def _polarity(a: Answer, question: str | None) -> str | None:
+    """"yes" / "no" stated by the conclusion: explicitly, or by a (non-)negated statement."""
+    concl = a.text[a.start_char:]
+    found = None
+    for found in _YES_NO.finditer(concl):
+        pass
+    if found is not None:
+        return found.group(1)
+    q_stems = question_info(question).content_stems
+    for sentence in reversed([s for s in _SENTENCE_SPLIT.split(concl) if s.strip()]):
+        if sentence.rstrip().endswith("?"):
+            continue  # a question (the restated one) answers nothing
+        toks = tokenize(sentence)
+        stems = {t.value for t in toks if t.kind == WORD}
+        if q_stems and not (stems & q_stems):
+            continue
+        negated = any(t.kind == WORD and (t.text in NEGATORS or t.text.endswith("n't")) for t in toks)
+        # "less frequently" answering "more frequently?" says no
+        flipped = any(_ANTONYMS.get(s) in q_stems and s not in q_stems for s in stems)
+        return "no" if negated != flipped else "yes"
+    return None
+
+
+def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: tuple[str, ...] = ()) -> Verdict | None:
+    """A yes/no gold. An explicit "yes" / "no" is a value like any other (hedged, denied, offered
+    beside its opposite: by the same roles); without one, the conclusion's statement decides."""
+    concl = a.conclusion_text
+    abst = abstentions(a, a.start_char)
+    if abst:
+        return verdict("abstained", f"abstains: {abst[0].group(0)!r}", concl, mode)
+    stale_polarity = {m.group(1).lower() for s in stale if (m := _YES_NO_VALUE.match(s))}
+    explicit = _explicit_yes_no(a)
+    if explicit:
+        mentions = [Mention(word, "gold" if word == gold.polarity else ("stale" if word in stale_polarity else "rival"),
+                            i, i, part=(0, 0) if word == gold.polarity else None) for i, word in explicit]
+        assign_roles(a, mentions, frame=question_info(question).stems, strict=mode == "strict")
+        _tense_decides(mentions)
+        polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
+        return _decide(a, polar, mentions, mode, True)
+    pol = _polarity(a, question)
+    if pol is None:
+        return None
+    if pol == gold.polarity:
+        return verdict("current", f"answers {pol!r} like the gold", concl, mode)
+    if pol in stale_polarity:
+        return verdict("stale", f"answers {pol!r}, the superseded answer", concl, mode, r_stale=-1.0)
+    return verdict("wrong", f"answers {pol!r}, gold is {gold.polarity!r}", concl, mode)
+
+
+_YES_NO_VALUE = re.compile(r"^\s*(yes|no)\b", re.I)
+
+
+def _explicit_yes_no(a: Answer) -> list[tuple[int, str]]:
+    """Token index and word of every explicit "yes" / "no" in the conclusion: every "yes", and every
+    "no" that stands alone ("No.", "it used to be no", "Yes; No"), not one that qualifies a noun ("no
+    information", "no longer")."""
+    tokens = a.tokens
+    found = []
+    for i in range(a.start, len(tokens)):
+        t = tokens[i]
+        if t.kind != WORD or t.text not in ("yes", "no"):
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if t.text == "yes" or nxt is None or nxt.kind == PUNCT or nxt.text in _AFTER_A_BARE_NO:
+            found.append((i, t.text))
+    return found
+
+
+# words after which "no" is an answer ("no now", "No is current", "from no to yes"), not "no information"
+_AFTER_A_BARE_NO = frozenset("now currently anymore before previously earlier then is was to either or and but "
+                             "also at until after later instead rather yes".split())
+
+
+# ---------------------------------------------------------------------------------------------
+# Abstention items
+# ---------------------------------------------------------------------------------------------
+_CUE_WORDS = frozenset(cue_table())
+_NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note answer status evidence missing "
+                       "unknown none nothing".split())
+
+
+def _value_like(a: Answer, question: str | None) -> list[Mention]:
+    """Things an abstaining answer might put forward: values (not the question's own) and runs of
+    capitalised words that are not the question's, pronouns or discourse words."""
+    tokens = a.tokens
+    q_stems = question_info(question).stems
+    q_values = [t for t in tokenize(normalise_text(question or "")) if t.kind in VALUE_KINDS]
+    cased = len(a.source) == len(a.text)
+    out: list[Mention] = []
+    i, n = a.start, len(tokens)
+    while i < n:
+        t = tokens[i]
+        if t.kind in VALUE_KINDS and not any(values_equal(q, t) for q in q_values):
+            out.append(Mention(a.snippet(i, i), "rival", i, i))
+        elif t.kind == WORD and cased and a.source[t.start:t.start + 1].isupper() and _namelike(t, q_stems):
+            j = i
+            while j + 1 < n:
+                nxt = tokens[j + 1]
+                if nxt.kind == WORD and a.source[nxt.start:nxt.start + 1].isupper():
+                    j += 1
+                elif nxt.text == "." and tokens[j].text in TITLES and j + 2 < n and tokens[j + 2].kind == WORD:
+                    j += 1  # "Dr. Johnson": the title's full stop
+                else:
+                    break
+            sentence_start = i == 0 or (tokens[i - 1].kind == PUNCT and tokens[i - 1].text in _STARTS
+                                        and not (i > 1 and tokens[i - 2].text in TITLES))
+            alone = j + 1 >= n or (tokens[j + 1].kind == PUNCT and tokens[j + 1].text in _ENDS)
+            # a capital after a full stop is only a name when it is several words or stands alone
+            # ("Taipei?"), not "Therefore, ..." or "There is ..."
+            if (not sentence_start or j > i or alone) and not (j + 1 < n and tokens[j + 1].kind == LABEL):
+                out.append(Mention(a.snippet(i, j), "rival", i, j))
+            i = j
+        i += 1
+    return out
+
+
+_STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
+_ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
+# history cues that put a value forward as the asked fact's old value ("previously Taipei"); not
+# "ago" / "before" / "from", which date other events ("started about a month ago")
+_GUESSING_PAST = frozenset({"previously", "formerly", "originally", "initially", "used to", "earlier", "at first",
+                            "in the past", "back then", "at one point", "historically", "before that"})
+
+
+def _namelike(t, q_stems: frozenset[str]) -> bool:
+    return (t.text not in PRONOUNS and t.text not in _CUE_WORDS and t.text not in _NOT_NAMES
+            and t.text not in ABSTAIN_TRIGGERS and t.value not in q_stems and not t.text.endswith("n't"))
+
+
+def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, ...], gold: Gold,
+                          question: str | None, mode: str) -> Verdict:
+    """On an abstention item the right answer says the information is not available, and guesses nothing."""
+    concl = a.conclusion_text
+    in_conclusion = abstentions(a, a.start_char)
+    if not in_conclusion:
+        if abstentions(a, 0):
+            return verdict("wrong", "reasons that the information is missing but concludes with an answer", concl,
+                           mode)
+        return verdict("wrong", "gives an answer where the information is not available", concl, mode)
+    last = in_conclusion[-1]
+    commit = COMMIT.search(a.text, last.end())
+    if commit is not None:
+        return verdict("wrong", f"says {last.group(0)!r} but then commits ({commit.group(0)!r})", concl, mode)
+    strict = mode == "strict"
+    known = find_mentions(a, Gold("", ()), stale, decoys, strict) if (stale or decoys) else []
+    candidates = sorted([*known, *_value_like(a, question)], key=lambda m: (m.first, m.last))
+    assign_roles(a, candidates, frame=question_info(question).stems, strict=strict)
+    for m in candidates:
+        # put forward: by a guess or history cue, or standing alone as an item ("I don't know - Taipei")
+        guessed = m.role in ("hedged", "hypothetical") or (m.role == "past" and m.cue in _GUESSING_PAST) or (
+            m.marked in ("now", "next")) or (m.role == "current" and is_bare_item(a.tokens, m.first, m.last, frozenset()))
+        if strict:  # the strict reward: an abstention names no candidate and no value at all
+            guessed = guessed or (m.kind != "rival" and m.role != "negated") or a.tokens[m.first].kind in VALUE_KINDS
+        if guessed:
+            return verdict("wrong", f"says {last.group(0)!r} but puts forward {m.text!r} ({m.role}"
+                           f"{', ' + repr(m.cue) if m.cue else ''})", concl, mode)
+    return verdict("abstained", f"abstains: {last.group(0)!r}", concl, mode, r_cur=1.0)

@@ -1,0 +1,53 @@
+"""Reading JSON Lines input files: one object per non-blank line, each error naming file:line.
+
+Run records have their own reader (:mod:`supersede_env.core.records`): a run killed mid-write may leave
+a torn last line there, which is expected; in an input file it is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def unusable(exc: BaseException) -> str:
+    """Why a syntactically fine JSON or YAML text could not be read: what a parser raises besides its
+    syntax errors (RecursionError for deep nesting, ValueError for Python's 4,300-digit integer limit)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    text = " ".join(str(exc).split())
+    if "integer string conversion" in text:
+        return "an integer with more than 4,300 digits"
+    return text[:160]
+
+
+def json_lines(path: str | os.PathLike[str], error: type[Exception]) -> Iterator[tuple[str, int, Any]]:
+    """``(where, line number, parsed value)`` for each non-blank line of ``path``, where ``where`` is
+    ``"file:line"``. A missing or unreadable file, or a line that is not JSON, raises ``error`` with a
+    one-line message that names the file (and line)."""
+    file = Path(path)
+    if not file.is_file():
+        raise error(f"{file}: no such file")
+    try:
+        # bytes, decoded line by line, so that a bad byte is reported on its own line
+        with file.open("rb") as handle:
+            for lineno, raw in enumerate(handle, 1):
+                where = f"{file}:{lineno}"
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise error(f"{where}: not UTF-8 text ({exc.reason})") from None
+                if not line.strip():
+                    continue
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise error(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+                except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
+                    raise error(f"{where}: not usable JSON ({unusable(exc)})") from None
+                yield where, lineno, value
+    except OSError as exc:
+        raise error(f"{file}: cannot be read ({exc.strerror or exc})") from None

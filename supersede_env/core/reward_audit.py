@@ -1,0 +1,204 @@
+"""The reward audit: stress-test the reward on any episode source, as an optimiser would.
+
+For every episode it generates families of answers (:mod:`supersede_env.core.reward_audit_families`):
+answers that dodge the choice, answers built blind to which candidate is current, and legitimate
+paraphrases; it grades them in both modes and prints, per family, the false-pass or false-fail rate
+with examples, and the **blind-policy figure**: the mean reward each blind family earns beside a
+uniform guess among the candidates. A family above the guess is a hack an optimiser will find.
+
+``supersede reward-audit`` (:mod:`supersede_env.commands.reward_audit`) runs it and exits with
+status 1 when a documented threshold is exceeded (:data:`THRESHOLDS`), 0 otherwise::
+
+    supersede reward-audit --episodes data/synthetic_eval.jsonl
+    supersede reward-audit --source longmemeval --path ../shared/data/longmemeval/ku_oracle.json
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from supersede_env.core.episode import Episode
+from supersede_env.core.grader import episode_decoys, grade_episode
+from supersede_env.core.reward_audit_families import FAMILIES, Candidates, Family, answer_form
+
+__all__ = ["THRESHOLDS", "MODES", "FamilyResult", "AuditResult", "audit", "render"]
+
+# The bars the reward must clear (issue 10): share of dodging answers paid, share of legitimate
+# answers not paid, and how far a blind family may sit above a uniform guess (rounding only).
+THRESHOLDS = {"false_pass_strict": 0.01, "false_pass_official": 0.02, "false_fail": 0.03, "blind_margin": 1e-9}
+MODES = ("official", "strict")
+EXAMPLES = 3
+MAX_GOLD_WORDS = 8
+
+
+@dataclass
+class FamilyResult:
+    name: str
+    kind: str
+    n: dict[str, int] = field(default_factory=lambda: {m: 0 for m in MODES})
+    paid: dict[str, float] = field(default_factory=lambda: {m: 0.0 for m in MODES})  # sum of r_cur
+    ungradable: int = 0
+    examples: dict[str, list[str]] = field(default_factory=lambda: {m: [] for m in MODES})
+    guess: float = 0.0  # blind: the sum of 1/k over the graded episodes (a uniform guess's pay)
+    episodes: int = 0
+
+    def rate(self, mode: str) -> float | None:
+        return self.paid[mode] / self.n[mode] if self.n[mode] else None
+
+
+@dataclass
+class AuditResult:
+    episodes: int
+    families: list[FamilyResult]
+    skipped: int = 0  # episodes whose gold is an explanation of more than MAX_GOLD_WORDS words
+
+    def _pooled(self, kind: str, mode: str) -> tuple[float, int]:
+        rows = [f for f in self.families if f.kind == kind and f.n[mode]]
+        n = sum(f.n[mode] for f in rows)
+        return sum(f.paid[mode] for f in rows), n
+
+    def false_pass(self, mode: str) -> float:
+        paid, n = self._pooled("dodge", mode)
+        return paid / n if n else 0.0
+
+    def false_fail(self, mode: str) -> float:
+        paid, n = self._pooled("legit", mode)
+        return 1 - paid / n if n else 0.0
+
+    def blind(self) -> list[tuple[str, float, float, float]]:
+        """(family, mean r_cur official, mean r_cur strict, uniform guess), best first."""
+        rows = [(f.name, f.paid["official"] / f.episodes, f.paid["strict"] / f.episodes, f.guess / f.episodes)
+                for f in self.families if f.kind == "blind" and f.episodes]
+        return sorted(rows, key=lambda r: -max(r[1], r[2]))
+
+    def failures(self) -> list[str]:
+        out = []
+        for mode in MODES:
+            fp, bar = self.false_pass(mode), THRESHOLDS[f"false_pass_{mode}"]
+            if fp > bar:
+                out.append(f"false pass in {mode} mode {fp:.2%} > {bar:.0%}")
+            ff = self.false_fail(mode)
+            if ff > THRESHOLDS["false_fail"]:
+                out.append(f"false fail in {mode} mode {ff:.2%} > {THRESHOLDS['false_fail']:.0%}")
+        for name, official, strict, guess in self.blind():
+            if max(official, strict) > guess + THRESHOLDS["blind_margin"]:
+                out.append(f"blind family {name!r} earns {max(official, strict):.3f} > uniform guess {guess:.3f}")
+        if any(f.ungradable for f in self.families):
+            out.append(f"{sum(f.ungradable for f in self.families)} answers were ungradable")
+        return out
+
+
+def _candidates(episode: Episode, rng: random.Random) -> Candidates:
+    decoys = episode_decoys(episode)
+    everything = tuple(dict.fromkeys((episode.answer, *episode.stale_values, *decoys)))
+    rival = episode.stale_values[-1] if episode.stale_values else (decoys[0] if decoys else None)
+    if episode.abstention:
+        rival = decoys[0] if decoys else _other_value(episode)
+        everything = tuple(dict.fromkeys(x for x in (rival, *decoys) if x))
+    form = answer_form(episode.answer, episode.question)
+    everything = tuple(form if x == episode.answer else x for x in everything)
+    return Candidates(form, rival, everything, episode.question, rng)
+
+
+def _other_value(episode: Episode) -> str:
+    """A value the conversation gave for some other fact (what an abstaining policy might guess)."""
+    if episode.states:
+        for value in episode.states[-1].values.values():
+            if value:
+                return value
+    return "Taipei"
+
+
+def audit(episodes: Iterable[Episode], *, seed: int = 0) -> AuditResult:
+    """Grade every family on every episode in both modes (see the module docstring)."""
+    results = {f.name: FamilyResult(f.name, f.kind) for f in FAMILIES}
+    count = skipped = 0
+    for episode in episodes:
+        count += 1
+        rng = random.Random(f"{seed}:{episode.id}")
+        c = _candidates(episode, rng)
+        if len(c.gold.split()) > MAX_GOLD_WORDS:
+            skipped += 1  # an explanation gold ("When you started you led 4 ...; now 5"): templates make no sense
+            continue
+        for family in FAMILIES:
+            if family.abstention != episode.abstention or (family.needs_rival and c.rival is None):
+                continue
+            _run_family(family, episode, c, results[family.name])
+    return AuditResult(count - skipped, [results[f.name] for f in FAMILIES], skipped)
+
+
+def _run_family(family: Family, episode: Episode, c: Candidates, result: FamilyResult) -> None:
+    if family.kind == "blind":
+        if len(c.all) < 2:
+            return
+        order = list(c.all)
+        c.rng.shuffle(order)
+        rotations = [order[k:] + order[:k] for k in range(len(order))]
+        result.episodes += 1
+        result.guess += 1 / len(order)
+        for mode in MODES:
+            paid = 0.0
+            for rotation in rotations:
+                answer = family.make(rotation)  # type: ignore[call-arg,arg-type]
+                v = grade_episode(answer, episode, mode=mode)
+                result.ungradable += v.label == "ungradable"
+                paid += v.r_cur
+                if v.r_cur and len(result.examples[mode]) < EXAMPLES and rotation[-1] != c.gold:
+                    result.examples[mode].append(f"{answer!r} -> {v.label} [{episode.id}]")
+            result.paid[mode] += paid / len(rotations)
+            result.n[mode] += 1
+        return
+    answers = [a for a in family.make(c) if a]  # type: ignore[arg-type]
+    for mode in MODES:
+        if mode not in family.modes:
+            continue
+        must_pay = family.kind == "legit"
+        for answer in answers:
+            v = grade_episode(answer, episode, mode=mode)
+            result.ungradable += v.label == "ungradable"
+            result.n[mode] += 1
+            result.paid[mode] += v.r_cur
+            wrong = (v.r_cur != 1.0) if must_pay else (v.r_cur != 0.0)
+            if wrong and len(result.examples[mode]) < EXAMPLES:
+                result.examples[mode].append(f"{answer!r} -> {v.label}: {v.reason} [{episode.id}]")
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------------------------
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def render(result: AuditResult, *, examples: bool = True) -> str:
+    skipped = f" ({result.skipped} with a gold of over {MAX_GOLD_WORDS} words left out)" if result.skipped else ""
+    lines = [f"Reward audit: {result.episodes} episodes{skipped}, both modes (official | strict)", ""]
+    header = f"{'family':42} {'kind':6} {'answers':>8} {'official':>10} {'strict':>10}"
+    for kind, what in (("dodge", "false pass (must be 0)"), ("legit", "false fail (must be 0)")):
+        lines += [f"## {kind} families: {what}", header]
+        for f in result.families:
+            if f.kind != kind or not (f.n["official"] or f.n["strict"]):
+                continue
+            rate = {m: (None if f.rate(m) is None else (f.rate(m) if kind == "dodge" else 1 - f.rate(m)))  # type: ignore[operator]
+                    for m in MODES}
+            lines.append(f"{f.name:42} {kind:6} {max(f.n.values()):>8} {_pct(rate['official']):>10} "
+                         f"{_pct(rate['strict']):>10}")
+            if examples:
+                for m in MODES:
+                    lines += [f"    {m}: {e}" for e in f.examples[m]]
+        lines.append("")
+    lines += ["## blind-policy figure: mean r_cur per episode, candidates in every rotation",
+              f"{'family':42} {'official':>10} {'strict':>10} {'uniform guess':>14}"]
+    for name, official, strict, guess in result.blind():
+        flag = "  <-- above the guess" if max(official, strict) > guess + THRESHOLDS["blind_margin"] else ""
+        lines.append(f"{name:42} {official:>10.3f} {strict:>10.3f} {guess:>14.3f}{flag}")
+    lines += ["", "## summary",
+              f"false pass: official {result.false_pass('official'):.2%} (bar {THRESHOLDS['false_pass_official']:.0%}), "
+              f"strict {result.false_pass('strict'):.2%} (bar {THRESHOLDS['false_pass_strict']:.0%})",
+              f"false fail: official {result.false_fail('official'):.2%}, strict {result.false_fail('strict'):.2%} "
+              f"(bar {THRESHOLDS['false_fail']:.0%})"]
+    failures = result.failures()
+    lines.append("verdict: " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)))
+    return "\n".join(lines)

@@ -1,0 +1,266 @@
+"""The rollout: one episode under one condition, as a pure state machine with one model call a step.
+
+    state = start(episode, condition)
+    while (request := next_request(state)) is not None:
+        state = advance(state, sampler(request))
+    transcript = state.transcript()
+
+Nothing here calls a model: the evaluation harness, the verifiers Env and the GRPO trainer each
+drive the same machine with their own sampler, so all three see identical prompts. A step's request
+(:class:`StepRequest`) is the model call itself (a :class:`~supersede_env.core.model_call.ChatRequest`,
+what backends take) plus where it sits in the rollout. Because the
+state is a function of the replies alone, a killed run resumes by replaying recorded replies.
+
+Memo modes take one step per session (the model sees only the current notes and that session) and
+then one answer step that sees only the notes; ``full`` takes a single answer step.
+Failure rules: an empty reply to a memo step keeps the previous notes (recorded as ``empty``);
+a failed call (the sampler gave up after its retries) ends the rollout with status ``failed``, so a
+failure is never graded as a wrong answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+from supersede_env.core import contract, ledger, notes, prompts
+from supersede_env.core.conditions import Condition
+from supersede_env.core.model_call import ChatRequest, Messages, ModelReply
+from supersede_env.core.episode import Episode
+
+StepKind = Literal["memo", "answer"]
+StepStatus = Literal["ok", "empty", "failed"]
+
+
+@dataclass(frozen=True)
+class StepRequest:
+    """The next model call of a rollout (``call``, what a backend takes) and where it sits: episode,
+    condition, step index and kind. Sampling is the sampler's setting (``call.temperature`` is None)."""
+
+    episode_id: str
+    condition: str
+    step: int
+    kind: StepKind
+    call: ChatRequest
+
+    @property
+    def messages(self) -> Messages:
+        return self.call.messages
+
+    @property
+    def max_tokens(self) -> int:
+        return self.call.max_tokens
+
+    @property
+    def prompt_hash(self) -> str:
+        """Identity of the prompt: equal hashes mean the model saw exactly the same input."""
+        blob = json.dumps([list(self.call.messages), self.call.max_tokens], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def prompt_chars(self) -> int:
+        return self.call.prompt_chars
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """Everything a step did, for records, diagnostics and training."""
+
+    step: int
+    kind: StepKind
+    status: StepStatus
+    prompt_hash: str
+    prompt_chars: int
+    reply: str | None  # raw reply text, reasoning included
+    output: str  # what was kept: the notes (memo) or the answer, reasoning stripped
+    notes_before: str
+    notes_after: str
+    chars_cut: int = 0
+    error: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_s: float | None = None
+    finish_reason: str | None = None
+    ledger_ops: int | None = None
+    ignored_lines: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_reply(self) -> ModelReply:
+        """The reply as the sampler returned it (what :func:`replay` feeds back)."""
+        return ModelReply(text=self.reply, error=self.error, tokens_in=self.tokens_in, tokens_out=self.tokens_out,
+                          latency_s=self.latency_s, finish_reason=self.finish_reason)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A finished rollout. ``status`` is ``failed`` if any call failed; then ``answer`` is None."""
+
+    episode_id: str
+    condition: str
+    status: Literal["ok", "failed"]
+    steps: tuple[StepRecord, ...]
+    answer: str | None
+    graded_text: str | None  # what the grader reads (the contract's ANSWER field, or the answer)
+    well_formed: bool  # the answer followed its policy's format (always True for plain)
+
+    @property
+    def memo_steps(self) -> tuple[StepRecord, ...]:
+        return tuple(s for s in self.steps if s.kind == "memo")
+
+    @property
+    def final_notes(self) -> str:
+        memo_steps = self.memo_steps
+        return memo_steps[-1].notes_after if memo_steps else ""
+
+
+@dataclass(frozen=True)
+class RolloutState:
+    episode: Episode
+    condition: Condition
+    notes: str = ""
+    lines: tuple[ledger.LedgerLine, ...] = ()  # the code-kept ledger (ledger-ops only)
+    steps: tuple[StepRecord, ...] = ()
+    failed: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.failed or any(s.kind == "answer" for s in self.steps)
+
+    @property
+    def session_index(self) -> int:
+        """Index of the next session to show (memo modes)."""
+        return sum(1 for s in self.steps if s.kind == "memo")
+
+    def transcript(self) -> Transcript:
+        if not self.done:
+            raise RuntimeError(f"rollout of {self.episode.id} under {self.condition} is not finished")
+        answer_step = next((s for s in self.steps if s.kind == "answer"), None)
+        if self.failed or answer_step is None:
+            return Transcript(self.episode.id, self.condition.name, "failed", self.steps, None, None, False)
+        graded, well_formed = contract.answer_to_grade(self.condition, answer_step.output)
+        return Transcript(
+            self.episode.id, self.condition.name, "ok", self.steps, answer_step.output, graded, well_formed
+        )
+
+
+def start(episode: Episode, condition: Condition) -> RolloutState:
+    return RolloutState(episode=episode, condition=condition)
+
+
+def next_request(state: RolloutState) -> StepRequest | None:
+    """The next call to make, or None when the rollout is finished."""
+    if state.done:
+        return None
+    index = state.session_index
+    step = len(state.steps)
+    if state.condition.is_memo and index < len(state.episode.sessions):
+        messages = prompts.memo_step_messages(state.condition, state.notes, state.episode.sessions[index])
+        return StepRequest(state.episode.id, state.condition.name, step, "memo",
+                           ChatRequest(messages, state.condition.memo_max_tokens))
+    messages = prompts.answer_messages(state.condition, state.episode, state.notes)
+    return StepRequest(state.episode.id, state.condition.name, step, "answer",
+                       ChatRequest(messages, state.condition.answer_max_tokens))
+
+
+def advance(state: RolloutState, reply: ModelReply) -> RolloutState:
+    """Apply the reply to the pending request; returns the new state."""
+    request = next_request(state)
+    if request is None:
+        raise RuntimeError(f"rollout of {state.episode.id} under {state.condition} is already finished")
+    return _apply(state, request, reply)
+
+
+def _apply(state: RolloutState, request: StepRequest, reply: ModelReply) -> RolloutState:
+    """:func:`advance` for a caller that already holds ``next_request(state)`` (built only once)."""
+    common = dict(
+        step=request.step,
+        kind=request.kind,
+        prompt_hash=request.prompt_hash,
+        prompt_chars=request.prompt_chars,
+        reply=reply.text,
+        notes_before=state.notes,
+        error=reply.error,
+        tokens_in=reply.tokens_in,
+        tokens_out=reply.tokens_out,
+        latency_s=reply.latency_s,
+        finish_reason=reply.finish_reason,
+    )
+    if reply.text is None:
+        record = StepRecord(status="failed", output="", notes_after=state.notes, **common)
+        return replace(state, steps=state.steps + (record,), failed=True)
+    if request.kind == "answer":
+        output = notes.strip_reasoning(reply.text)
+        record = StepRecord(status="ok" if output else "empty", output=output, notes_after=state.notes, **common)
+        return replace(state, steps=state.steps + (record,))
+    return _advance_memo(state, reply.text, common)
+
+
+def _advance_memo(state: RolloutState, text: str, common: dict[str, Any]) -> RolloutState:
+    condition = state.condition
+    budget = condition.budget or 0
+    if condition.mode == "ledger-ops":
+        session = state.episode.sessions[state.session_index]
+        result = ledger.update(state.lines, notes.strip_reasoning(text), budget=budget,
+                               date=notes.short_date(session.date) if condition.dates else None)
+        kept = ledger.render(result.lines)
+        # An empty reply is a legitimate "no change" here: the code keeps the ledger either way.
+        record = StepRecord(status="ok", output=kept, notes_after=kept, chars_cut=result.chars_cut,
+                            ledger_ops=len(result.ops), ignored_lines=result.ignored_lines, **common)
+        return replace(state, notes=kept, lines=result.lines, steps=state.steps + (record,))
+    written = notes.clean_notes(text)
+    if not written:
+        record = StepRecord(status="empty", output="", notes_after=state.notes, **common)
+        return replace(state, steps=state.steps + (record,))
+    kept, cut = notes.apply_budget(written, budget)
+    record = StepRecord(status="ok", output=kept, notes_after=kept, chars_cut=cut, **common)
+    return replace(state, notes=kept, steps=state.steps + (record,))
+
+
+BatchSampler = Callable[[Sequence[StepRequest]], Sequence[ModelReply]]
+
+
+def run_lockstep(states: Sequence[RolloutState], sample_batch: BatchSampler,
+                 on_step: Callable[[StepRequest, ModelReply, RolloutState], None] | None = None,
+                 ) -> list[RolloutState]:
+    """Advance many rollouts together: every round sends all pending requests as one batch.
+
+    Used by in-process generation, where batching across episodes is what makes it fast.
+    ``on_step`` sees each request, its reply and the new state (e.g. to append a record).
+    """
+    current = list(states)
+    while True:
+        pending = [(i, req) for i, st in enumerate(current) if (req := next_request(st)) is not None]
+        if not pending:
+            return current
+        replies = sample_batch([req for _, req in pending])
+        if len(replies) != len(pending):
+            raise RuntimeError(f"sampler returned {len(replies)} replies for {len(pending)} requests")
+        for (i, request), reply in zip(pending, replies, strict=True):
+            current[i] = _apply(current[i], request, reply)
+            if on_step is not None:
+                on_step(request, reply, current[i])
+
+
+def replay(episode: Episode, condition: Condition, steps: Sequence[StepRecord]) -> RolloutState:
+    """Rebuild a state from recorded steps (their prompt hashes and replies), checking each prompt is unchanged.
+
+    Raises ValueError when a recorded prompt differs from the one the code would send now (the
+    episode, condition or prompts changed since the run started), so a resume never mixes runs.
+    """
+    state = start(episode, condition)
+    for recorded in steps:
+        request = next_request(state)
+        if request is None:
+            raise ValueError(f"episode {episode.id} under {condition}: more recorded calls than steps")
+        if request.prompt_hash != recorded.prompt_hash:
+            raise ValueError(
+                f"episode {episode.id} under {condition}: step {request.step} prompt differs from the "
+                "recorded one (episodes, condition or prompts changed since this run started)"
+            )
+        state = _apply(state, request, recorded.to_reply())
+    return state
