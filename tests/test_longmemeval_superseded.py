@@ -141,6 +141,25 @@ def test_the_gold_is_graded_current(question_id: str, oracle_episodes) -> None:
     assert (verdict.label, verdict.r_cur, verdict.r_stale) == ("current", 1.0, 0.0), verdict.reason
 
 
+def test_a_listed_items_other_values_are_rivals_not_superseded(oracle_episodes) -> None:
+    """An item that asks the earlier value: the newer one is a rival. Answered alone it is wrong (never
+    stale); put forward beside the gold it is a hedge; the gold alone is current."""
+    rivals = {q: e.meta["rivals"] for q, e in oracle_episodes.items() if e.meta.get("rivals")}
+    assert rivals["50635ada"] == ["Premier Gold"] and rivals["07741c44"] == ["a shoe rack"]
+    assert "0977f2af" not in rivals  # the Air Fryer is named by the question: its frame, not a rival
+    assert "c4ea545c" not in rivals and "f685340e" not in rivals  # a yes/no gold; an explanation gold
+    for q, values in rivals.items():
+        episode = oracle_episodes[q]
+        assert not episode.stale_values and not ANNOTATIONS[q].superseded
+        for value in values:
+            for mode in ("official", "strict"):
+                alone = grade_episode(value, episode, mode=mode)
+                assert (alone.label, alone.r_stale) == ("wrong", 0.0), (q, value, alone.reason)
+                both = grade_episode(f"{episode.answer} or {value}", episode, mode=mode)
+                assert both.label == "hedged", (q, value, both.reason)
+        assert grade_episode(episode.answer, episode).label == "current"
+
+
 # -- the loader ---------------------------------------------------------------------------------
 def test_oracle_episodes_carry_the_values_and_gold_states(oracle_episodes) -> None:
     with_states = 0

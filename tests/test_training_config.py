@@ -76,6 +76,22 @@ def test_episode_options_renamed_to_the_episode_source_names_still_work_with_a_w
     assert old.to_dict() == new.to_dict()  # the written config.yaml speaks the new names
 
 
+def test_sectioned_option_names_of_the_first_config_still_work_with_a_warning():
+    """Issue 12's command was written with the sectioned names (``--episodes.min_sessions``)."""
+    with pytest.warns(FutureWarning) as caught:
+        old = parse_config(["--config", str(TINY), "--episodes.min_sessions", "4", "--episodes.max_sessions=7",
+                            "--grpo.learning_rate", "1e-4", "--episodes.seed", "3"])
+    said = " ".join(str(w.message) for w in caught)
+    for old_name, new_name in (("episodes.min_sessions", "episodes_sessions"), ("grpo.learning_rate", "learning_rate"),
+                               ("episodes.seed", "episodes_seed")):
+        assert f"option {old_name} is now {new_name}" in said
+    assert said.count("is now") == 4  # each name said once
+    new = parse_config(["--config", str(TINY), "--episodes_sessions", "4-7", "--learning_rate", "1e-4",
+                        "--episodes_seed", "3"])
+    assert old.to_dict() == new.to_dict()
+    assert "unknown option --episodes.bogus" in _one_line_error(["--config", str(TINY), "--episodes.bogus", "1"])
+
+
 def _one_line_error(argv, tmp_path=None, extra=None):
     if extra is not None:
         path = tmp_path / "bad.yaml"

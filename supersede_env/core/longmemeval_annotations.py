@@ -39,6 +39,7 @@ from supersede_env.core.episode import GoldState, Session, SlotOp
 from supersede_env.core.jsonl import json_lines
 
 RESOURCE = "data/longmemeval_ku_superseded.jsonl"  # inside the supersede_env package
+RIVAL_GOLD_WORDS = 8  # a longer gold is an explanation, not one value
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class Attachment:
     stale_values: tuple[str, ...]
     slot: str | None
     states: tuple[GoldState, ...] | None
-    meta: Mapping[str, str]
+    meta: Mapping[str, Any]
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -211,7 +212,11 @@ def annotate(item: Mapping[str, Any], haystack_dates: Sequence[datetime], sessio
     if annotation is None:
         return Attachment((), None, None, {})
     if not annotation.superseded:
-        return Attachment((), None, None, {"stale_annotation": f"none: {annotation.reason}"})
+        meta: dict[str, Any] = {"stale_annotation": f"none: {annotation.reason}"}
+        rivals = evidence_rivals(annotation, str(item["answer"]), str(item["question"]))
+        if rivals and not check_item(annotation, item, haystack_dates):
+            meta["rivals"] = list(rivals)
+        return Attachment((), None, None, meta)
     problems = check_item(annotation, item, haystack_dates)
     if problems:
         return Attachment((), None, None, {"stale_annotation": f"withheld: {problems[0]}"})
@@ -219,6 +224,23 @@ def annotate(item: Mapping[str, Any], haystack_dates: Sequence[datetime], sessio
     if not any(m.derived for m in (*annotation.superseded, annotation.current)):
         states = _states(annotation, sessions)
     return Attachment(annotation.stale_values, annotation.slot, states, {"stale_annotation": "annotated"})
+
+
+def evidence_rivals(annotation: Annotation, gold: str, question: str) -> tuple[str, ...]:
+    """The values a listed item's evidence states that its gold does not hold (the newer status when the
+    question asks the previous one, the other trip's catch): not superseded, but rivals an answer must
+    not put forward beside the gold (the grader reads them as it reads a synthetic episode's decoys).
+    Whether the gold holds a value is the grader's own reading of the gold with that value as the answer.
+    A value the question names is its frame, not a rival ("before getting the Air Fryer?"); only a gold
+    that is one short value has rivals (an explanation restates its values in other words, and a yes/no
+    gold is not a value of the slot)."""
+    from supersede_env.core.grader import grade
+    from supersede_env.core.grader.gold import parse_gold
+
+    if len(gold.split()) > RIVAL_GOLD_WORDS or parse_gold(gold, None).polarity is not None:
+        return ()
+    values = (m.value for m in annotation.evidence)
+    return tuple(dict.fromkeys(v for v in values if grade(gold, v).label == "wrong" and grade(question, v).label == "wrong"))
 
 
 def _states(annotation: Annotation, sessions: Sequence[Session]) -> tuple[GoldState, ...]:

@@ -215,7 +215,7 @@ class TrainingSetup:
     model: ModelConfig
     source: str  # the config file, or "command line"
     given: tuple[str, ...] = ()  # the options the file and the command line set
-    renamed: tuple[str, ...] = ()  # earlier option names used (each gets a FutureWarning)
+    renamed: tuple[tuple[str, str], ...] = ()  # (earlier option name used, its name now): a FutureWarning each
 
     def to_dict(self) -> dict[str, Any]:
         """The options this run was given, resolved, flat: a config file that reproduces the run."""
@@ -340,10 +340,38 @@ def parse_config(argv: Sequence[str]) -> TrainingSetup:
         # transformers warns about its own renamed defaults on every TrainingArguments: not the user's doing
         warnings.simplefilter("ignore", FutureWarning)
         setup = _parse_config(argv)
-    for old in setup.renamed:  # the user's doing: said once, outside the filter
-        new = RENAMED.get(old, "episodes_sessions (MIN-MAX)")
+    for old, new in setup.renamed:  # the user's doing: said once, outside the filter
         warnings.warn(f"{setup.source}: option {old} is now {new}", FutureWarning, stacklevel=2)
     return setup
+
+
+def _new_name(old: str) -> str:
+    """Today's name of an option: ``old`` itself unless it was renamed."""
+    if old in ("min_sessions", "max_sessions"):
+        return "episodes_sessions (MIN-MAX)"
+    return RENAMED.get(old, old)
+
+
+def _undot(args: list[str], known: set[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The sectioned names of the config before TRL's (``--episodes.min_sessions``, ``--grpo.learning_rate``)
+    -> today's flat ones (``--min_sessions``, ``--learning_rate``): ``SECTION_NAME`` where that is an
+    option, else ``NAME``. Returns the rewritten arguments and (sectioned name, flat name) for each used."""
+    out: list[str] = []
+    used: list[tuple[str, str]] = []
+    for token in args:
+        flag, eq, value = token.partition("=")
+        if token.startswith("--") and "." in flag and flag not in known:
+            section, _, name = flag[2:].partition(".")
+            for candidate in (f"{section}_{name}", name):
+                if f"--{candidate}" in known:
+                    out.append(f"--{candidate}{eq}{value}")
+                    used.append((flag[2:], _new_name(candidate)))
+                    break
+            else:
+                out.append(token)
+            continue
+        out.append(token)
+    return out, used
 
 
 def _parse_config(argv: Sequence[str]) -> TrainingSetup:
@@ -383,6 +411,7 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         defaults = parser.config_defaults(path, raw)
         parser.set_defaults(**defaults)
         file_keys = list(defaults)
+    args, dotted = _undot(args, set(parser._option_string_actions))
     source = str(path) if path is not None else "command line"
     # A check that spans several options names where they came from.
     where = source if path is None or not args else f"{path} and the command line"
@@ -401,13 +430,14 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         raise ConfigError(f"command line: unknown option {flag}{hint} (supersede train --help lists them)")
     _check_model(model, grpo, where)
     given = list(file_keys)
-    renamed = [k for k in raw_keys if k in _OLD_NAMES]
+    renamed = [(k, _new_name(k)) for k in raw_keys if k in _OLD_NAMES] + dotted
     for token in args:
         action = parser._option_string_actions.get(token.split("=")[0]) if token.startswith("--") else None
         if action is not None and action.dest not in given:
             given.append(action.dest)
-        if token.startswith("--") and token[2:].split("=")[0] in _OLD_NAMES:
-            renamed.append(token[2:].split("=")[0])
+        name = token[2:].split("=")[0]
+        if token.startswith("--") and name in _OLD_NAMES and not any(new == _new_name(name) for _, new in dotted):
+            renamed.append((name, _new_name(name)))
     if {"min_sessions", "max_sessions"} & set(given):  # folded into episodes_sessions
         given = [g for g in given if g not in ("min_sessions", "max_sessions")] + ["episodes_sessions"]
     return TrainingSetup(grpo, model, source, tuple(dict.fromkeys(given)), tuple(dict.fromkeys(renamed)))

@@ -164,12 +164,17 @@ _META_WORDS = frozenset(
 
 
 def episode_decoys(episode: Episode) -> tuple[str, ...]:
-    """The decoy values a synthetic episode planted for its asked fact (someone else's, hypothetical,
-    denied, past anecdotes): rivals the answer must not put forward. Other sources have none."""
-    decoys = episode.meta.get("decoys") if isinstance(episode.meta, Mapping) else None
-    if not isinstance(decoys, list) or episode.slot is None:
-        return ()
-    values = (str(d.get("value")) for d in decoys if isinstance(d, dict) and d.get("slot") == episode.slot)
+    """Rivals the answer must not put forward besides the superseded values: the decoys a synthetic
+    episode planted for its asked fact (someone else's, hypothetical, denied, past anecdotes), and a
+    LongMemEval item's ``rivals`` (values its evidence states that the gold does not hold)."""
+    meta = episode.meta if isinstance(episode.meta, Mapping) else {}
+    decoys = meta.get("decoys")
+    values: list[str] = []
+    if isinstance(decoys, list) and episode.slot is not None:
+        values += [str(d.get("value")) for d in decoys if isinstance(d, dict) and d.get("slot") == episode.slot]
+    rivals = meta.get("rivals")
+    if isinstance(rivals, list):
+        values += [str(r) for r in rivals if isinstance(r, str)]
     return tuple(dict.fromkeys(v for v in values if v and v != episode.answer and v not in episode.stale_values))
 
 
