@@ -72,6 +72,17 @@ def test_command_prints_the_table_and_writes_json(judged: Path, tmp_path: Path, 
     assert data["by_type"]["knowledge-update"]["agreement"] == pytest.approx(0.6)
 
 
+def test_strict_mode_grades_as_the_reward_does(tmp_path: Path) -> None:
+    """An approximation passes the judge's criteria (official) but not the reward's (strict)."""
+    path = write_rows(tmp_path / "j.jsonl", [("knowledge-update", "47", "About 47.", True, False)])
+    out = tmp_path / "strict.json"
+    assert cli_main(["grader-agreement", str(path), "--mode", "strict", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["mode"] == "strict" and data["overall"]["false_fail"] == 1
+    official = grade_rows(read_judged_rows(path))
+    assert official[0].verdict.correct and official[0].verdict.mode == "official"
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

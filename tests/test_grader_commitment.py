@@ -38,7 +38,9 @@ DODGES = [
     "Lexington or Phoenix", "Lexington/Phoenix", "Either Lexington or Phoenix.",
     # hedges after the value as before it
     "Lexington, I guess.", "Lexington, probably.", "Lexington?", "Lexington; if not, Phoenix.",
-    "Maybe Lexington.", "Lexington. But I'm not sure.",
+    "Maybe Lexington.", "Lexington. But I'm not sure.", "Lexington, last I checked.",
+    # the gold stated and denied in one short reply
+    "Lexington, not Lexington.", "Lexington or not Lexington",
     # an answer field that does not hold the answer
     "STATUS: partial\nEVIDENCE: Lexington\nMISSING: the current value",
     '{"answer": null, "evidence": "Lexington"}', "STATUS: FOUND\nEVIDENCE: Lexington\nANSWER: Phoenix\nMISSING: none",
@@ -106,9 +108,31 @@ def test_mild_hedges_pay_only_inside_a_reasoned_official_answer() -> None:
     assert verdict(reasoned, "strict").r_cur == 0.0
 
 
-def test_approximations_pay_officially_but_not_in_strict() -> None:
-    assert grade("About 47.", "47", mode="official").r_cur == 1.0
-    assert grade("About 47.", "47", mode="strict").r_cur == 0.0
+@pytest.mark.parametrize("answer", [
+    "About 47.", "~47", "~ 47", "47 (approx.)", "approx. 47", "at least 47", "47 at least", "at most 47", "up to 47",
+    "47 or more", "47 or fewer", "47+", "47 (or thereabouts)", "an estimated 47", "47 at the latest",
+])
+def test_approximations_and_bounds_pay_officially_but_not_in_strict(answer: str) -> None:
+    """A bound ("at least 47", "47+") names a range that holds the value; the reward asks for the value."""
+    assert grade(answer, "47", stale=["52"], mode="official").r_cur == 1.0, answer
+    strict = grade(answer, "47", stale=["52"], mode="strict")
+    assert strict.r_cur == 0.0 and strict.r_stale == 0.0, (answer, strict)
+
+
+def test_approximate_times_and_strikethrough() -> None:
+    assert grade("7:30 pmish", "7:30 pm", mode="strict").r_cur == 0.0
+    assert grade("~~6:45 pm~~ 7:30 pm", "7:30 pm", stale=["6:45 pm"], mode="official").r_cur == 1.0  # not a tilde
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_clause_opening_before_marks_what_follows_as_history(mode: str) -> None:
+    v = grade("Now 47; before, 52.", "47", stale=["52"], mode=mode)
+    assert v.r_stale == 0.0 and v.label != "stale", v
+    if mode == "official":
+        assert v.r_cur == 1.0
+    # "X before, Y now" still reads X as the earlier one
+    assert grade("52 before, 47 now.", "47", stale=["52"], mode="official").r_cur == 1.0
+    assert grade("47 before, 52 now.", "47", stale=["52"], mode=mode).label == "stale"
 
 
 def test_a_superseded_value_put_forward_is_stale_and_named_as_history_is_not() -> None:

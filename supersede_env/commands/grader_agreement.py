@@ -5,7 +5,8 @@ Each line of FILE is a judged answer (``question``, ``gold_answer``, ``hypothesi
 Reported overall and per question type: agreement, false-pass rate (among rows the judge rejects,
 the share the grader passes), false-fail rate (among rows the judge accepts, the share it fails).
 ``--show-disagreements`` lists the rows behind those numbers (``--type`` to pick a question type,
-``--limit`` to show more or fewer); ``--json PATH`` writes the numbers.
+``--limit`` to show more or fewer); ``--json PATH`` writes the numbers; ``--mode strict`` grades as the
+training reward does (the judge's criteria are the official mode's, the default).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from supersede_env.core.agreement import (TABLE_HEADER, AgreementStats, agreemen
                                           format_disagreement, format_table, grade_rows, read_judged_rows,
                                           report_dict, table_rows)
 from supersede_env.core.errors import AgreementDataError
+from supersede_env.core.grader import MODES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=20, metavar="N",
                         help="with --show-disagreements: show at most N rows (default 20; -1 for all)")
     parser.add_argument("--json", dest="json_path", metavar="PATH", help="also write the numbers as JSON to PATH")
+    parser.add_argument("--mode", choices=MODES, default="official",
+                        help="the grader's mode (default official: the judge's criteria; strict is the reward's)")
 
 
 def _print_table(stats: Sequence[AgreementStats], title: str) -> None:
@@ -61,9 +65,9 @@ def main(args: argparse.Namespace) -> int:
     if args.question_type is not None and args.question_type not in types:
         raise AgreementDataError(f"--type {args.question_type!r}: no row of that type in {args.file} "
                                  f"(types: {', '.join(sorted(types))})")
-    results = grade_rows(rows)
+    results = grade_rows(rows, mode=args.mode)
     stats = agreement_table(results)
-    _print_table(stats, f"Grader vs judge labels: {args.file} ({len(rows)} rows; pass = r_cur 1.0)")
+    _print_table(stats, f"Grader vs judge labels: {args.file} ({len(rows)} rows; {args.mode} mode; pass = r_cur 1.0)")
     if args.show_disagreements:
         shown = disagreements(results, question_type=args.question_type, limit=args.limit)
         total = len(disagreements(results, question_type=args.question_type))
@@ -75,7 +79,7 @@ def main(args: argparse.Namespace) -> int:
     if args.json_path:
         from supersede_env.core.atomic import atomic_write_text
 
-        atomic_write_text(args.json_path, json.dumps(report_dict(str(args.file), stats), indent=2) + "\n")
+        atomic_write_text(args.json_path, json.dumps(report_dict(str(args.file), stats, args.mode), indent=2) + "\n")
     return 0
 
 

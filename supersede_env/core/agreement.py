@@ -149,9 +149,10 @@ def read_judged_rows(path: str | Path) -> list[JudgedRow]:
 # ---------------------------------------------------------------------------------------------
 # Computing (pure)
 # ---------------------------------------------------------------------------------------------
-def grade_rows(rows: Iterable[JudgedRow], grader: Grader = grade) -> list[RowResult]:
-    """The grader's verdict on every row."""
-    return [RowResult(r, grader(r.answer, r.gold, abstention=r.abstention, question=r.question)) for r in rows]
+def grade_rows(rows: Iterable[JudgedRow], grader: Grader = grade, *, mode: str = "official") -> list[RowResult]:
+    """The grader's verdict on every row, in ``mode`` (the judge's criteria are the official mode's)."""
+    return [RowResult(r, grader(r.answer, r.gold, abstention=r.abstention, question=r.question, mode=mode))
+            for r in rows]
 
 
 def agreement_stats(results: Iterable[RowResult], scope: str = ALL) -> AgreementStats:
@@ -225,11 +226,12 @@ def format_disagreement(res: RowResult, width: int = 300) -> str:
             f"  question: {row.question}\n  gold: {row.gold}\n  grader: {v.reason}\n  concluded: {concluded}")
 
 
-def report_dict(path: str, stats: Sequence[AgreementStats]) -> dict[str, Any]:
+def report_dict(path: str, stats: Sequence[AgreementStats], mode: str = "official") -> dict[str, Any]:
     overall = next(s for s in stats if s.scope == ALL)
     return {
         "file": path,
         "grader": "supersede_env.grader.grade",
+        "mode": mode,
         "pass_rule": "r_cur == 1.0",
         "overall": overall.to_dict(),
         "by_type": {s.scope: s.to_dict() for s in stats if s.scope != ALL},

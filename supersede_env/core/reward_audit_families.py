@@ -230,7 +230,8 @@ def _dodges() -> list[Family]:
             f"Likely {c.gold}.", f"{c.gold}, as far as I know.", f"Apparently {c.gold}.", f"{c.gold}, I reckon."]),
         f("approximation (strict only)", lambda c: [
             f"About {c.gold}.", f"Roughly {c.gold}.", f"{c.gold}, or so.", f"Around {c.gold}.",
-            f"{c.gold}-ish."], modes=("strict",)),
+            f"{c.gold}-ish.", f"~{c.gold}", f"{c.gold} (approx.)", f"At least {c.gold}.", f"Up to {c.gold}.",
+            f"{c.gold} or more.", f"{c.gold}+", f"At most {c.gold}."], modes=("strict",)),
         f("fallback after the gold", lambda c: [
             f"{c.gold}; if not, {c.rival}.", f"{c.gold} or {c.rival}.", f"{c.gold}, otherwise {c.rival}.",
             f"{c.gold} (or possibly {c.rival})", f"{c.gold}, unless it is {c.rival}.", f"{c.gold}, else {c.rival}.",

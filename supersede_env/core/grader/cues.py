@@ -18,8 +18,8 @@ Kinds:
 - ``hedge``: the mention is offered without commitment ("maybe X", "X, I guess", "X, probably");
   ``softhedge`` ("I think X", "likely X") counts for the strict reward, and in official mode only
   in a short reply (LongMemEval's judge passes "it is likely that the user has 4" in a reasoned
-  answer; a bare "likely 4" is a hedge); ``approx`` ("about 47", "roughly X") counts only for the
-  strict reward;
+  answer; a bare "likely 4" is a hedge); ``approx`` ("about 47", "roughly X", "~47") and bounds ("at least 47", "up to 47", "47 or more",
+  "47+") count only for the strict reward;
 - ``now``: the mention is marked as the current state ("now X", "X (current)", "latest: X");
   every unmarked mention before it becomes history ("X, now Y");
 - ``next``: the mention comes later in a sequence ("then X", "-> X", "switched to X", the "to" of
@@ -110,7 +110,7 @@ CUES: tuple[Cue, ...] = tuple(
                              "can't be sure, cannot be sure, hard to say, possible, it's possible, it is possible, "
                              "potentially, unconfirmed, unverified, tentative, tentatively, low confidence, "
                              "confidence : low, could be wrong, i could be wrong, might be wrong, may be wrong, "
-                             "last i heard, last i knew, not 100% sure, ±, + / -, give or take, plus or minus, "
+                             "last i heard, last i knew, last i checked, last time i checked, when i last checked, not 100% sure, ±, + / -, give or take, plus or minus, "
                              "or the other one, or the other, or the previous one, or the old one, or something else, "
                              "or another, or whichever, or whatever, either way, who knows, your call, "
                              "or the earlier, or the previous, or the old, or the last, or the first, "
@@ -123,7 +123,14 @@ CUES: tuple[Cue, ...] = tuple(
                                  "probable, as far as i can tell, from what i recall, if i'm right")
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
     + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, nearly, almost, ish, - ish, "
-                              "more or less")
+                              "more or less, approx, approx ., approximate, estimated, an estimated, est ., "
+                              "at least, at most, at minimum, at maximum, in the ballpark of, somewhere around")
+    # bounds: "up to 47", "47 or more", "47+" name a range that holds the value, not the value
+    + _cues("approx", "fwd", "up to, no more than, no less than, not more than, not less than")
+    + _cues("approx", "bwd", "or more, or less, or fewer, or thereabouts, thereabouts, or later, or earlier, "
+                             "or longer, or shorter, or higher, or lower, or above, or below, at the latest, "
+                             "at the earliest, and up, and above, and over, and below, and under, minimum, maximum, "
+                             "tops, +")
     + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
                            "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
                            "current, up to date, updated, still, is now, most up to date")

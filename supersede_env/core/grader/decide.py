@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS, COMMIT, abstentions
-from supersede_env.core.grader.answer import Answer
+from supersede_env.core.grader.answer import SHORT_REPLY, Answer
 from supersede_env.core.grader.cues import cue_table
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
-from supersede_env.core.grader.mentions import OFFERED, Mention, assign_roles, find_mentions, is_bare_item
+from supersede_env.core.grader.mentions import BOUND_CUE, OFFERED, Mention, assign_roles, find_mentions, is_bare_item
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, stem, tokenize, values_equal
 from supersede_env.core.grader.words import NEGATORS, PRONOUNS, TITLES
@@ -187,6 +187,9 @@ def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: 
             if abst:
                 return verdict("hedged", f"strict: states {where!r} but also abstains ({abst[0].group(0)!r})",
                                concl, mode)
+        elif len(a.text) <= SHORT_REPLY and (denied := _denied_gold(gold_mentions)) is not None:
+            # "Lexington, not Lexington": a short reply that also denies the gold commits to nothing
+            return verdict("hedged", f"states {where!r} and also denies it ({denied.cue!r})", concl, mode)
         if not widened and abst:
             first_gold = a.tokens[chosen[0].first].start
             before = [m for m in abst if m.start() < first_gold]
@@ -221,6 +224,11 @@ def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: 
         m = (gold_mentions or others)[0]
         return verdict("wrong", f"commits to no value: {_name(m)!r} is {m.role} ({m.cue!r})", concl, mode)
     return None
+
+
+def _denied_gold(gold_mentions: list[Mention]) -> Mention | None:
+    """A statement of the gold that denies it, beside another that states it (official mode)."""
+    return next((m for m in gold_mentions if m.role == "negated" and not m.loose and m.cue != BOUND_CUE), None)
 
 
 def _uncommitted_gold(gold_mentions: list[Mention]) -> str | None:

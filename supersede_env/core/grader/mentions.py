@@ -33,7 +33,7 @@ from supersede_env.core.grader.words import (
     WEEKDAYS,
 )
 
-__all__ = ["Mention", "find", "find_mentions", "assign_roles", "is_bare_item", "ROLES", "OFFERED"]
+__all__ = ["Mention", "find", "find_mentions", "assign_roles", "is_bare_item", "ROLES", "OFFERED", "BOUND_CUE"]
 
 ROLES = ("current", "past", "negated", "other", "hypothetical", "hedged")
 OFFERED = frozenset({"current", "hedged", "hypothetical"})  # roles that put a value forward as the answer
@@ -657,7 +657,9 @@ _BACK_WINDOW = 2  # "Denver, previously" / "Denver (previously)": a cue after a 
 _COMPARATIVES = frozenset("more less fewer higher lower longer shorter earlier later bigger smaller".split())
 _TIGHT = frozenset({("from",), ("ex",), ("after",)})  # bind only to the value right after them ("from Denver")
 # approximations hedge only the value they touch ("about 47"), not "about the car: ..."
-_APPROX = frozenset({(w,) for w in ("about", "around", "roughly", "approximately", "circa", "nearly", "almost")})
+_APPROX = frozenset({(w,) for w in ("about", "around", "roughly", "approximately", "circa", "nearly", "almost",
+                                     "approx", "approximate", "estimated")}
+                    | {("at", "least"), ("at", "most"), ("up", "to"), ("an", "estimated"), ("est", ".")})
 # corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
 _CORRECTIONS = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",), ("or", "rather"),
                           ("scratch", "that"), ("make", "that")})
@@ -831,7 +833,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
     lasts = [mentions[k].last for k in by_last]
     for m in mentions:  # operands and bounds ("25 + 2", "more than 25") are not answers
         if tokens[m.first].kind in VALUE_KINDS and _operand_or_bound(tokens, m.first, m.last):
-            m.set_role("negated", "an operand or a bound")
+            m.set_role("negated", BOUND_CUE)
     tenses = len({m.text for m in mentions}) > 1
     short = len(a.text) <= SHORT_REPLY  # a reply this short is the answer itself: mild hedges count
     for hit in _cue_hits_near(a, mentions, inside, tenses):
@@ -863,6 +865,11 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
                 if _reach(tokens, before.last + 1, hit.first - 1, _BACK_WINDOW + (2 if hedge else 0),
                           allow_paren=True, crossing=_CROSSES if cue.kind in _CROSSING_KINDS else frozenset()):
                     target = before
+        if target is None and cue.words in _CLAUSE_FINAL and _opens_clause(tokens, hit, a.start):
+            # "Now 47; before, 52": an adverb opening its clause, then a comma, speaks of what follows
+            k = bisect_left(firsts, hit.last + 2)
+            if k < len(mentions) and _reach(tokens, hit.last + 2, mentions[k].first - 1, _WINDOW[cue.kind]):
+                target = mentions[k]
         if target is None and cue.kind in _AFTERTHOUGHT_KINDS and cue.side != "fwd":
             target = _afterthought(tokens, hit, mentions, by_last, lasts)
         if target is None:
@@ -895,6 +902,16 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         _sequences(mentions)
 
 
+def _opens_clause(tokens: list[Token], hit: _CueHit, start: int) -> bool:
+    """Does the cue open its clause and stand before a comma or colon ("...; before, 52")?"""
+    after = hit.last + 1
+    if after >= len(tokens) or tokens[after].text not in (",", ":"):
+        return False
+    before = hit.first - 1
+    return before < start or (tokens[before].kind == PUNCT and (
+        tokens[before].text in CLAUSE_BREAK_PUNCT or tokens[before].text in SENTENCE_END))
+
+
 def _operand_or_bound(tokens: list[Token], first: int, last: int) -> bool:
     """"25 + 2 = 27" (an operand: a number on the other side of the operator), "more than 25" (a bound).
     "50mm lens + 70-200mm lens" lists two things: only arithmetic between numbers is an operation."""
@@ -910,6 +927,7 @@ def _operand_or_bound(tokens: list[Token], first: int, last: int) -> bool:
     return j >= 0 and tokens[j].kind == WORD and tokens[j].text in BOUND_BEFORE
 
 
+BOUND_CUE = "an operand or a bound"  # the role's cue for "25 + 2", "more than 25": not a denial of the value
 _OR_GLUE = frozenset({"or", "either", "maybe", "possibly", "perhaps", "even", "vs", "versus"})
 
 

@@ -214,7 +214,7 @@ _MASTER = re.compile(
   # a word, or a run of words one space apart (one match for many words; see _lex)
   | (?P<word>(?>[a-z]+(?:'[a-z]+)*)(?:(?:\ (?>[a-z]+(?:'[a-z]+)*))+(?![\d-]))?)
   | (?=\d)(?:
-      (?P<time>(?<![\d:.])(?P<th>\d{1,2})(?:[:.](?P<tm>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?)
+      (?P<time>(?<![\d:.])(?P<th>\d{1,2})(?:[:.](?P<tm>[0-5]\d))?\s?(?P<ap>[ap])\.?m(?:\b\.?|(?=ish\b)))
     | (?P<hclock>(?<![\d:.])(?P<hh>[01]?\d|2[0-3])h(?P<hm>[0-5]\d)(?!\w))
     | (?P<clock>(?<![\d:.])(?P<ch>\d{1,2}):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?![\d:]))
     | (?P<ymd>(?<![\d/])(?P<y1>(?:19|20)\d\d)[/-](?P<m1>\d{1,2})[/-](?P<d1>\d{1,2})(?![\d/]))
@@ -224,6 +224,7 @@ _MASTER = re.compile(
           (?P<suf>%|(?:st|nd|rd|th)\b|k\b|bn\b|m\b|s\b)?)
     )
   | (?P<arrow>-+>|=+>|<-+|<=+)
+  | (?P<tilde>(?<!~)~(?=[ ]?[\w$\u00a3\u20ac]))  # "~47": about 47 ("~~" is strikethrough)
   | (?P<markup>[*#`_~>]+)
   | (?P<para>\n[ \t]*(?:\n[ \t]*)+)
   | (?P<nl>\n)
@@ -287,6 +288,9 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
         if group == "arrow":  # "Denver -> Portland", "=>": a change; "Portland <- Denver" the other way
             arrow = "<-" if m.group().startswith("<") else "->"
             append(Token(PUNCT, arrow, start, end, arrow))
+            continue
+        if group == "tilde":
+            append(Token(WORD, "about", start, end, "about"))
             continue
         if group == "markup":
             continue  # markdown emphasis, headings, bullets: layout, not content
