@@ -44,8 +44,8 @@ DODGES = [
     # an answer field that does not hold the answer
     "STATUS: partial\nEVIDENCE: Lexington\nMISSING: the current value",
     '{"answer": null, "evidence": "Lexington"}', "STATUS: FOUND\nEVIDENCE: Lexington\nANSWER: Phoenix\nMISSING: none",
-    # abstaining, then guessing
-    "I don't know; maybe Lexington.", "Unknown, previously Lexington.",
+    # abstaining, then guessing; an abstention beside the value
+    "I don't know; maybe Lexington.", "Unknown, previously Lexington.", "Lexington; unknown", "Lexington (not mentioned)",
     # a rival hidden in look-alike letters (Cyrillic o, e, Latin-looking capitals) or invisible characters
     "Lexington or Ph\u043e\u0435nix", "Lexington, \u0420ho\u0435nix", "Lexington or Pho\u200benix",
 ]
@@ -189,3 +189,25 @@ def test_a_reply_over_the_cap_is_graded_on_its_end_and_says_so() -> None:
     long = "Let me think about this. " * (MAX_ANSWER_CHARS // 10) + "The answer is Lexington."
     v = grade(long, "Lexington")
     assert v.label == "current" and f"last {MAX_ANSWER_CHARS:,}" in v.reason
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", ["Whiskers or unknown", "whiskers or unknown", "Luna, I don't know.",
+                                    "Unknown / luna", "Not sure or luna."])
+def test_a_guess_offered_beside_an_abstention_is_wrong(answer: str, mode: str) -> None:
+    v = grade(answer, "You never mentioned a cat.", abstention=True, question="What is my cat's name?", mode=mode)
+    assert (v.label, v.r_cur) == ("wrong", 0.0), v
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", ["Sadly, I don't know.", "You never mentioned a cat; your dog is Rex.",
+                                    "Honestly, that was never mentioned."])
+def test_an_abstention_may_open_with_a_discourse_word_or_tell_other_facts(answer: str, mode: str) -> None:
+    v = grade(answer, "You never mentioned a cat.", abstention=True, question="What is the name of my cat?", mode=mode)
+    assert (v.label, v.r_cur) == ("abstained", 1.0), v
+
+
+def test_strict_abstention_states_no_name_of_the_asked_thing() -> None:
+    answer = "The cat is called Luna, or it was never mentioned."
+    kw = {"abstention": True, "question": "What is the name of my cat?"}
+    assert grade(answer, "You never mentioned a cat.", mode="strict", **kw).r_cur == 0.0

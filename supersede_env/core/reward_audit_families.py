@@ -367,12 +367,15 @@ def _abstention_families() -> list[Family]:
             "I don't know.", "That is not in my notes.", "You never mentioned it.", "I don't have that information.",
             "STATUS: NOT FOUND\nEVIDENCE: none\nANSWER: not in my notes\nMISSING: the fact",
             "Sorry, I don't know.", "My notes don't say.", "Unknown.", "No idea - you never told me.",
+            "Sadly, I don't know.", "Honestly, that was never mentioned.",
             '{"answer": "not in my notes"}'], abstention=True),
         Family("abstains, then guesses", "dodge", lambda c: [
             f"I don't know; maybe {c.rival}.", f"Unknown, previously {c.rival}.",
             f"Not in my notes, but probably {c.rival}.", f"{c.rival}, I think - not sure.", f"{c.rival}",
             f"I'm not sure. {c.rival}?", f"No idea. Perhaps {c.rival}.", f"Not in my notes; it used to be {c.rival}.",
-            f"STATUS: NOT FOUND\nANSWER: {c.rival}", f"Can't say - possibly {c.rival}."],
+            f"STATUS: NOT FOUND\nANSWER: {c.rival}", f"Can't say - possibly {c.rival}.",
+            f"{c.rival} or unknown.", f"{c.rival.lower()} or unknown", f"{c.rival}, I don't know.",
+            f"Unknown / {c.rival}", f"Not sure or {c.rival.lower()}."],
                needs_rival=True, abstention=True),
     ]
 

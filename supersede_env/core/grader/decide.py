@@ -19,6 +19,7 @@ maybe Taipei" is a guess, not an abstention).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS, COMMIT, abstentions
 from supersede_env.core.grader.answer import SHORT_REPLY, Answer
@@ -26,8 +27,8 @@ from supersede_env.core.grader.cues import cue_table
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
 from supersede_env.core.grader.mentions import BOUND_CUE, OFFERED, Mention, assign_roles, find_mentions, is_bare_item
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, stem, tokenize, values_equal
-from supersede_env.core.grader.words import NEGATORS, PRONOUNS, TITLES
+from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, Token, stem, tokenize, values_equal
+from supersede_env.core.grader.words import NEGATORS, PRONOUNS, QUESTION_WORDS, SENTENCE_END, TITLES
 from supersede_env.core.verdict import Verdict
 
 __all__ = ["grade_value", "grade_yes_no", "grade_abstention_item", "verdict"]
@@ -64,6 +65,9 @@ def _committed(gold: Gold, gold_mentions: list[Mention]) -> tuple[int, list[Ment
 _DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value right before it
 _DOUBT = re.compile(r"\b(?:not|n't)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident)\b|\bi\s+(?:do\s+not|don't)\s+know\b"
                     r"|\bno\s+idea\b|\bunsure\b|\buncertain\b|\bcan(?:not|'t)\s+be\s+(?:sure|certain)\b")
+
+# "Lexington; unknown", "Lexington (not mentioned)": the value, then a bare abstention beside it
+_UNKNOWN_AFTER = re.compile(r"[ \t]*[;,/(\n-]?[ \t]*(?:or[ \t]+)?(?:unknown|not[ \t]+(?:mentioned|stated|given|known)|n/a)\b")
 
 
 def _tense_decides(mentions: list[Mention]) -> None:
@@ -197,7 +201,7 @@ def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: 
                 return verdict("abstained", f"abstains ({before[0].group(0)!r}) before mentioning {where!r}",
                                concl, mode)
         gold_end = a.tokens[chosen[-1].last].end
-        doubt = _DOUBT.search(a.text, gold_end, gold_end + _DOUBT_REACH)
+        doubt = _DOUBT.search(a.text, gold_end, gold_end + _DOUBT_REACH) or _UNKNOWN_AFTER.match(a.text, gold_end)
         if doubt is not None:
             return verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})", concl, mode)
         return verdict("current", f"states {where!r}", concl, mode)
@@ -363,8 +367,10 @@ def _value_like(a: Answer, question: str | None) -> list[Mention]:
                                         and not (i > 1 and tokens[i - 2].text in TITLES))
             alone = j + 1 >= n or (tokens[j + 1].kind == PUNCT and tokens[j + 1].text in _ENDS)
             # a capital after a full stop is only a name when it is several words or stands alone
-            # ("Taipei?"), not "Therefore, ..." or "There is ..."
-            if (not sentence_start or j > i or alone) and not (j + 1 < n and tokens[j + 1].kind == LABEL):
+            # ("Taipei?") or beside an abstention ("Luna or unknown", "Luna, I don't know"), not
+            # "Therefore, ..." or "There is ..."
+            if (not sentence_start or j > i or alone or _beside_abstention(tokens, j)) and not (
+                    j + 1 < n and tokens[j + 1].kind == LABEL):
                 out.append(Mention(a.snippet(i, j), "rival", i, j))
             i = j
         i += 1
@@ -372,6 +378,22 @@ def _value_like(a: Answer, question: str | None) -> list[Mention]:
 
 
 _STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
+_DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestly frankly however anyway again also "
+                       "overall basically regrettably admittedly".split())
+
+
+def _beside_abstention(tokens: list[Token], j: int) -> bool:
+    """Is the word at j offered beside an abstention: "Luna or unknown", "Luna / not sure", "Luna, I don't
+    know"? (A discourse word or an -ly adverb before a comma opens a sentence: "Sadly, I don't know".)"""
+    if j + 2 >= len(tokens):
+        return False
+    joiner, after = tokens[j + 1].text, tokens[j + 2]
+    word = tokens[j].text
+    if joiner in ("or", "/", "vs"):
+        return True
+    if joiner not in (",", ";", "-", "\n") or word in _DISCOURSE or (len(word) >= 6 and word.endswith("ly")):
+        return False
+    return after.kind == WORD and (after.text in ABSTAIN_TRIGGERS or after.text in ("i", "we", "unsure", "uncertain"))
 _ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
 # history cues that put a value forward as the asked fact's old value ("previously Taipei"); not
 # "ago" / "before" / "from", which date other events ("started about a month ago")
@@ -382,6 +404,55 @@ _GUESSING_PAST = frozenset({"previously", "formerly", "originally", "initially",
 def _namelike(t, q_stems: frozenset[str]) -> bool:
     return (t.text not in PRONOUNS and t.text not in _CUE_WORDS and t.text not in _NOT_NAMES
             and t.text not in ABSTAIN_TRIGGERS and t.value not in q_stems and not t.text.endswith("n't"))
+
+
+_JOINERS = frozenset({"or", "/", "vs"})
+
+
+def _joined_to_abstention(a: Answer, found: list[re.Match[str]]) -> str | None:
+    """A word offered as the other side of an "or" with the abstention, in any case ("luna or unknown",
+    "not sure / luna"): a guess. Read in short replies only (a reasoned one says "more context or details")."""
+    tokens = a.tokens
+    starts = [t.start for t in tokens]
+    for m in found:
+        first = bisect_left(starts, m.start())
+        last = bisect_left(starts, m.end()) - 1
+        for joiner, other in ((first - 1, first - 2), (last + 1, last + 2)):
+            if 0 <= other < len(tokens) and 0 <= joiner and tokens[joiner].text in _JOINERS:
+                t = tokens[other]
+                if t.kind in VALUE_KINDS or (t.kind == WORD and _namelike(t, frozenset()) and t.text not in _DISCOURSE
+                                             and t.text not in _AUXILIARIES):
+                    return a.snippet(other, other)
+    return None
+
+
+def _about_the_asked(a: Answer, m: Mention, question: str | None, found: list[re.Match[str]]) -> bool:
+    """Is ``m`` stated in a clause about what the question asks (the clause shares a content word of the
+    question, and holds no abstention)? "your dog is Rex" beside "no cat was mentioned" is not."""
+    asked = question_info(question).content_stems - _FUNCTION_STEMS
+    if not asked:
+        return False
+    tokens = a.tokens
+    lo = m.first
+    while lo > 0 and not _breaks_clause(tokens[lo - 1]):
+        lo -= 1
+    hi = m.last
+    while hi + 1 < len(tokens) and not _breaks_clause(tokens[hi + 1]):
+        hi += 1
+    start, end = tokens[lo].start, tokens[hi].end
+    if any(f.start() < end and f.end() > start for f in found):
+        return False
+    return any(tokens[k].kind == WORD and tokens[k].value in asked for k in range(lo, hi + 1) if not m.first <= k <= m.last)
+
+
+def _breaks_clause(t: Token) -> bool:
+    return t.kind == PUNCT and (t.text in SENTENCE_END or t.text in (";", ",", "\n", "\n\n", "(", ")")) or (
+        t.kind == WORD and t.text in ("or", "but", "and"))
+
+
+_AUXILIARIES = frozenset("is are was were be been am do does did can could will would shall should may might must "
+                         "have has had".split())
+_FUNCTION_STEMS = frozenset(stem(w) for w in _AUXILIARIES | QUESTION_WORDS | {"current", "currently", "now", "still"})
 
 
 def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, ...], gold: Gold,
@@ -395,6 +466,8 @@ def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, 
                            mode)
         return verdict("wrong", "gives an answer where the information is not available", concl, mode)
     last = in_conclusion[-1]
+    if len(a.text) <= SHORT_REPLY and (joined := _joined_to_abstention(a, in_conclusion)) is not None:
+        return verdict("wrong", f"offers {joined!r} beside the abstention", concl, mode)
     commit = COMMIT.search(a.text, last.end())
     if commit is not None:
         return verdict("wrong", f"says {last.group(0)!r} but then commits ({commit.group(0)!r})", concl, mode)
@@ -407,6 +480,9 @@ def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, 
         guessed = m.role in ("hedged", "hypothetical") or (m.role == "past" and m.cue in _GUESSING_PAST) or (
             m.marked in ("now", "next")) or (m.role == "current" and is_bare_item(a.tokens, m.first, m.last, frozenset()))
         if strict:  # the strict reward: an abstention names no candidate and no value at all
+            # nor states a name of the asked thing ("The cat is called Luna, or it was never mentioned");
+            # official mode lets a reasoned abstention tell what was said about related things, as the judge does
+            guessed = guessed or (m.role == "current" and _about_the_asked(a, m, question, in_conclusion))
             guessed = guessed or (m.kind != "rival" and m.role != "negated") or a.tokens[m.first].kind in VALUE_KINDS
         if guessed:
             return verdict("wrong", f"says {last.group(0)!r} but puts forward {m.text!r} ({m.role}"
