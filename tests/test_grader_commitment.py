@@ -211,3 +211,38 @@ def test_strict_abstention_states_no_name_of_the_asked_thing() -> None:
     answer = "The cat is called Luna, or it was never mentioned."
     kw = {"abstention": True, "question": "What is the name of my cat?"}
     assert grade(answer, "You never mentioned a cat.", mode="strict", **kw).r_cur == 0.0
+
+
+# -- a source that names no other candidate: the grader finds the rivals itself ---------------------
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", [
+    "Chevy Malibu, Toyota Prius", "Toyota Prius\tChevy Malibu", "Porto is current. Toyota Prius is current.",
+    "Toyota Prius; if not, Chevy Malibu.", "Toyota Prius then Chevy Malibu", "Toyota Prius -> Chevy Malibu",
+    "Toyota Prius (now Chevy Malibu)", "From Toyota Prius to Chevy Malibu.", "Toyota Prius \u2192 Chevy Malibu",
+])
+def test_unknown_rival_names_in_a_terse_reply(answer: str, mode: str) -> None:
+    v = grade(answer, "Toyota Prius", question="What car do I drive?", mode=mode)
+    assert v.r_cur == 0.0, v
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", ["47 then 52", "It was 47; it is 62.", "47, maybe 50", "47; 62 also possible."])
+def test_unknown_rival_counts_in_a_terse_reply(answer: str, mode: str) -> None:
+    v = grade(answer, "47", question="How many books have I read?", mode=mode)
+    assert v.r_cur == 0.0, v
+
+
+@pytest.mark.parametrize("answer", [
+    "Toyota Prius (previously Chevy Malibu).", "From Chevy Malibu to Toyota Prius.", "Chevy Malibu, now Toyota Prius.",
+    "You drive a Toyota Prius, which you bought in March.", "Toyota Prius.",
+])
+def test_unknown_rival_names_given_as_history_still_pay_officially(answer: str) -> None:
+    v = grade(answer, "Toyota Prius", question="What car do I drive?", mode="official")
+    assert (v.label, v.r_cur) == ("current", 1.0), v
+
+
+def test_unknown_rivals_are_looked_for_only_in_terse_replies() -> None:
+    """A reasoned reply names other things (a sister's name, a state): only the conclusion's value counts."""
+    reasoned = ("Based on the extracted information, it is clear that the user mentioned their sister's name as "
+                "Emily and her location as Denver, Colorado. Therefore: your sister Emily lives in Denver, Colorado.")
+    assert grade(reasoned, "Denver", question="Where does my sister live?").r_cur == 1.0

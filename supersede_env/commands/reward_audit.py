@@ -27,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="synthetic episodes' seed; also the answers' shuffles")
     parser.add_argument("--json", dest="json_out", help="also write the full result as JSON to this file")
     parser.add_argument("--no-examples", action="store_true", help="leave the failing examples out of the table")
+    parser.add_argument("--withhold-candidates", action="store_true",
+                        help="grade as if the source listed no superseded value or decoy (the grader finds rivals itself)")
 
 
 def _episodes(args: argparse.Namespace) -> list[Episode]:
@@ -45,7 +47,7 @@ def main(args: argparse.Namespace) -> int:
     from supersede_env.core.atomic import atomic_write_text
 
     episodes = _episodes(args)
-    result = audit(episodes, seed=args.seed)
+    result = audit(episodes, seed=args.seed, withhold=args.withhold_candidates)
     print(render(result, examples=not args.no_examples))
     if args.json_out:
         payload = {"episodes": result.episodes, "skipped": result.skipped, "thresholds": THRESHOLDS, "failures": result.failures(),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader import episode_decoys, grade_episode
@@ -111,8 +111,16 @@ def _other_value(episode: Episode) -> str:
     return "Taipei"
 
 
-def audit(episodes: Iterable[Episode], *, seed: int = 0) -> AuditResult:
-    """Grade every family on every episode in both modes (see the module docstring)."""
+def withheld(episode: Episode) -> Episode:
+    """The episode as a source that lists no superseded value, decoy or rival tells the grader of it
+    (LongMemEval's release, an unannotated file): the grader must find the rivals on its own."""
+    meta = {k: v for k, v in episode.meta.items() if k not in ("decoys", "rivals")}
+    return replace(episode, stale_values=(), meta=meta)
+
+
+def audit(episodes: Iterable[Episode], *, seed: int = 0, withhold: bool = False) -> AuditResult:
+    """Grade every family on every episode in both modes (see the module docstring). ``withhold``: the
+    answers are built from every candidate, but graded against :func:`withheld` episodes."""
     results = {f.name: FamilyResult(f.name, f.kind) for f in FAMILIES}
     count = skipped = 0
     for episode in episodes:
@@ -125,7 +133,7 @@ def audit(episodes: Iterable[Episode], *, seed: int = 0) -> AuditResult:
         for family in FAMILIES:
             if family.abstention != episode.abstention or (family.needs_rival and c.rival is None):
                 continue
-            _run_family(family, episode, c, results[family.name])
+            _run_family(family, withheld(episode) if withhold else episode, c, results[family.name])
     return AuditResult(count - skipped, [results[f.name] for f in FAMILIES], skipped)
 
 

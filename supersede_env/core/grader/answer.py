@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.cues import cue_table
 from supersede_env.core.grader.gold import Pattern, echo_key, question_info
-from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
 from supersede_env.core.grader.words import QUESTION_WORDS, SENTENCE_END, SOFT
 
@@ -34,6 +34,9 @@ __all__ = ["MAX_ANSWER_CHARS", "SHORT_REPLY", "AnswerPlace", "Answer", "answer_p
 
 MAX_ANSWER_CHARS = 4_000  # the longest judged dev answer is 3,832 characters; replies conclude at their end
 SHORT_REPLY = 600  # a reply this short is read whole: "Not sure.\n\nPortland" is not concluded by its last line
+# A reply this short is the answer and nothing else (a sentence or two: the policy's format): every other
+# name or count in it competes with the gold when the source named no other candidate
+TERSE_REPLY = 160
 Span = tuple[int, int]  # first and last token index of a match
 
 
@@ -360,6 +363,12 @@ def _word_flags(w: str) -> int:
     return flags
 
 
+def _cased_or(text: str, answer: str) -> str:
+    """The reply as written, folded like ``text`` but with its capitals, or ``text`` when they differ in length."""
+    cased = cased_text(answer)
+    return cased if len(cased) == len(text) else text
+
+
 def read_answer(answer: str, question: str | None, *, whole: bool = False) -> Answer:
     """Tokenise once and index what matching needs, in a single pass over the tokens."""
     text = normalise_text(answer)
@@ -436,6 +445,6 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
             para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
             start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
-    source = answer if len(answer) == len(text) else text
+    source = answer if len(answer) == len(text) else _cased_or(text, answer)
     return Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, cues,
                   unmasked_content)

@@ -25,6 +25,7 @@ from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS, COMMIT, abste
 from supersede_env.core.grader.answer import SHORT_REPLY, Answer
 from supersede_env.core.grader.cues import cue_table
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
+from supersede_env.core.grader.names import DISCOURSE, name_runs, namelike
 from supersede_env.core.grader.mentions import BOUND_CUE, OFFERED, Mention, assign_roles, find_mentions, is_bare_item
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, Token, stem, tokenize, values_equal
@@ -335,75 +336,21 @@ _AFTER_A_BARE_NO = frozenset("now currently anymore before previously earlier th
 # ---------------------------------------------------------------------------------------------
 # Abstention items
 # ---------------------------------------------------------------------------------------------
-_CUE_WORDS = frozenset(cue_table())
-_NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note answer status evidence missing "
-                       "unknown none nothing".split())
-
-
 def _value_like(a: Answer, question: str | None) -> list[Mention]:
-    """Things an abstaining answer might put forward: values (not the question's own) and runs of
-    capitalised words that are not the question's, pronouns or discourse words."""
+    """Things an abstaining answer might put forward: values (not the question's own) and names."""
     tokens = a.tokens
-    q_stems = question_info(question).stems
     q_values = [t for t in tokenize(normalise_text(question or "")) if t.kind in VALUE_KINDS]
-    cased = len(a.source) == len(a.text)
-    out: list[Mention] = []
-    i, n = a.start, len(tokens)
-    while i < n:
-        t = tokens[i]
-        if t.kind in VALUE_KINDS and not any(values_equal(q, t) for q in q_values):
-            out.append(Mention(a.snippet(i, i), "rival", i, i))
-        elif t.kind == WORD and cased and a.source[t.start:t.start + 1].isupper() and _namelike(t, q_stems):
-            j = i
-            while j + 1 < n:
-                nxt = tokens[j + 1]
-                if nxt.kind == WORD and a.source[nxt.start:nxt.start + 1].isupper():
-                    j += 1
-                elif nxt.text == "." and tokens[j].text in TITLES and j + 2 < n and tokens[j + 2].kind == WORD:
-                    j += 1  # "Dr. Johnson": the title's full stop
-                else:
-                    break
-            sentence_start = i == 0 or (tokens[i - 1].kind == PUNCT and tokens[i - 1].text in _STARTS
-                                        and not (i > 1 and tokens[i - 2].text in TITLES))
-            alone = j + 1 >= n or (tokens[j + 1].kind == PUNCT and tokens[j + 1].text in _ENDS)
-            # a capital after a full stop is only a name when it is several words or stands alone
-            # ("Taipei?") or beside an abstention ("Luna or unknown", "Luna, I don't know"), not
-            # "Therefore, ..." or "There is ..."
-            if (not sentence_start or j > i or alone or _beside_abstention(tokens, j)) and not (
-                    j + 1 < n and tokens[j + 1].kind == LABEL):
-                out.append(Mention(a.snippet(i, j), "rival", i, j))
-            i = j
-        i += 1
-    return out
+    out = [Mention(a.snippet(i, i), "rival", i, i) for i in range(a.start, len(tokens))
+           if tokens[i].kind in VALUE_KINDS and not any(values_equal(q, tokens[i]) for q in q_values)]
+    out += [Mention(a.snippet(i, j), "rival", i, j)
+            for i, j in name_runs(a, question_info(question).stems, beside_abstention=True)]
+    return sorted(out, key=lambda m: (m.first, m.last))
 
 
-_STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
-_DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestly frankly however anyway again also "
-                       "overall basically regrettably admittedly".split())
-
-
-def _beside_abstention(tokens: list[Token], j: int) -> bool:
-    """Is the word at j offered beside an abstention: "Luna or unknown", "Luna / not sure", "Luna, I don't
-    know"? (A discourse word or an -ly adverb before a comma opens a sentence: "Sadly, I don't know".)"""
-    if j + 2 >= len(tokens):
-        return False
-    joiner, after = tokens[j + 1].text, tokens[j + 2]
-    word = tokens[j].text
-    if joiner in ("or", "/", "vs"):
-        return True
-    if joiner not in (",", ";", "-", "\n") or word in _DISCOURSE or (len(word) >= 6 and word.endswith("ly")):
-        return False
-    return after.kind == WORD and (after.text in ABSTAIN_TRIGGERS or after.text in ("i", "we", "unsure", "uncertain"))
-_ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
 # history cues that put a value forward as the asked fact's old value ("previously Taipei"); not
 # "ago" / "before" / "from", which date other events ("started about a month ago")
 _GUESSING_PAST = frozenset({"previously", "formerly", "originally", "initially", "used to", "earlier", "at first",
                             "in the past", "back then", "at one point", "historically", "before that"})
-
-
-def _namelike(t, q_stems: frozenset[str]) -> bool:
-    return (t.text not in PRONOUNS and t.text not in _CUE_WORDS and t.text not in _NOT_NAMES
-            and t.text not in ABSTAIN_TRIGGERS and t.value not in q_stems and not t.text.endswith("n't"))
 
 
 _JOINERS = frozenset({"or", "/", "vs"})
@@ -420,7 +367,7 @@ def _joined_to_abstention(a: Answer, found: list[re.Match[str]]) -> str | None:
         for joiner, other in ((first - 1, first - 2), (last + 1, last + 2)):
             if 0 <= other < len(tokens) and 0 <= joiner and tokens[joiner].text in _JOINERS:
                 t = tokens[other]
-                if t.kind in VALUE_KINDS or (t.kind == WORD and _namelike(t, frozenset()) and t.text not in _DISCOURSE
+                if t.kind in VALUE_KINDS or (t.kind == WORD and namelike(t, frozenset()) and t.text not in DISCOURSE
                                              and t.text not in _AUXILIARIES):
                     return a.snippet(other, other)
     return None

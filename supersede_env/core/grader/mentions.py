@@ -22,7 +22,8 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-from supersede_env.core.grader.answer import SHORT_REPLY, Answer, Span
+from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
+from supersede_env.core.grader.names import name_runs
 from supersede_env.core.grader.cues import CHANGE_VERBS, Cue, cue_table
 from supersede_env.core.grader.gold import Gold, Pattern, parse_value
 from supersede_env.core.grader.tokens import (
@@ -207,8 +208,9 @@ def _comparable(gold_tok: Token, t: Token, strict: bool) -> bool:
         return t.kind == TIME or (t.kind == CLOCK and bool(t.value[0]))
     if gk in (DATE, FREQ):
         return t.kind == gk
-    if gk == DUR:
-        return t.kind == DUR and (strict or t.value[0] == gold_tok.value[0])
+    if gk == DUR:  # "25 minutes and 50 seconds" vs "27:12" (a clock reading of a duration)
+        return (t.kind == DUR and (strict or t.value[0] == gold_tok.value[0])) or (
+            t.kind == CLOCK and gold_tok.value[0] == "s" and bool(t.value[1]))
     if gk == NUM:
         if gold_tok.unit is not None:
             return t.kind == NUM and (t.unit == gold_tok.unit or (strict and t.unit is None))
@@ -247,12 +249,14 @@ def _is_year(t: Token) -> bool:
 
 
 def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, question: frozenset[str],
-                  gold_spans: list[Span]) -> list[Mention]:
+                  gold_spans: list[Span], told: bool = True) -> list[Mention]:
     """Other values of the gold's sort in the conclusion: rivals whatever their role.
 
     Typed values (times, dates, money, durations, frequencies) compete wherever they stand. A bare
     count competes when it stands as a list item ("15; 18"), beside another number ("42 43 44"), or
-    (strict) counts the same thing ("47 plants ... 62 plants"); a year is a date, not a count."""
+    counts the same thing ("47 plants ... 62 plants") in strict mode, or in a short reply after a sequence
+    or hedge word ("47 then 52", "47, maybe 50") or when the source ``told`` of no other value (a reasoned
+    answer counts other things too); a year is a date, not a count."""
     gold_tok = gold.single_value
     if gold_tok is None:
         return []
@@ -262,6 +266,8 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
     nouns: frozenset | None = None  # what the gold counts (built when a strict count needs it)
     starts = [s for s, _ in covered]
     out = []
+    short = len(a.text) <= SHORT_REPLY
+    terse = len(a.text) <= TERSE_REPLY
     skip, all_content = a.skip, a.all_content
     for p in a.values:  # value tokens only (positions in all_content), in the conclusion
         if p < skip:
@@ -277,16 +283,35 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
             if _is_year(t) and not _is_year(gold_tok):
                 continue
             beside_number = (i > 0 and tokens[i - 1].kind == NUM) or (i + 1 < n and tokens[i + 1].kind == NUM)
-            if strict and nouns is None:
+            # "47 then 52", "47, maybe 50"; in a short reply to a source that named no other value, every count
+            same_count = strict or (short and _after_marker(tokens, i)) or (terse and not told)
+            if same_count and nouns is None:
                 # its unit words, the question's words, the word after the gold in the answer
                 nouns = units | question | {tokens[e + 1].value for _, e in gold_spans
                                             if e + 1 < n and tokens[e + 1].kind == WORD}
-            counts_same = strict and (i + 1 >= n or tokens[i + 1].kind != WORD or tokens[i + 1].value in nouns)
+            after = tokens[i + 1] if i + 1 < n else None
+            counts_same = same_count and (after is None or after.kind != WORD or after.value in nouns or (
+                not told and (after.text in SOFT or after.text in _LINKS or after.text in _CUES)))
             if is_bare_item(tokens, i, i, units) or beside_number or counts_same:
                 out.append(Mention(a.snippet(i, i), "rival", i, i))
         elif _comparable(gold_tok, t, strict):
             out.append(Mention(a.snippet(i, i), "rival", i, i))
     return out
+
+
+# words after a count that do not say it counts something else ("from 62 to 47", "62 then 47", "62 is old")
+_LINKS = frozenset({"to", "or", "and", "then", "is", "was", "are", "were", "before", "previously", "earlier",
+                    "instead", "but", "not"})
+_SEQUENCE_OR_HEDGE = frozenset({"then", "later", "now", "actually", "maybe", "perhaps", "possibly", "probably",
+                                "->", "<-"})
+
+
+def _after_marker(tokens: list[Token], i: int) -> bool:
+    """Does a sequence or hedge word come right before token i (soft words and commas aside)?"""
+    k = i - 1
+    while k >= 0 and (tokens[k].text in SOFT or tokens[k].text == ","):
+        k -= 1
+    return k >= 0 and tokens[k].text in _SEQUENCE_OR_HEDGE
 
 
 def _word_rival_after(tokens: list[Token], j: int, step: int, gold_cover: set[int]) -> tuple[int, int] | None:
@@ -344,6 +369,82 @@ def _disjunction_rivals(a: Answer, gold_spans: list[Span], gold: Gold, value_gol
                 if t.kind in VALUE_KINDS or (t.kind == WORD and t.text not in SOFT):
                     hops += 1
                 j += step
+    return out
+
+
+def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str]) -> list[Mention]:
+    """When the source named no other candidate: every other name in a short reply ("Chevy Malibu, Toyota
+    Prius"), months and weekdays aside (a date beside the value, not another value)."""
+    cover = {k for s, e in covered for k in range(s, e + 1)}
+    out = []
+    for i, j in name_runs(a, question, listed=True):
+        if any(k in cover for k in range(i, j + 1)):
+            continue
+        if all(a.tokens[k].value in MONTHS or a.tokens[k].value in WEEKDAYS for k in range(i, j + 1)):
+            continue
+        out.append(Mention(a.snippet(i, j), "rival", i, j))
+    return out
+
+
+_SEQUENCE = frozenset({"then", "now", "later", "actually", "->", "<-", "afterwards", "eventually", "finally"})
+
+
+def _sequence_rivals(a: Answer, gold_spans: list[Span], covered: list[Span], question: frozenset[str], *,
+                     phrases: bool = False) -> list[Mention]:
+    """A name in sequence with the gold, in a short reply: "Lexington then Boston", "Boston -> Lexington",
+    "Lexington (now Boston)", "from Lexington to Boston": another value of the same fact, whether or not
+    the grader was told of it (which one is current is then the cues' business). With ``phrases`` (a
+    terse reply to a source that named no other candidate) an uncapitalised phrase counts too: "under my
+    bed, then a shoe rack"."""
+    tokens, source = a.tokens, a.source
+    cover = {k for s, e in covered for k in range(s, e + 1)}
+
+    def skip(j: int, step: int) -> int:
+        while 0 <= j < len(tokens) and tokens[j].text not in _SEQUENCE and tokens[j].text not in _TO_WORDS and (
+                tokens[j].kind == PUNCT and tokens[j].text != "\n\n" or tokens[j].kind == WORD and tokens[j].text in SOFT):
+            j += step
+        return j
+
+    def name_at(j: int, step: int) -> Mention | None:
+        run = []
+        while 0 <= j < len(tokens) and j not in cover and tokens[j].kind == WORD and \
+                source[tokens[j].start:tokens[j].start + 1].isupper() and tokens[j].text not in PRONOUNS \
+                and tokens[j].text not in NOT_A_RIVAL and tokens[j].text not in _SEQUENCE and tokens[j].text not in _CUES:
+            run.append(j)
+            j += step
+        if not run and phrases:
+            return phrase_at(j, step)
+        if not run:
+            return None
+        lo, hi = min(run), max(run)
+        return Mention(a.snippet(lo, hi), "rival", lo, hi)
+
+    def phrase_at(j: int, step: int) -> Mention | None:
+        run = []
+        while 0 <= j < len(tokens) and len(run) < 6 and j not in cover and tokens[j].kind != PUNCT \
+                and tokens[j].text not in _SEQUENCE and tokens[j].text not in _CUES:
+            run.append(j)
+            j += step
+        words = [tokens[k] for k in run if tokens[k].text not in SOFT]
+        if not words or (tokens[run[0] if step == 1 else run[-1]].text in PRONOUNS) or all(
+                w.text in NOT_A_RIVAL or w.value in question for w in words):
+            return None
+        lo, hi = min(run), max(run)
+        return Mention(a.snippet(lo, hi), "rival", lo, hi)
+
+    out: list[Mention] = []
+    for first, last in gold_spans:
+        j = skip(last + 1, 1)
+        changed_from = first > 0 and tokens[first - 1].text == "from"
+        if j < len(tokens) and (tokens[j].text in _SEQUENCE or (changed_from and tokens[j].text in _TO_WORDS)):
+            m = name_at(skip(j + 1, 1), 1)
+            if m is not None:
+                out.append(m)
+        j = skip(first - 1, -1)
+        if j >= 0 and (tokens[j].text in _SEQUENCE or tokens[j].text in _TO_WORDS):
+            m = name_at(skip(j - 1, -1), -1)
+            if m is not None and (tokens[j].text in _SEQUENCE or (m.first > 0 and tokens[m.first - 1].text == "from")):
+                out.append(m)
     return out
 
 
@@ -569,6 +670,10 @@ def _closed_class_rivals(a: Answer, gold: Gold, covered: list[Span]) -> list[Men
         k = bisect_right(starts, i) - 1
         if k >= 0 and covered[k][0] <= i <= covered[k][1]:
             continue
+        if out and all(tokens[k].text in (",", "and", "&") for k in range(out[-1].last + 1, i)):
+            # "Thursdays and Fridays": one value of several days, which one cue marks as a whole
+            out[-1] = Mention(a.snippet(out[-1].first, i), "rival", out[-1].first, i)
+            continue
         out.append(Mention(a.snippet(i, i), "rival", i, i))
     return out
 
@@ -609,7 +714,7 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
     covered = [(m.first, m.last) for m in mentions if not m.loose]
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
     value_gold = gold.single_value is not None
-    rivals = _value_rivals(a, gold, covered, strict, question, gold_spans) if value_gold else []
+    rivals = _value_rivals(a, gold, covered, strict, question, gold_spans, bool(stale or decoys)) if value_gold else []
     if _closed_classes(gold)[1]:
         rivals += _closed_class_rivals(a, gold, covered)
     text = a.text
@@ -628,11 +733,17 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
                         rivals.append(r)
             if any(ch in text for ch in ";\n/|"):
                 rivals += _line_rivals(a, covered, gold_spans)
+        if len(text) <= SHORT_REPLY and len(a.source) == len(text):
+            untold = not stale and not decoys and len(text) <= TERSE_REPLY
+            rivals += _sequence_rivals(a, gold_spans, covered, question, phrases=untold and not value_gold)
+            if untold and not value_gold:
+                rivals += _name_rivals(a, covered, question)
     if rivals:
-        seen = set()
-        for r in rivals:
-            if (r.first, r.last) not in seen:
-                seen.add((r.first, r.last))
+        # the tightest reading of each place wins ("Chevy Malibu" over the line "Chevy Malibu is outdated")
+        taken: set[int] = set()
+        for r in sorted(rivals, key=lambda r: (r.last - r.first, r.first)):
+            if not any(k in taken for k in range(r.first, r.last + 1)):
+                taken.update(range(r.first, r.last + 1))
                 mentions.append(r)
         mentions.sort(key=lambda m: (m.first, m.last))
     return mentions

@@ -24,7 +24,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["normalise_text"]
+__all__ = ["normalise_text", "cased_text"]
 
 # typographic forms NFKC keeps: curly quotes, primes, dashes, the minus sign, non-breaking spaces
 _TYPOGRAPHY = str.maketrans(
@@ -72,13 +72,29 @@ def _look_alikes() -> dict[int, str]:
 _BIDI_OVERRIDE = re.compile("\u202e([^\u202c\n]*)\u202c?")
 
 
-def _fold_non_ascii(text: str) -> str:
+def cased_text(text: str) -> str:
+    """:func:`normalise_text` without the lower-casing (the same length): where a reply's capitals mark
+    its names. Look-alikes keep their case ("С" in "Сhevy" reads "C")."""
+    if text.isascii():
+        return text
+    return _fold_non_ascii(text, lower=False)
+
+
+@lru_cache(maxsize=1)
+def _cased_look_alikes() -> dict[int, str]:
+    return {k: (v.upper() if chr(k).isupper() and v != "i" else v) for k, v in _look_alikes().items()} | {
+        k: "I" for k, v in _look_alikes().items() if v == "i" and chr(k).isupper()}
+
+
+def _fold_non_ascii(text: str, lower: bool = True) -> str:
     # a right-to-left override displays its text reversed: read it as displayed
     text = _BIDI_OVERRIDE.sub(lambda m: m.group(1)[::-1], text)
     text = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
     decomposed = unicodedata.normalize("NFD", text)
     # drop format characters (Cf: zero-width, soft hyphen) and accents (Mn: combining marks)
     kept = unicodedata.normalize("NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Cf", "Mn")))
+    if not lower:
+        return kept if kept.isascii() else kept.translate(_cased_look_alikes())
     if kept.isascii():
         return kept.lower()
     return kept.translate(_look_alikes()).lower()  # as written first: capitals look like capitals
