@@ -386,6 +386,7 @@ def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str]) -> li
     return out
 
 
+_SEQUENCE_HINT = re.compile(r"\b(?:then|now|later|actually|afterwards|eventually|finally|from)\b|->|<-")
 _SEQUENCE = frozenset({"then", "now", "later", "actually", "->", "<-", "afterwards", "eventually", "finally"})
 
 
@@ -735,7 +736,8 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
                 rivals += _line_rivals(a, covered, gold_spans)
         if len(text) <= SHORT_REPLY and len(a.source) == len(text):
             untold = not stale and not decoys and len(text) <= TERSE_REPLY
-            rivals += _sequence_rivals(a, gold_spans, covered, question, phrases=untold and not value_gold)
+            if _SEQUENCE_HINT.search(text) is not None:
+                rivals += _sequence_rivals(a, gold_spans, covered, question, phrases=untold and not value_gold)
             if untold and not value_gold:
                 rivals += _name_rivals(a, covered, question)
     if rivals:
