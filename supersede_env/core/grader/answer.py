@@ -445,6 +445,7 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
             para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
             start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
-    source = answer if len(answer) == len(text) else _cased_or(text, answer)
+    # the capitals of a short reply mark its names (rivals the source never named); folding again costs
+    source = answer if len(answer) == len(text) else _cased_or(text, answer) if len(text) <= SHORT_REPLY else text
     return Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, cues,
                   unmasked_content)
