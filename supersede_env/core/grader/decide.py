@@ -21,15 +21,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS, COMMIT, abstentions
+from supersede_env.core.grader.abstention import COMMIT, abstentions
 from supersede_env.core.grader.answer import SHORT_REPLY, Answer
-from supersede_env.core.grader.cues import cue_table
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
-from supersede_env.core.grader.names import DISCOURSE, name_runs, namelike
 from supersede_env.core.grader.mentions import BOUND_CUE, OFFERED, Mention, assign_roles, find_mentions, is_bare_item
+from supersede_env.core.grader.names import DISCOURSE, name_runs, namelike
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, Token, stem, tokenize, values_equal
-from supersede_env.core.grader.words import NEGATORS, PRONOUNS, QUESTION_WORDS, SENTENCE_END, TITLES
+from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, stem, tokenize, values_equal
+from supersede_env.core.grader.words import NEGATORS, QUESTION_WORDS, SENTENCE_END
 from supersede_env.core.verdict import Verdict
 
 __all__ = ["grade_value", "grade_yes_no", "grade_abstention_item", "verdict"]

@@ -573,7 +573,7 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
     """Known rivals the answer names in a disguise or in part: spelled with dots, spaces or leetspeak
     ("C.h.e.v.y M.a.l.i.b.u", "Ch3vy", "ChevyMalibu"), or by a distinctive word of their name alone
     ("Chevy" for "Chevy Malibu"). Only names of five letters or more, and never inside the gold."""
-    tokens, text = a.tokens, a.text
+    text = a.text
     gold_words = _closed_classes(gold)[0]
     out: list[Mention] = []
     taken = list(covered)
