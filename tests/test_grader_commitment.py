@@ -246,3 +246,11 @@ def test_unknown_rivals_are_looked_for_only_in_terse_replies() -> None:
     reasoned = ("Based on the extracted information, it is clear that the user mentioned their sister's name as "
                 "Emily and her location as Denver, Colorado. Therefore: your sister Emily lives in Denver, Colorado.")
     assert grade(reasoned, "Denver", question="Where does my sister live?").r_cur == 1.0
+
+
+def test_a_terse_official_answer_may_name_a_person_beside_the_value() -> None:
+    """Official mode reads a name as a rival only in the gold's place (a list item, beside the gold, a
+    cue's object); strict mode, the value alone, reads every other name of a terse reply as one."""
+    answer, kw = "Your sister Emily lives in Denver.", {"question": "Where does my sister live?"}
+    assert grade(answer, "Denver", mode="official", **kw).r_cur == 1.0
+    assert grade(answer, "Denver", mode="strict", **kw).r_cur == 0.0

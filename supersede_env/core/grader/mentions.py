@@ -373,9 +373,10 @@ def _disjunction_rivals(a: Answer, gold_spans: list[Span], gold: Gold, value_gol
     return out
 
 
-def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str]) -> list[Mention]:
-    """When the source named no other candidate: every other name in a short reply ("Chevy Malibu, Toyota
-    Prius"), months and weekdays aside (a date beside the value, not another value)."""
+def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str], strict: bool) -> list[Mention]:
+    """When the source named no other candidate: the other names of a terse reply ("Chevy Malibu, Toyota
+    Prius"), months and weekdays aside (a date beside the value, not another value). Strict mode (the
+    value alone) takes every name; official mode only names in the gold's place."""
     cover = {k for s, e in covered for k in range(s, e + 1)}
     out = []
     for i, j in name_runs(a, question, listed=True):
@@ -383,11 +384,39 @@ def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str]) -> li
             continue
         if all(a.tokens[k].value in MONTHS or a.tokens[k].value in WEEKDAYS for k in range(i, j + 1)):
             continue
+        # only a name in the gold's place: an item of a list, or a name a cue speaks of ("Porto is current",
+        # "previously Chevy Malibu", "Chevy Malibu now"); "Your sister Emily lives in Denver" names a person
+        if not strict and not is_bare_item(a.tokens, i, j, frozenset()) and not _cue_beside(a.tokens, i, j) \
+                and not _beside(a.tokens, i, j, cover):
+            continue
         out.append(Mention(a.snippet(i, j), "rival", i, j))
     return out
 
 
-_SEQUENCE_HINT = re.compile(r"\b(?:then|now|later|actually|afterwards|eventually|finally|from)\b|->|<-")
+def _beside(tokens: list[Token], i: int, j: int, cover: set[int]) -> bool:
+    """Do tokens i..j stand right beside a known candidate, punctuation apart ("Prius + Malibu", "Prius\tMalibu")?"""
+    for k, step in ((i - 1, -1), (j + 1, 1)):
+        while 0 <= k < len(tokens) and tokens[k].kind == PUNCT and tokens[k].text not in SENTENCE_END:
+            k += step
+        if 0 <= k < len(tokens) and k in cover:
+            return True
+    return False
+
+
+def _cue_beside(tokens: list[Token], i: int, j: int) -> bool:
+    """Is the word just before tokens i..j, or just after (soft words apart), a cue other than a bare tense
+    ("lives", "was")?"""
+    for k, step in ((i - 1, -1), (j + 1, 1)):
+        while 0 <= k < len(tokens) and tokens[k].kind == WORD and tokens[k].text in SOFT and tokens[k].text not in _CUES:
+            k += step
+        if 0 <= k < len(tokens) and tokens[k].kind == WORD and (
+                tokens[k].text in ("is", "was", "are", "were") or any(
+                    c.kind not in ("pasttense", "presenttense") for c in _CUES.get(tokens[k].text, ()))):
+            return True
+    return False
+
+
+_SEQUENCE_HINT = re.compile(r"\b(?:then|now|later|actually|afterwards|eventually|finally|from)\b|->|<-|=>|<=|\u2192|\u2190")
 _SEQUENCE = frozenset({"then", "now", "later", "actually", "->", "<-", "afterwards", "eventually", "finally"})
 
 
@@ -740,7 +769,7 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
             if _SEQUENCE_HINT.search(text) is not None:
                 rivals += _sequence_rivals(a, gold_spans, covered, question, phrases=untold and not value_gold)
             if untold and not value_gold:
-                rivals += _name_rivals(a, covered, question)
+                rivals += _name_rivals(a, covered, question, strict)
     if rivals:
         # the tightest reading of each place wins ("Chevy Malibu" over the line "Chevy Malibu is outdated")
         taken: set[int] = set()
