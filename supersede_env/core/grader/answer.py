@@ -346,7 +346,7 @@ def _enumerators(tokens: list[Token], text: str) -> set[int]:
 
 
 _NUMBERED_LINE = re.compile(r"(?:^|\n)[ \t*#>_-]*\d{1,2}[.)]")
-_START_OF = operator.attrgetter("start")  # tokens come in text order: their starts can be bisected
+START_OF = operator.attrgetter("start")  # tokens come in text order: their starts can be bisected
 _WORD_FLAGS: dict[str, int] = {}
 _TRIGGER, _SOFT_WORD, _WEAK_KEY, _CUE = 1, 2, 4, 8
 _CUE_STARTS = frozenset(cue_table())
@@ -434,7 +434,7 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
     if whole:
         start = 0
     elif strong is not None:
-        start = bisect_left(tokens, strong, key=_START_OF)  # the first token at or after it
+        start = bisect_left(tokens, strong, key=START_OF)  # the first token at or after it
     else:
         weak_start = _weak_start(text, tokens, weak) if weak else None
         if weak_start is not None:
@@ -443,7 +443,7 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
             start = 0
         else:
             para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
-            start = 0 if para <= 0 else bisect_left(tokens, para, key=_START_OF)
+            start = 0 if para <= 0 else bisect_left(tokens, para, key=START_OF)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
     # the capitals of a short reply mark its names (rivals the source never named); folding again costs
     source = answer if len(answer) == len(text) else _cased_or(text, answer) if len(text) <= SHORT_REPLY else text

@@ -22,7 +22,7 @@ import re
 from bisect import bisect_left
 
 from supersede_env.core.grader.abstention import COMMIT, abstentions
-from supersede_env.core.grader.answer import SHORT_REPLY, Answer
+from supersede_env.core.grader.answer import SHORT_REPLY, START_OF, Answer
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
 from supersede_env.core.grader.mentions import BOUND_CUE, OFFERED, Mention, assign_roles, find_mentions, is_bare_item
 from supersede_env.core.grader.names import DISCOURSE, name_runs, namelike
@@ -359,10 +359,9 @@ def _joined_to_abstention(a: Answer, found: list[re.Match[str]]) -> str | None:
     """A word offered as the other side of an "or" with the abstention, in any case ("luna or unknown",
     "not sure / luna"): a guess. Read in short replies only (a reasoned one says "more context or details")."""
     tokens = a.tokens
-    starts = [t.start for t in tokens]
     for m in found:
-        first = bisect_left(starts, m.start())
-        last = bisect_left(starts, m.end()) - 1
+        first = bisect_left(tokens, m.start(), key=START_OF)
+        last = bisect_left(tokens, m.end(), key=START_OF) - 1
         for joiner, other in ((first - 1, first - 2), (last + 1, last + 2)):
             if 0 <= other < len(tokens) and 0 <= joiner and tokens[joiner].text in _JOINERS:
                 t = tokens[other]

@@ -31,7 +31,7 @@ from supersede_env.core.grader.tokens import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, stem, values_equal,
 )
 from supersede_env.core.grader.words import (
-    GENERIC, BOUND_BEFORE, CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
+    GENERIC, BOUND_BEFORE, CLAUSE_BREAK_PUNCT, COPULAS, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
     WEEKDAYS,
 )
 
@@ -301,8 +301,7 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
 
 
 # words after a count that do not say it counts something else ("from 62 to 47", "62 then 47", "62 is old")
-_LINKS = frozenset({"to", "or", "and", "then", "is", "was", "are", "were", "before", "previously", "earlier",
-                    "instead", "but", "not"})
+_LINKS = COPULAS | {"to", "or", "and", "then", "before", "previously", "earlier", "instead", "but", "not"}
 _SEQUENCE_OR_HEDGE = frozenset({"then", "later", "now", "actually", "maybe", "perhaps", "possibly", "probably",
                                 "->", "<-"})
 
@@ -410,7 +409,7 @@ def _cue_beside(tokens: list[Token], i: int, j: int) -> bool:
         while 0 <= k < len(tokens) and tokens[k].kind == WORD and tokens[k].text in SOFT and tokens[k].text not in _CUES:
             k += step
         if 0 <= k < len(tokens) and tokens[k].kind == WORD and (
-                tokens[k].text in ("is", "was", "are", "were") or any(
+                tokens[k].text in COPULAS or any(
                     c.kind not in ("pasttense", "presenttense") for c in _CUES.get(tokens[k].text, ()))):
             return True
     return False

@@ -16,7 +16,7 @@ from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.answer import Answer
 from supersede_env.core.grader.cues import cue_table
 from supersede_env.core.grader.tokens import LABEL, PUNCT, WORD, Token
-from supersede_env.core.grader.words import PRONOUNS, TITLES
+from supersede_env.core.grader.words import COPULAS, PRONOUNS, TITLES
 
 __all__ = ["name_runs", "namelike", "DISCOURSE"]
 
@@ -27,7 +27,7 @@ DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestl
                       "overall basically regrettably admittedly".split())
 _STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
 _ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
-_COPULAS = frozenset({"is", "was", "are", "were", "remains", "stays"})  # "Porto is current."
+_COPULAS = COPULAS | {"remains", "stays"}  # "Porto is current."
 _LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n", "\n\n", ")"})
 
 

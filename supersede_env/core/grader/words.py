@@ -15,6 +15,7 @@ SOFT = frozenset(
     now still called named approximately about around roughly nearly almost exactly total only
     with for by own""".split()
 )
+COPULAS = frozenset({"is", "was", "are", "were"})  # "Porto is current", "62 was old"
 PRONOUNS = frozenset("i you he she it we they me him her us them this that there".split())
 # Words that never identify an answer on their own (stems)
 GENERIC = frozenset(stem(w) for w in """get got have do make go take set thing lot kind type bit way one
