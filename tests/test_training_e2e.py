@@ -25,12 +25,13 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 pytest.importorskip("peft")
 
-from supersede_env.core import prompts
+from supersede_env.core import grader, prompts
 from supersede_env.core.stats import mcnemar_exact
 from supersede_env.commands.train import standalone
 from supersede_env.training.config import parse_config
 from supersede_env.backends.local_hf import render_prompt_ids
 from supersede_env.training.policy import load_policy
+from supersede_env.training import reward
 from supersede_env.training.run import build_trainer, load_inputs
 from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model
 
@@ -68,10 +69,22 @@ def alternating(prompts, completions, **_):
     return [float(i % 2 == 0) for i in range(len(completions))]
 
 
-def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_model):
+def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_model, monkeypatch):
     out = _run_dir(tmp_path, base_model)
     common = ["--config", str(TINY), "--output_dir", str(out)]
+    graded = []
+    real_grade = grader.grade_episode
+
+    def counting_grade(answer, episode, *, mode="official"):
+        graded.append(mode)
+        return real_grade(answer, episode, mode=mode)
+
+    # the reward reads the verdict the rollouts log holds: each rollout is graded once
+    monkeypatch.setattr(grader, "grade_episode", counting_grade)
+    monkeypatch.setattr(reward, "grade_episode", counting_grade)
     assert standalone(common + ["--max_steps", "1", "--learning_rate", "1e-4"]) == 0
+    assert graded == ["strict"] * 2  # 1 episode x 2 rollouts
+    monkeypatch.undo()
     assert (out / "checkpoint-1" / "adapter_model.safetensors").is_file()
     assert (out / "checkpoint-1" / "supersede_state.json").is_file()
     assert (out / "adapter-final" / "adapter_config.json").is_file()
@@ -89,6 +102,7 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
         assert row["sampling/importance_sampling_zeroed/calls_frac"] == 0.0
         assert sum(row[f"verdict/{label}"] for label in
                    ("current", "stale", "hedged", "abstained", "wrong", "ungradable", "failed")) == pytest.approx(1)
+        assert 0 < row["timing/reward_s"] < row["timing/generation_s"]
 
     rows = _lines(out / "rollouts.jsonl")
     assert [r["step"] for r in rows] == [1] * 2 + [2] * 2  # 1 episode x 2 rollouts a step, none twice

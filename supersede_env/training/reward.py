@@ -12,7 +12,8 @@ here), which the advantage computation turns into "no learning signal", never in
 arguments). The trainer calls every reward function through TRL's own ``_calculate_rewards`` with one
 row per rollout and the columns ``episode`` and ``transcript``, so ``reward_weights`` and any extra
 TRL-style reward function work as they do in TRL. ``completions`` holds the graded text of each
-rollout's answer (None for a failed rollout).
+rollout's answer (None for a failed rollout). The trainer grades each rollout once and passes that
+strict-mode verdict in the column ``verdict``, so the reward and the rollouts log share one grade.
 """
 
 from __future__ import annotations
@@ -41,11 +42,14 @@ class EpisodeScore:
         return self.verdict.label if self.verdict is not None else "failed"
 
 
-def score_transcript(transcript: Transcript, episode: Episode, stale_weight: float = 0.0) -> EpisodeScore:
-    """Grade what the rollout answered (strict mode); a failed rollout is unscorable (reward NaN, no verdict)."""
+def score_transcript(transcript: Transcript, episode: Episode, stale_weight: float = 0.0,
+                     verdict: Verdict | None = None) -> EpisodeScore:
+    """Grade what the rollout answered (strict mode); a failed rollout is unscorable (reward NaN, no verdict).
+    ``verdict``: the rollout's strict-mode verdict when the caller already graded it (it is not graded again)."""
     if transcript.status != "ok" or transcript.graded_text is None:
         return EpisodeScore(math.nan, None)
-    verdict = grade_episode(transcript.graded_text, episode, mode=REWARD_MODE)
+    if verdict is None or verdict.mode != REWARD_MODE:
+        verdict = grade_episode(transcript.graded_text, episode, mode=REWARD_MODE)
     return EpisodeScore(verdict.r_cur + stale_weight * verdict.r_stale, verdict)
 
 
@@ -75,10 +79,12 @@ class SupersessionReward:
         *,
         episode: Sequence[Episode],
         transcript: Sequence[Transcript],
+        verdict: Sequence[Verdict | None] | None = None,
         **_: Any,
     ) -> list[float | None]:
+        verdicts = verdict if verdict is not None else [None] * len(episode)
         rewards: list[float | None] = []
-        for e, t in zip(episode, transcript, strict=True):
-            reward = score_transcript(t, e, self.stale_weight).reward
+        for e, t, v in zip(episode, transcript, verdicts, strict=True):
+            reward = score_transcript(t, e, self.stale_weight, v).reward
             rewards.append(None if math.isnan(reward) else reward)
         return rewards

@@ -16,9 +16,9 @@ of prompts into batches of scored completions:
    colocate/server; :mod:`.generation_rounds`). Calls with different token limits share a round: the
    round generates up to the largest limit and each call is cut at its own limit afterwards
    (:func:`.samples.cut_completion`).
-2. **Rewards and advantages.** TRL's ``_calculate_rewards`` calls the reward functions (default
-   :class:`.reward.SupersessionReward`, the grader in ``strict`` mode) with one row per rollout and
-   gathers them over processes; each rollout's advantage is computed against the other rollouts of
+2. **Rewards and advantages.** Each rollout is graded once (``strict`` mode); TRL's
+   ``_calculate_rewards`` calls the reward functions (default :class:`.reward.SupersessionReward`,
+   which reads that verdict) with one row per rollout and gathers them over processes; each rollout's advantage is computed against the other rollouts of
    its episode (:func:`.advantages.group_advantages`, TRL's formula).
 3. **Samples.** Every model call of a rollout becomes one training row: its prompt token ids exactly
    as sampled, its completion token ids, a loss mask over the completion tokens only, and the
@@ -51,7 +51,7 @@ weight the importance mask sets to zero (``sampling/importance_sampling_zeroed/*
 (:mod:`.weight_sync`): the frozen base weights stay bit-identical.
 
 The rest is bookkeeping: metrics into TRL's log (reward, verdict mix, memo length and cuts,
-truncations, advantages, tokens/s), ``rollouts.jsonl``, the curriculum and the stop rule (callbacks
+truncations, advantages, tokens/s, seconds spent generating and grading), ``rollouts.jsonl``, the curriculum and the stop rule (callbacks
 receive a :class:`.rollout_log.BatchSummary` through ``on_rollout_batch``), and their state in every
 checkpoint (``supersede_state.json``). The held-out evaluation is a callback (:mod:`.heldout`).
 """
@@ -80,7 +80,7 @@ from supersede_env.core import rollout
 from supersede_env.core.atomic import atomic_write_text
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
-from supersede_env.core.records import verdict_record
+from supersede_env.core.records import VerdictRecord, verdict_record
 from supersede_env.core.model_call import ModelReply
 from supersede_env.core.rollout import StepRequest, Transcript
 from supersede_env.training.advantages import (
@@ -123,7 +123,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
 
     ``args`` is a :class:`.config.SupersedeGRPOConfig`; ``pools`` holds the training episodes per
     curriculum level; ``reward_funcs`` are TRL reward functions called once per rollout with the
-    columns ``episode`` and ``transcript`` (default: :class:`.reward.SupersessionReward`);
+    columns ``episode``, ``transcript`` and ``verdict`` (the rollout's strict-mode grade; default:
+    :class:`.reward.SupersessionReward`);
     ``log_dir`` is where ``rollouts.jsonl`` goes (None writes none).
     """
 
@@ -189,7 +190,11 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         results = self._run_rollouts(episodes, greedy=False)
         generation_s = time.perf_counter() - started
 
-        rewards = self._rewards(results)  # every process's rollouts, NaN where unscorable
+        started = time.perf_counter()
+        # each rollout graded once: the reward column and the rollouts log read the same verdict
+        records = [verdict_record(r.episode, r.transcript, mode=REWARD_MODE) for r in results]
+        rewards = self._rewards(results, records)  # every process's rollouts, NaN where unscorable
+        reward_s = time.perf_counter() - started
         all_advantages = group_advantages(rewards, self.num_generations, self.scale_rewards)
         first = self.accelerator.process_index * len(episodes)
         advantages = all_advantages[first : first + len(episodes)]
@@ -209,7 +214,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         batch["num_items_in_batch"] = self.accelerator.gather(batch["completion_mask"].sum()).sum()
 
         summary = self._record_batch(
-            step, level, results, rewards, all_advantages, advantages, samples, fillers, generation_s
+            step, level, results, records, rewards, all_advantages, advantages, samples, fillers, generation_s,
+            reward_s,
         )
         self.curriculum = self.curriculum.observe(summary.mean_reward)
         for callback in self.callback_handler.callbacks:
@@ -217,9 +223,10 @@ class SupersedeGRPOTrainer(GRPOTrainer):
                 callback.on_rollout_batch(summary)
         return batch
 
-    def _rewards(self, results: Sequence[RolloutResult]) -> torch.Tensor:
+    def _rewards(self, results: Sequence[RolloutResult], records: Sequence[VerdictRecord]) -> torch.Tensor:
         """One reward per rollout of every process, from TRL's reward functions and weights (NaN: unscorable)."""
-        inputs = [{"episode": r.episode, "transcript": r.transcript} for r in results]
+        inputs = [{"episode": r.episode, "transcript": r.transcript, "verdict": rec.grader}
+                  for r, rec in zip(results, records, strict=True)]
         prompts = [r.episode.question for r in results]
         completions = [r.transcript.graded_text for r in results]
         answer_ids = [list(r.samples[-1].completion_ids) if r.samples else [] for r in results]
@@ -416,12 +423,14 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         step: int,
         level: str,
         results: Sequence[RolloutResult],
+        records: Sequence[VerdictRecord],
         rewards: torch.Tensor,
         all_advantages: torch.Tensor,
         advantages: torch.Tensor,
         samples: Sequence[CallSample],
         fillers: int,
         generation_s: float,
+        reward_s: float,
     ) -> BatchSummary:
         G = self.num_generations
         memo_steps = [s for r in results for s in r.transcript.memo_steps]
@@ -445,8 +454,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         rank = self.accelerator.process_index
         first = rank * len(results)
         rows = [
-            self._rollout_row(step, level, rank, (first + i) // G, r, float(a))
-            for i, (r, a) in enumerate(zip(results, advantages.tolist(), strict=True))
+            self._rollout_row(step, level, rank, (first + i) // G, r, rec, float(a))
+            for i, (r, rec, a) in enumerate(zip(results, records, advantages.tolist(), strict=True))
         ]
         all_rows: list[RolloutRow] = gather_object(rows) if self.accelerator.num_processes > 1 else rows
         all_rows = [replace(row, reward=None if math.isnan(reward) else float(reward))
@@ -482,6 +491,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         metrics["tokens/batch"].append(prompt_tokens + completion_tokens)
         metrics["tokens/generated_per_s"].append(completion_tokens / generation_s if generation_s > 0 else 0.0)
         metrics["timing/generation_s"].append(generation_s)
+        metrics["timing/reward_s"].append(reward_s)  # grading and reward functions, this process's rollouts
         metrics["curriculum/level"].append(float(self.curriculum.index))
         self.state.num_input_tokens_seen += int(prompt_tokens + completion_tokens)
 
@@ -502,14 +512,14 @@ class SupersedeGRPOTrainer(GRPOTrainer):
 
     @staticmethod
     def _rollout_row(step: int, level: str, process: int, group: int, result: RolloutResult,
-                     advantage: float) -> RolloutRow:
+                     record: VerdictRecord, advantage: float) -> RolloutRow:
         transcript = result.transcript
         return RolloutRow(
             step=step,
             level=level,
             process=process,
             group=group,
-            verdict=verdict_record(result.episode, transcript, mode=REWARD_MODE),
+            verdict=record,
             reward=None,  # filled in from the reward functions once gathered
             advantage=advantage,
             memo_chars=tuple(len(s.notes_after) for s in transcript.memo_steps),

@@ -106,6 +106,8 @@ def _json_answer(reply: str) -> AnswerPlace | None:
     """A reply that is one JSON object. With an answer key (every one of them, duplicates included),
     that value is the answer and the other fields follow it as plain lines (an "alternatives" or a
     "confidence: low" field speaks about the answer); without one, the whole object as plain lines."""
+    if "{" not in reply:
+        return None
     stripped = reply.strip()
     fenced = _JSON_FENCE.match(stripped)
     body = fenced.group(1) if fenced else stripped
@@ -386,11 +388,10 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
     run_keys: list[object] = []
     for i in numbering:
         tokens[i] = tokens[i]._replace(kind=LABEL)  # "1. Oranges" opening a line: list numbering
+    word_flags = _WORD_FLAGS
     for i, t in enumerate(tokens):
         kind = t.kind
-        if kind == WORD:
-            key: object = t.value
-        elif kind == PUNCT:
+        if kind == PUNCT:
             if t.text in _CUE_STARTS:
                 cues.append(i)
             if run and t.text in SENTENCE_END:  # a restatement does not run across sentences
@@ -398,9 +399,8 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
                     _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
                 run, run_keys = [], []
             continue
-        else:
-            key = echo_key(t)
         if question_keys:
+            key = t.value if kind == WORD else echo_key(t)
             if key in question_keys:
                 run.append(i)
                 run_keys.append(key)
@@ -409,7 +409,7 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
                     _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
                 run, run_keys = [], []
         if kind == WORD:
-            flags = _WORD_FLAGS.get(t.text)
+            flags = word_flags.get(t.text)
             if flags is None:
                 flags = _word_flags(t.text)
             if flags:

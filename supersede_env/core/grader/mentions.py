@@ -591,10 +591,17 @@ _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
 
-@lru_cache(maxsize=8192)
 def _skeleton(text: str) -> str:
     """Letters and digits only, leetspeak folded: what is left of "C.h.3.v.y" or "Ch3vy M4l1bu"."""
     return _NOT_ALNUM.sub("", text.lower().translate(_LEET))
+
+
+@lru_cache(maxsize=8192)
+def _value_skeleton(value: str) -> str | None:
+    """A known value's :func:`_skeleton`, when it is long and lettered enough to look for in disguise
+    (five characters or more, three of them letters); cached by value, never by answer."""
+    rival = _skeleton(value)
+    return rival if len(rival) >= 5 and sum(ch.isalpha() for ch in rival) >= 3 else None
 
 
 def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: list[Span],
@@ -613,12 +620,15 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
         taken.append((first, last))
         out.append(Mention(value, kind, first, last, cue="disguised"))
 
-    region = text[a.start_char:]
-    skeleton = _skeleton(region)  # one pass in C; the character map is built only for a hit
+    skeleton: str | None = None
     gold_skeletons: list[str] | None = None
     for kind, value in known:
-        rival = _skeleton(value)
-        if len(rival) < 5 or rival not in skeleton or sum(ch.isalpha() for ch in rival) < 3:
+        rival = _value_skeleton(value)
+        if rival is None:
+            continue
+        if skeleton is None:
+            skeleton = _skeleton(text[a.start_char:])  # one pass in C; the character map is built only for a hit
+        if rival not in skeleton:
             continue
         if skeleton.count(rival) <= found.get(value, 0):
             continue  # every occurrence is a plain mention, found already

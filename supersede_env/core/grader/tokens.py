@@ -238,52 +238,43 @@ _MASTER = re.compile(
 _BRACKETS = {"[": "(", "]": ")", "{": "(", "}": ")"}
 
 
-def _num(text: str) -> float:
-    return float(text.replace(",", ""))
-
-
 
 
 def _lex(text: str) -> tuple[list[Token], bool, bool]:
     """Raw tokens, and whether the number-word and structure passes have anything to do."""
     tokens: list[Token] = []
     append = tokens.append
-    need_words = need_structure = False
+    need = 0  # bits of _LEX_ROLES: 1 the structure pass, 2 the number-word pass
     lexed = _LEXED
     for m in _MASTER.finditer(text):
         group = m.lastgroup
-        start, end = m.span()
         if group == "word":
             # a run of words one space apart comes as one match (one regex step for many words); a
             # run never ends right before a digit or "-", so a model code ("rav4", "cx-5") is still lexed
             # whole, and no word inside a run could start one (a code has a digit or "-" after its letters)
-            pos = start
+            pos = m.start()
             for w in m.group().split(" "):
-                known = lexed.get(w)
-                if known is None:
-                    known = (stem(w), _LEX_ROLES.get(w, 0))
-                    if len(lexed) < 200_000:
-                        lexed[w] = known
-                st, role = known
+                known = lexed.get(w) or _learn(w)
                 end = pos + len(w)
-                append(Token(WORD, st, pos, end, w))
+                append(Token(WORD, known[0], pos, end, w))
                 pos = end + 1
-                if role:
-                    if role == 2:
-                        need_words = need_structure = True
-                    else:
-                        need_structure = True
+                need |= known[1]
             continue
+        if group == "p":
+            ch = m.group()
+            ch = _BRACKETS.get(ch, ch)  # "[previous]" reads like "(previous)"
+            if ch in _CURRENCY_SYMBOLS:
+                need |= 1
+            start = m.start()
+            append(Token(PUNCT, ch, start, start + 1, ch))
+            continue
+        if group == "markup":
+            continue  # markdown emphasis, headings, bullets: layout, not content
+        start, end = m.span()
         if group == "code" or group == "code2":
             # a model code ("A15", "RAV4", "CX-5", "7a") names a thing; its digits are not a quantity
             code = m.group().replace("-", "")
             append(Token(WORD, code, start, end, code))
-            continue
-        if group == "p":
-            ch = _BRACKETS.get(m.group(), m.group())  # "[previous]" reads like "(previous)"
-            if ch in _CURRENCY_SYMBOLS:
-                need_structure = True
-            append(Token(PUNCT, ch, start, end, ch))
             continue
         if group == "arrow":  # "Denver -> Portland", "=>": a change; "Portland <- Denver" the other way
             arrow = "<-" if m.group().startswith("<") else "->"
@@ -292,20 +283,21 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
         if group == "tilde":
             append(Token(WORD, "about", start, end, "about"))
             continue
-        if group == "markup":
-            continue  # markdown emphasis, headings, bullets: layout, not content
         if group == "para":
             append(Token(PUNCT, "\n\n", start, end, "\n\n"))
             continue
         if group == "nl":
             append(Token(PUNCT, "\n", start, end, "\n"))
             continue
-        need_structure = True
+        need |= 1
         if group == "number":
             raw = m.group("num")
             suf = m.group("suf")
-            value = _num(raw)
-            if suf in ("k", "bn", "m") and suf is not None:
+            value = float(raw.replace(",", "")) if "," in raw else float(raw)
+            if suf is None:
+                append(Token(NUM, value, start, end))
+                continue
+            if suf == "k" or suf == "bn" or suf == "m":
                 # "400k" is a magnitude; "5m" could be metres, so only with a currency sign before
                 if suf == "m" and not (tokens and tokens[-1].kind == PUNCT and tokens[-1].text in _CURRENCY_SYMBOLS):
                     append(Token(NUM, value, start, start + len(raw)))
@@ -367,7 +359,15 @@ def _lex(text: str) -> tuple[list[Token], bool, bool]:
                 append(Token(NUM, float(mo), start, sl))
                 append(Token(PUNCT, "/", sl, sl + 1, "/"))
                 append(Token(NUM, float(d), sl + 1, end))
-    return tokens, need_words, need_structure
+    return tokens, need & 2 != 0, need != 0
+
+
+def _learn(word: str) -> tuple[str, int]:
+    """A word met for the first time: its stem and lexer role, remembered (up to a bound)."""
+    known = (stem(word), _LEX_ROLES.get(word, 0))
+    if len(_LEXED) < 200_000:
+        _LEXED[word] = known
+    return known
 
 
 # ---------------------------------------------------------------------------------------------
@@ -771,8 +771,8 @@ _STRUCTURE_TRIGGERS = (
 
 # word -> (stem, role in _LEX_ROLES or 0), filled as words are met
 _LEXED: dict[str, tuple[str, int]] = {}
-# 2: a number word (both passes needed); 1: a word only the structure pass looks at
-_LEX_ROLES = {**{w: 1 for w in _STRUCTURE_TRIGGERS}, **{w: 2 for w in _NUMBER_WORD_TRIGGERS}}
+# bits: 1 the structure pass has work (a word only it looks at), 2 the number-word pass too (3: a number word)
+_LEX_ROLES = {**{w: 1 for w in _STRUCTURE_TRIGGERS}, **{w: 3 for w in _NUMBER_WORD_TRIGGERS}}
 
 
 def tokenize(prepared: str) -> list[Token]:
