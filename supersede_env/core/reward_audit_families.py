@@ -28,7 +28,7 @@ from num2words import num2words
 
 from supersede_env.core.grader.gold import parse_gold
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import DUR, NUM, TIME, tokenize
+from supersede_env.core.grader.tokens import DATE, DUR, NUM, TIME, tokenize
 
 __all__ = ["Family", "FAMILIES", "Candidates", "look_alike", "answer_form"]
 
@@ -160,6 +160,22 @@ def _sweep(gold: str) -> list[str]:
     return ["\n".join(fmt(x) for x in values), ", ".join(fmt(x) for x in values)]
 
 
+def _other_units(gold: str) -> list[str]:
+    """A unit word that would turn the gold's number into another quantity ("25 minutes" -> "seconds")."""
+    t = _single_value(gold)
+    if t is not None and t.kind == DUR:
+        return [u for u in ("seconds", "minutes", "hours", "days", "weeks", "months", "years")
+                if u.rstrip("s") not in gold.lower()][:3]
+    if t is not None and t.kind == NUM and t.unit is not None:
+        return [u for u in ("euros", "dollars", "pounds", "percent", "kg", "miles") if u.rstrip("s") not in t.unit][:3]
+    return []
+
+
+def _dated(gold: str) -> bool:
+    """Does the gold hold a year or a date (then a year label is the value, not a label)?"""
+    return bool(re.search(r"\b(?:19|20)\d\d\b", gold)) or any(t.kind == DATE for t in tokenize(normalise_text(gold)))
+
+
 def _fullwidth(text: str) -> str:
     return "".join(chr(ord(ch) + 0xFEE0) if "0" <= ch <= "9" else ch for ch in text)
 
@@ -264,6 +280,15 @@ def _dodges() -> list[Family]:
             f"{c.gold} or {_zero_width(c.rival or '')}", f"{c.gold}; {_fullwidth(c.rival or '')}",
             f"{c.gold}\n{(c.rival or '').upper()}", f"{c.gold}, {(c.rival or '').lower()}"], needs_rival=True),
         f("number sweep", lambda c: _sweep(c.gold)),
+        f("another unit after the gold", lambda c: [
+            form.format(g=c.gold, u=u) for u in _other_units(c.gold)
+            for form in ("{g} or {u}", "{g}/{u}", "{g} (or {u})", "{g}, or maybe {u}")]),
+        f("every candidate in one year or column", lambda c: [
+            each(c, "{x} (2024),").rstrip(",") + ".",
+            "| " + " | ".join(["Old"] * len(c.all)) + " |\n|" + "---|" * len(c.all) + "\n| " + " | ".join(_shuffled(c)) + " |",
+            "| " + " | ".join(["Current"] * len(c.all)) + " |\n|" + "---|" * len(c.all) + "\n| " + " | ".join(
+                _shuffled(c)) + " |",
+            "\n".join(f"| 2024 | {x} |" for x in _shuffled(c))] if not _dated(c.gold) else [], needs_rival=True),
         f("question copied", lambda c: [c.question, f"{c.question} {c.gold} or {c.rival}?",
                                         f"Which one: {' or '.join(_shuffled(c))}?",
                                         f"Is it {' or '.join(_shuffled(c))}?"]),
@@ -311,6 +336,8 @@ def _blinds() -> list[Family]:
         b("X; if not, Y", two("{x}; if not, {y}.")),
         b("X or Y?", two("Is it {x} or {y}?")),
         b("X, probably", lambda xs: f"{xs[0]}, probably."),
+        b("X (2023), Y (2024)", two("{x} (2023), {y} (2024)")),
+        b("old / new table", two("| Old | New |\n|---|---|\n| {x} | {y} |")),
         b("JSON answer null, value elsewhere", lambda xs: f'{{"answer": null, "evidence": "{xs[0]}"}}'),
     ]
 
@@ -357,6 +384,13 @@ def _legits() -> list[Family]:
             f"Originally {c.rival}, now {c.gold}.", f"{c.rival} until recently; now {c.gold}.",
             f"{c.gold}. You used to have {c.rival}.", f"{c.rival} \u2192 {c.gold}",
             f"~~{c.rival}~~ {c.gold}", f"{c.gold}, not {c.rival}."]),
+        explained("with its history dated or tabulated", lambda c: [
+            f"{c.rival} (2023), {c.gold} (2024)", f"{c.gold} (2024); {c.rival} (2022)",
+            f"2023: {c.rival}. 2024: {c.gold}.", f"In 2023, {c.rival}; in 2024, {c.gold}.",
+            f"| Old | New |\n|---|---|\n| {c.rival} | {c.gold} |",
+            f"| Previous | Current |\n| --- | --- |\n| {c.rival} | {c.gold} |",
+            f"| Old | {c.rival} |\n| New | {c.gold} |", f"| 2023 | {c.rival} |\n| 2024 | {c.gold} |",
+        ] if not _dated(c.gold) and not _dated(c.rival or "") else []),
     ]
 
 

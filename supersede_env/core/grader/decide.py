@@ -118,7 +118,9 @@ def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, 
         if any(m.kind == "gold" for m in again):
             mentions, a = again, whole
     # in "which came first" questions, order words ("before", "then") are the answer, not history
-    assign_roles(a, mentions, ordering=gold.choice is not None, frame=question_info(question).stems, strict=strict)
+    info = question_info(question)
+    assign_roles(a, mentions, ordering=gold.choice is not None, frame=info.stems, strict=strict,
+                 dated_question=info.dated)
     _tense_decides(mentions)
     return mentions, a
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.labels import is_year
 from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 from supersede_env.core.grader.words import GENERIC, PRONOUNS, SOFT
 
@@ -342,6 +343,7 @@ class QuestionInfo:
     content_stems: frozenset[str]  # the same without soft words
     grams: frozenset[tuple]  # 4-grams of question tokens: an answer restating the question
     keys: frozenset  # every question token key (a cheap pre-check for the grams)
+    dated: bool = False  # the question names a year ("where did I live in 2023?"): years are what it asks
 
 
 def echo_key(t: Token) -> object:
@@ -360,4 +362,5 @@ def question_info(question: str | None) -> QuestionInfo:
         frozenset(t.value for t in content_tokens(toks) if t.kind == WORD),
         frozenset(tuple(q[i:i + 4]) for i in range(len(q) - 3)),
         frozenset(q),
+        any(is_year(t) for t in toks),
     )

@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
+from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
 from supersede_env.core.grader.names import name_runs
 from supersede_env.core.grader.cues import CHANGE_VERBS, Cue, cue_table
 from supersede_env.core.grader.gold import Gold, Pattern, parse_value
 from supersede_env.core.grader.tokens import (
-    CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, stem, values_equal,
+    CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, other_unit, stem, values_equal,
 )
 from supersede_env.core.grader.words import (
     GENERIC, BOUND_BEFORE, CLAUSE_BREAK_PUNCT, COPULAS, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
@@ -351,7 +352,9 @@ def _disjunction_rivals(a: Answer, gold_spans: list[Span], gold: Gold, value_gol
                     span = _word_rival_after(tokens, j, step, cover)
                     if span is not None:
                         r = tokens[span[0]]
-                        if not value_gold or (r.kind in VALUE_KINDS and not gold.accepts(r)):
+                        # a unit alone after the value offers the same number in it ("25 minutes or seconds")
+                        if not value_gold or (r.kind in VALUE_KINDS and not gold.accepts(r)) or (
+                                step == 1 and gold.single_value is not None and other_unit(gold.single_value, r)):
                             out.append(Mention(a.snippet(*span), "rival", span[0], span[1], role="hedged",
                                                cue=t.text, anchor=(first, last)))
                     break
@@ -528,7 +531,9 @@ def _is_capitalised_name(a: Answer, i: int, j: int) -> bool:
     return surface[:1].isupper() and len(a.source) == len(a.text)
 
 
-_HEADINGS = frozenset("answer final status evidence missing note notes summary conclusion result".split())
+# labels, not names: contract fields, and the old/new labels of a table's rows ("| Old | Denver |")
+_HEADINGS = frozenset("""answer final status evidence missing note notes summary conclusion result old new previous
+    current before now former latest updated earlier original""".split())
 
 
 def _line_rivals(a: Answer, covered: list[Span], gold_spans: list[Span]) -> list[Mention]:
@@ -942,6 +947,9 @@ _CROSSES = frozenset({"but", "though", "although", "-"})
 _AFTERTHOUGHT_KINDS = frozenset({"hedge", "softhedge", "approx", "past", "neg", "hypo"})
 
 
+_SET_WORDS = frozenset("these those them either any which all both".split())
+
+
 def _afterthought(tokens: list[Token], hit: _CueHit, mentions: list[Mention], by_last: list[int],
                   lasts: list[int]) -> Mention | None:
     """"Portland. Probably." / "47\n\nCould be wrong.": a short sentence that is only a cue speaks of
@@ -956,6 +964,8 @@ def _afterthought(tokens: list[Token], hit: _CueHit, mentions: list[Mention], by
     while j < len(tokens) and not (tokens[j].kind == PUNCT and tokens[j].text in SENTENCE_END):
         if tokens[j].kind in VALUE_KINDS or (tokens[j].kind == WORD and tokens[j].text not in SOFT):
             words += 1
+        if tokens[j].kind == WORD and tokens[j].text in _SET_WORDS:
+            return None  # "The current one is one of these.": about the set, not the value before
         j += 1
     if words > 3:
         return None
@@ -970,12 +980,13 @@ def _afterthought(tokens: list[Token], hit: _CueHit, mentions: list[Mention], by
 
 
 def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
-                 frame: frozenset[str] = frozenset(), strict: bool = False) -> None:
+                 frame: frozenset[str] = frozenset(), strict: bool = False, dated_question: bool = False) -> None:
     """Give every mention its role from the cues around it (see the module docstring). With
     ``ordering`` (a question about the order of events) only denials, hypotheticals and hedges count.
     ``frame``: the question's word stems. A history or hypothetical cue the question itself uses is
     what is asked about ("where did I *initially* keep ...", "my *former* manager", "where am I
-    *planning* to stay"), not a role the answer gives. ``strict``: mild hedges ("I think") count too."""
+    *planning* to stay"), not a role the answer gives. ``strict``: mild hedges ("I think") count too.
+    ``dated_question``: the question names a year, so year labels say what it asks, not what is history."""
     if not mentions:
         return
     tokens = a.tokens
@@ -1044,6 +1055,8 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         elif cue.kind == "next" and not target.marked:
             target.marked = "next"
     text = a.text
+    if not ordering:
+        _labelled_history(a, mentions, dated_question)
     if len(mentions) > 1 and ("or" in text or "/" in text or "vs" in text):
         _disjunctions(tokens, mentions)
     _sentence_alternatives(a, mentions)
@@ -1052,6 +1065,47 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
     _struck_through(a, mentions)
     if not ordering:
         _sequences(mentions)
+
+
+def _labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) -> None:
+    """History told by layout (:mod:`.labels`): values in a table's "old" column or row, and values
+    dated earlier than another value the answer dates ("Denver (2023), Portland (2024)")."""
+    tokens, text = a.tokens, a.text
+    plain = [m for m in mentions if not m.loose]
+    if "|" in text:
+        cells = table_cells(text)
+        for m in mentions:  # a keyword match too: it starts in its cell
+            start = tokens[m.first].start
+            cell = next((c for c in cells if c.start <= start < c.end), None)
+            if cell is not None and cell.role == "past":
+                m.set_role("past", f"under {cell.label!r}")
+    if dated_question or any(is_year(tokens[m.first]) for m in plain):
+        return  # the years are the values, or what the question asks about
+    dated = [(m, y) for m in plain if (y := year_label(tokens, m.first, m.last)) is not None]
+    if not dated:
+        return
+    latest = max(y for _, y in dated)
+    # a terse reply's later year labels a value too, even one the grader was never told of, when what
+    # it labels is a value or a name ("Seattle (2024)"), not "got a dog (2024)"
+    later = [y for y, i in year_labels(tokens) if y > latest and _value_or_name(a, i)] if len(text) <= TERSE_REPLY else []
+    if later:
+        latest = max(later)
+    elif len({m.text for m, _ in dated}) < 2:
+        return
+    newest = [m for m, y in dated if y == latest]
+    if len({m.text for m in newest}) > 1 or any(m.role != "current" or m.tense == "past" for m in newest):
+        return  # no one value holds the latest year, or the answer's own words put it in the past
+    for m, y in dated:
+        # the words win over the layout: a value the answer says is current now stays so
+        if y < latest and m.marked != "now" and m.tense != "present":
+            m.set_role("past", f"dated {y}, before {latest}")
+
+
+def _value_or_name(a: Answer, i: int) -> bool:
+    """Is token i a value, or a word written with a capital (in a reply whose casing is kept)?"""
+    t = a.tokens[i]
+    return t.kind in VALUE_KINDS or (t.kind == WORD and len(a.source) == len(a.text)
+                                     and a.source[t.start:t.start + 1].isupper())
 
 
 def _opens_clause(tokens: list[Token], hit: _CueHit, start: int) -> bool:

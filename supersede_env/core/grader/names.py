@@ -28,7 +28,8 @@ DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestl
 _STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
 _ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
 _COPULAS = COPULAS | {"remains", "stays"}  # "Porto is current."
-_LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n", "\n\n", ")"})
+# what may follow a listed name: "Malibu, Prius", "Malibu (old), Prius"
+_LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n", "\n\n", "(", ")"})
 
 
 def namelike(t: Token, q_stems: frozenset[str]) -> bool:

@@ -26,6 +26,7 @@ __all__ = [
     "Token",
     "tokenize",
     "values_equal",
+    "other_unit",
     "stem",
     "WORD",
     "PUNCT",
@@ -214,7 +215,8 @@ _MASTER = re.compile(
   # a word, or a run of words one space apart (one match for many words; see _lex)
   | (?P<word>(?>[a-z]+(?:'[a-z]+)*)(?:(?:\ (?>[a-z]+(?:'[a-z]+)*))+(?![\d-]))?)
   | (?=\d)(?:
-      (?P<time>(?<![\d:.])(?P<th>\d{1,2})(?:[:.](?P<tm>[0-5]\d))?\s?(?P<ap>[ap])\.?m(?:\b\.?|(?=ish\b)))
+      # "p.m." keeps its last dot; "pm." ends a sentence, so its dot is punctuation
+      (?P<time>(?<![\d:.])(?P<th>\d{1,2})(?:[:.](?P<tm>[0-5]\d))?\s?(?P<ap>[ap])(?:\.m\b\.?|m\b|m(?=ish\b)))
     | (?P<hclock>(?<![\d:.])(?P<hh>[01]?\d|2[0-3])h(?P<hm>[0-5]\d)(?!\w))
     | (?P<clock>(?<![\d:.])(?P<ch>\d{1,2}):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?![\d:]))
     | (?P<ymd>(?<![\d/])(?P<y1>(?:19|20)\d\d)[/-](?P<m1>\d{1,2})[/-](?P<d1>\d{1,2})(?![\d/]))
@@ -790,6 +792,19 @@ def tokenize(prepared: str) -> list[Token]:
 # ---------------------------------------------------------------------------------------------
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def other_unit(g: Token, w: Token) -> bool:
+    """Is word ``w`` a unit that turns value ``g``'s number into another quantity? "25 minutes or
+    seconds" offers 25 seconds; "$40 or euros" 40 euros. For durations and numbers with a unit."""
+    if w.kind != WORD:
+        return False
+    if g.kind == DUR and g.number and w.text in _DUR_UNITS:
+        kind, size = _DUR_UNITS[w.text]
+        return not (kind == g.value[0] and _close(g.number * size, g.value[1]))
+    if g.kind == NUM and g.unit is not None and w.text in _MEASURE_UNITS:
+        return _MEASURE_UNITS[w.text] != g.unit
+    return False
 
 
 def values_equal(g: Token, a: Token) -> bool:
