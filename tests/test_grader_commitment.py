@@ -39,6 +39,8 @@ DODGES = [
     # hedges after the value as before it
     "Lexington, I guess.", "Lexington, probably.", "Lexington?", "Lexington; if not, Phoenix.",
     "Maybe Lexington.", "Lexington. But I'm not sure.", "Lexington, last I checked.",
+    # a condition or a confidence under certainty after the value
+    "Lexington, unless you moved back.", "Lexington, 80% sure.", "Lexington - 60 percent confident.",
     # the gold stated and denied in one short reply
     "Lexington, not Lexington.", "Lexington or not Lexington",
     # an answer field that does not hold the answer
@@ -254,3 +256,8 @@ def test_a_terse_official_answer_may_name_a_person_beside_the_value() -> None:
     answer, kw = "Your sister Emily lives in Denver.", {"question": "Where does my sister live?"}
     assert grade(answer, "Denver", mode="official", **kw).r_cur == 1.0
     assert grade(answer, "Denver", mode="strict", **kw).r_cur == 0.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_certainty_is_not_a_hedge(mode: str) -> None:
+    assert verdict("Lexington, 100% sure.", mode).label == "current"

@@ -18,7 +18,7 @@ Kinds:
 - ``hedge``: the mention is offered without commitment ("maybe X", "X, I guess", "X, probably");
   ``softhedge`` ("I think X", "likely X") counts for the strict reward, and in official mode only
   in a short reply (LongMemEval's judge passes "it is likely that the user has 4" in a reasoned
-  answer; a bare "likely 4" is a hedge); ``approx`` ("about 47", "roughly X", "~47") and bounds ("at least 47", "up to 47", "47 or more",
+  answer; a bare "likely 4" is a hedge); a confidence under 100% ("X, 80% sure") is a hedge; ``approx`` ("about 47", "roughly X", "~47") and bounds ("at least 47", "up to 47", "47 or more",
   "47+") count only for the strict reward;
 - ``now``: the mention is marked as the current state ("now X", "X (current)", "latest: X");
   every unmarked mention before it becomes history ("X, now Y");
@@ -93,13 +93,14 @@ CUES: tuple[Cue, ...] = tuple(
                            "has changed since, changed since, this may have changed, may have changed, is gone, "
                            "is over, has ended, ended, is no more, as of last year, "
                            "but that is outdated, but that's outdated, but that changed, but that has changed")
-    + _cues("hypo", "fwd", "if, if not, otherwise, or else, failing that, alternatively, unless, in case, suppose, "
+    + _cues("hypo", "fwd", "if, if not, otherwise, or else, failing that, alternatively, in case, suppose, "
                            "assuming, in the event, supposing, hypothetically, would have been, could have been, "
                            "thinking about, thinking of, considering, plan to, planning to, want to, wanted to, "
                            "would be, will be, going to, gonna, is going to, someday, one day")
     + _cues("other", "fwd", ", ".join(f"your {o}, your {o}'s, {o}'s, a {o}, my {o}, his {o}, her {o}" for o in _OTHERS)
                             + ", someone else, someone else's, another person, other people")
-    + _cues("hypo", "both", "next month, next year, next week, soon, in the future")
+    # "unless Y" makes Y a fallback; with no value after it, "X, unless you moved" makes X one
+    + _cues("hypo", "both", "next month, next year, next week, soon, in the future, unless")
     + _cues("hypo", "bwd", "is planned, is the plan, "
                            "unless it changed, unless it changed again, unless that changed")
     + _cues("hedge", "both", "maybe, perhaps, possibly, probably, presumably, might, may, could, guess, i guess, "
@@ -115,7 +116,8 @@ CUES: tuple[Cue, ...] = tuple(
                              "or another, or whichever, or whatever, either way, who knows, your call, "
                              "or the earlier, or the previous, or the old, or the last, or the first, "
                              "or the former, or the latter, or the original, or the new one, or the newer one, "
-                             "percent confidence")
+                             "percent confidence, percent sure, percent confident, percent certain, percent likely, "
+                             "percent chance, percent probability")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "

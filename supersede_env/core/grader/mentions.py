@@ -873,6 +873,8 @@ def _cue_hits_near(a: Answer, mentions: list[Mention], inside: set[int], tenses:
                     hits.append(_CueHit(_NOT_CUE, i, i))  # every "-n't" denies: "wouldn't", "mustn't"
                 continue
             k = len(found.words)
+            if text == "percent" and i > 0 and tokens[i - 1].kind == NUM and tokens[i - 1].value >= 100:
+                continue  # "100% sure" is certainty, not a hedge
             hits.append(_CueHit(found, i, i + k - 1))
             skip_to = i + k
     return hits
