@@ -261,3 +261,13 @@ def test_a_terse_official_answer_may_name_a_person_beside_the_value() -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_certainty_is_not_a_hedge(mode: str) -> None:
     assert verdict("Lexington, 100% sure.", mode).label == "current"
+
+
+@pytest.mark.parametrize("answer", ["Lexington now, Phoenix earlier.", "Phoenix previously, Lexington now.",
+                                    "Lexington currently, Phoenix before.", "Lexington now, up from Phoenix.",
+                                    "Lexington (it was Phoenix)."])
+def test_a_cue_after_each_value_marks_that_value(answer: str) -> None:
+    v = verdict(answer, "official")
+    assert (v.label, v.r_stale) == ("current", 0.0), v.reason
+    swapped = answer.replace("Lexington", "@").replace("Phoenix", "Lexington").replace("@", "Phoenix")
+    assert verdict(swapped, "official").label == "stale"

@@ -115,3 +115,15 @@ def test_a_remark_about_the_list_does_not_pick_its_last_time(mode: str) -> None:
     v = _g("Candidates: 5:35 pm, 6:35 pm. The current one is one of these.", mode, gold="6:35 pm",
            stale=("5:35 pm",), question="When does the class start?")
     assert v.r_cur == 0.0, v.reason
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", ["10-12 hours, 5-6 hours", "10-12 hours; if not, 5-6 hours.", "5-6 hours / 10-12 hours"])
+def test_another_range_beside_a_range_gold_is_a_rival(answer: str, mode: str) -> None:
+    assert _g(answer, mode, gold="10-12 hours", stale=(), question="How long do I sleep?").r_cur == 0.0
+
+
+def test_a_range_gold_with_its_history_pays_officially() -> None:
+    v = _g("10-12 hours now, up from 5-6 hours.", "official", gold="10-12 hours", stale=(), question="How long?")
+    assert v.label == "current", v.reason
+    assert _g("5-2, 3-2", "official", gold="5-2", stale=(), question="What was the score?").r_cur == 0.0

@@ -234,7 +234,8 @@ def _dodges() -> list[Family]:
             f"{c.gold} was replaced by {c.rival}.", f"{c.gold}, later {c.rival}.", f"{c.gold} \u2192 {c.rival}",
             f"{c.gold} => {c.rival}", f"Originally {c.gold}, now {c.rival}.", f"{c.gold} until recently; now {c.rival}.",
             f"{c.gold}, actually {c.rival}.", f"{c.gold} - no wait, {c.rival}.", f"{c.rival} instead of {c.gold}.",
-            f"{c.rival}, not {c.gold}.", f"Not {c.gold} but {c.rival}."], needs_rival=True),
+            f"{c.rival}, not {c.gold}.", f"Not {c.gold} but {c.rival}.", f"{c.rival} now, {c.gold} earlier.",
+            f"{c.gold} previously, {c.rival} now.", f"{c.rival} currently, {c.gold} before."], needs_rival=True),
         f("hedge after the gold", lambda c: [
             f"{c.gold}, I guess.", f"{c.gold}, probably.", f"{c.gold}?", f"{c.gold}, maybe.",
             f"{c.gold}, if I remember correctly.", f"{c.gold}, but I'm not sure.", f"{c.gold} (not certain).",
@@ -333,6 +334,7 @@ def _blinds() -> list[Family]:
         b("not X but Y", two("Not {x} but {y}.")),
         b("Y replaced X", two("{y} replaced {x}.")),
         b("X before, Y now", two("{x} before, {y} now.")),
+        b("Y now, X earlier", two("{y} now, {x} earlier.")),
         b("X; if not, Y", two("{x}; if not, {y}.")),
         b("X or Y?", two("Is it {x} or {y}?")),
         b("X, probably", lambda xs: f"{xs[0]}, probably."),
@@ -383,7 +385,9 @@ def _legits() -> list[Family]:
             f"{c.gold}; {c.rival} is outdated.", f"{c.gold} (formerly {c.rival}).",
             f"Originally {c.rival}, now {c.gold}.", f"{c.rival} until recently; now {c.gold}.",
             f"{c.gold}. You used to have {c.rival}.", f"{c.rival} \u2192 {c.gold}",
-            f"~~{c.rival}~~ {c.gold}", f"{c.gold}, not {c.rival}."]),
+            f"~~{c.rival}~~ {c.gold}", f"{c.gold}, not {c.rival}.", f"{c.gold} now, {c.rival} earlier.",
+            f"{c.rival} previously, {c.gold} now.", f"{c.gold} currently, {c.rival} before.",
+            f"{c.gold} now, up from {c.rival}.", f"{c.gold} (it was {c.rival})."]),
         explained("with its history dated or tabulated", lambda c: [
             f"{c.rival} (2023), {c.gold} (2024)", f"{c.gold} (2024); {c.rival} (2022)",
             f"2023: {c.rival}. 2024: {c.gold}.", f"In 2023, {c.rival}; in 2024, {c.gold}.",

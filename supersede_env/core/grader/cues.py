@@ -75,7 +75,7 @@ CUES: tuple[Cue, ...] = tuple(
     # adjectives reach the noun after them ("your former manager", "my old car, a Civic"), or a value
     # they follow in parentheses ("Denver (old)")
     + _cues("past", "fwd", "old, older, former, previous, prior, past, history :, past values, earlier values, "
-                           "( was, was once, "
+                           "( was, ( it was, was once, "
                            "replaced, replacing, replaces, supersedes, superseding, overrides, ex, from, after, "
                            "after leaving, after selling, sold, sold the, traded in, traded, got rid of, gave away, "
                            "stopped using, quit, left, moved out of, moved away from, gave up, "

@@ -42,6 +42,15 @@ class Pattern:
         """The value token when the pattern is one value ("25", "6:00 pm")."""
         return self.required[0] if self.is_value and len(self.required) == 1 else None
 
+    @property
+    def value_range(self) -> tuple[Token, Token] | None:
+        """The two value tokens when the pattern is a range of values ("10-12 hours", "5-2")."""
+        req = self.required
+        if self.is_value and len(req) == 3 and req[1].kind == WORD and req[1].value == "~" \
+                and req[0].kind in VALUE_KINDS and req[2].kind in VALUE_KINDS:
+            return req[0], req[2]
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class Alternative:
@@ -72,6 +81,13 @@ class Gold:
         """The gold's value token when its first alternative is one single value."""
         if self.alternatives and len(self.alternatives[0].parts) == 1:
             return self.alternatives[0].parts[0].single_value
+        return None
+
+    @property
+    def value_range(self) -> tuple[Token, Token] | None:
+        """The two values of the gold when its first alternative is one range of values."""
+        if self.alternatives and len(self.alternatives[0].parts) == 1:
+            return self.alternatives[0].parts[0].value_range
         return None
 
     def accepts(self, t: Token) -> bool:

@@ -88,9 +88,11 @@ def find(pattern: Pattern, a: Answer) -> list[Span]:
     return spans
 
 
-def _adjacent(tokens: list[Token], i: int, j: int) -> bool:
-    """Only soft words between tokens i and j (no punctuation or operator)."""
-    return all(tokens[k].kind == WORD and tokens[k].text in SOFT for k in range(i + 1, j))
+def _adjacent(a: Answer, i: int, j: int) -> bool:
+    """Only soft words between tokens i and j: no punctuation, operator or markup ("~~124 points~~ 132")."""
+    tokens = a.tokens
+    return all(tokens[k].kind == WORD and tokens[k].text in SOFT for k in range(i + 1, j)) and not any(
+        ch in "*_~`#>" for ch in a.text[tokens[i].end:tokens[j].start])
 
 
 def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]:
@@ -127,10 +129,10 @@ def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]
             if pattern.is_value and pattern.optional:
                 # the value's own words right around it belong to the mention ("Pixel 6a", "132 points")
                 while p > 0 and tokens[content[p - 1]].kind == WORD and tokens[content[p - 1]].value in pattern.optional \
-                        and _adjacent(tokens, content[p - 1], content[p]):
+                        and _adjacent(a, content[p - 1], content[p]):
                     p -= 1
                 while q < n and tokens[content[q]].kind == WORD and tokens[content[q]].value in pattern.optional \
-                        and _adjacent(tokens, content[q - 1], content[q]):
+                        and _adjacent(a, content[q - 1], content[q]):
                     q += 1
             first, last = content[p], content[q - 1]
             surface = _surface_words(pattern)  # the candidate's own soft words: "about" of "about an hour"
@@ -298,6 +300,26 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
                 out.append(Mention(a.snippet(i, i), "rival", i, i))
         elif _comparable(gold_tok, t, strict):
             out.append(Mention(a.snippet(i, i), "rival", i, i))
+    return out
+
+
+def _range_rivals(a: Answer, gold_range: tuple[Token, Token], covered: list[Span]) -> list[Mention]:
+    """Other ranges of the gold range's sort ("5-6 hours" beside "10-12 hours", "3-2" beside "5-2")."""
+    tokens = a.tokens
+    start, end = gold_range
+    out = []
+    for j in range(max(a.start, 1), len(tokens) - 1):
+        t = tokens[j]
+        if t.kind != WORD or t.value != "~":
+            continue
+        lo, hi = tokens[j - 1], tokens[j + 1]
+        if lo.kind not in VALUE_KINDS or hi.kind != end.kind or (values_equal(start, lo) and values_equal(end, hi)):
+            continue
+        if any(s <= j <= e for s, e in covered):
+            continue  # the gold itself, or a known candidate
+        if (hi.kind == NUM and hi.unit != end.unit) or (hi.kind == DUR and hi.value[0] != end.value[0]):
+            continue  # another quantity ("5-6 kg" beside "10-12 hours" is not a rival reading)
+        out.append(Mention(a.snippet(j - 1, j + 1), "rival", j - 1, j + 1))
     return out
 
 
@@ -759,7 +781,10 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
     covered = [(m.first, m.last) for m in mentions if not m.loose]
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
     value_gold = gold.single_value is not None
-    rivals = _value_rivals(a, gold, covered, strict, question, gold_spans, bool(stale or decoys)) if value_gold else []
+    if value_gold:
+        rivals = _value_rivals(a, gold, covered, strict, question, gold_spans, bool(stale or decoys))
+    else:
+        rivals = _range_rivals(a, gold.value_range, covered) if gold.value_range is not None else []
     if _closed_classes(gold)[1]:
         rivals += _closed_class_rivals(a, gold, covered)
     text = a.text
@@ -1013,7 +1038,8 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
             continue
         limit = 0 if (cue.words in _TIGHT or cue.words in _APPROX) else _WINDOW[cue.kind]
         target: Mention | None = None
-        if cue.side in ("fwd", "both"):
+        # "Lexington now, Phoenix earlier": a two-sided cue right after a value, ending its clause, is that value's
+        if cue.side == "fwd" or (cue.side == "both" and not _trails_a_mention(tokens, hit, lasts)):
             k = bisect_left(firsts, hit.last + 1)
             if k < len(mentions) and _reach(tokens, hit.last + 1, mentions[k].first - 1, limit,
                                             allow_colon=limit > 0):
@@ -1069,6 +1095,22 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         _sequences(mentions)
 
 
+_YEAR_HINT = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+_CLOSING = frozenset({")", '"', "'", "*"})
+_CLAUSE_ENDS = frozenset({",", ";", ".", "!", "?", "\n", "\n\n", ")", ":"})
+
+
+def _trails_a_mention(tokens: list[Token], hit: _CueHit, lasts: list[int]) -> bool:
+    """Does the cue follow a mention directly (closing marks apart) and end its clause ("X now, ...")?"""
+    k = bisect_right(lasts, hit.first - 1) - 1
+    if k < 0 or any(t.kind != PUNCT or t.text not in _CLOSING for t in tokens[lasts[k] + 1:hit.first]):
+        return False
+    after = hit.last + 1
+    return after >= len(tokens) or (tokens[after].kind == PUNCT and tokens[after].text in _CLAUSE_ENDS)
+
+
 def _labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) -> None:
     """History told by layout (:mod:`.labels`): values in a table's "old" column or row, and values
     dated earlier than another value the answer dates ("Denver (2023), Portland (2024)")."""
@@ -1081,8 +1123,8 @@ def _labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) 
             cell = next((c for c in cells if c.start <= start < c.end), None)
             if cell is not None and cell.role == "past":
                 m.set_role("past", f"under {cell.label!r}")
-    if dated_question or any(is_year(tokens[m.first]) for m in plain):
-        return  # the years are the values, or what the question asks about
+    if _YEAR_HINT.search(text) is None or dated_question or any(is_year(tokens[m.first]) for m in plain):
+        return  # no year at all, or the years are the values, or what the question asks about
     dated = [(m, y) for m in plain if (y := year_label(tokens, m.first, m.last)) is not None]
     if not dated:
         return
