@@ -271,3 +271,16 @@ def test_a_cue_after_each_value_marks_that_value(answer: str) -> None:
     assert (v.label, v.r_stale) == ("current", 0.0), v.reason
     swapped = answer.replace("Lexington", "@").replace("Phoenix", "Lexington").replace("@", "Phoenix")
     assert verdict(swapped, "official").label == "stale"
+
+
+@pytest.mark.parametrize("answer,gold,stale", [
+    ("Lexington; Phoenix was your old city.", "Lexington", "Phoenix"),
+    ("Now: Lexington | Before: Phoenix", "Lexington", "Phoenix"),
+    ("Lexington, the city you moved to after Phoenix.", "Lexington", "Phoenix"),
+    ("Lexington (Phoenix until March)", "Lexington", "Phoenix"),
+    ("Down to 47 from 52.", "47", "52"),
+    ("You have forty-seven plants now, not fifty-two.", "47", "52"),
+])
+def test_explained_answers_that_name_the_old_value_after_the_new(answer: str, gold: str, stale: str) -> None:
+    v = grade(answer, gold, stale=[stale], question="What is it now?", mode="official")
+    assert (v.label, v.r_stale) == ("current", 0.0), v.reason

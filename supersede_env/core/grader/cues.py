@@ -87,6 +87,8 @@ CUES: tuple[Cue, ...] = tuple(
                            "before, ago, replaced by, superseded by, was replaced, were replaced, no longer applies, "
                            "is old, is history, was earlier, earlier on, was the old, is the old, was the previous, "
                            "is the previous, was the former, is the former, was the earlier, is outdated, was outdated, "
+                           "was your old, was my old, is your old, is my old, was your previous, was your former, "
+                           "were your old, until, "
                            "that is outdated, that's outdated, that is old, that's old, that's old info, old info, "
                            "old news, outdated info, which is outdated, is no longer current, is not current, "
                            "was before, that changed, that has changed, that's changed, that has changed since, "

@@ -963,8 +963,9 @@ def _from_is_change(tokens: list[Token], hit: _CueHit, target: Mention, firsts: 
         t = tokens[k]
         if (t.kind == PUNCT and t.text in CLAUSE_BREAK_PUNCT) or (t.kind == WORD and t.text in CLAUSE_BREAK_WORDS):
             break
-        if t.kind == WORD and (t.text in CHANGE_VERBS or (k == hit.first - 1 and t.text in ("up", "down", "on"))):
-            return True
+        if t.kind == WORD and (t.text in CHANGE_VERBS or (k == hit.first - 1 and t.text in ("up", "down", "on"))
+                               or (t.text in ("up", "down") and k + 1 < len(tokens) and tokens[k + 1].text == "to")):
+            return True  # "moved from X", "up from X", "down to 47 from 52"
     return False
 
 
@@ -1044,7 +1045,8 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
             if k < len(mentions) and _reach(tokens, hit.last + 1, mentions[k].first - 1, limit,
                                             allow_colon=limit > 0):
                 target = mentions[k]
-        if target is None and cue.side in ("bwd", "both"):
+        opens = cue.words in _CLAUSE_FINAL and _opens_clause(tokens, hit, a.start)
+        if target is None and cue.side in ("bwd", "both") and not opens:
             k = bisect_right(lasts, hit.first - 1) - 1
             if k >= 0:
                 before = mentions[by_last[k]]
@@ -1056,7 +1058,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
                 if _reach(tokens, before.last + 1, hit.first - 1, _BACK_WINDOW + (2 if hedge else 0),
                           allow_paren=True, crossing=_CROSSES if cue.kind in _CROSSING_KINDS else frozenset()):
                     target = before
-        if target is None and cue.words in _CLAUSE_FINAL and _opens_clause(tokens, hit, a.start):
+        if target is None and opens:
             # "Now 47; before, 52": an adverb opening its clause, then a comma, speaks of what follows
             k = bisect_left(firsts, hit.last + 2)
             if k < len(mentions) and _reach(tokens, hit.last + 2, mentions[k].first - 1, _WINDOW[cue.kind]):
@@ -1159,7 +1161,7 @@ def _opens_clause(tokens: list[Token], hit: _CueHit, start: int) -> bool:
         return False
     before = hit.first - 1
     return before < start or (tokens[before].kind == PUNCT and (
-        tokens[before].text in CLAUSE_BREAK_PUNCT or tokens[before].text in SENTENCE_END))
+        tokens[before].text in CLAUSE_BREAK_PUNCT or tokens[before].text in SENTENCE_END or tokens[before].text in "|,"))
 
 
 def _operand_or_bound(tokens: list[Token], first: int, last: int) -> bool:
@@ -1253,7 +1255,7 @@ def _sequences(mentions: list[Mention]) -> None:
     for m in mentions:
         if m.loose:
             continue
-        if m.marked:
+        if m.marked and m.role not in ("past", "negated"):  # "... moved to after Phoenix", "now, not 52": no successor
             for p in pending:
                 # parts of one gold ("4 engineers then, 5 now") are not rivals of each other
                 if p.text != m.text and p.role == "current" and p.marked != "now" and not (
