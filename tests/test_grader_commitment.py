@@ -284,3 +284,24 @@ def test_a_cue_after_each_value_marks_that_value(answer: str) -> None:
 def test_explained_answers_that_name_the_old_value_after_the_new(answer: str, gold: str, stale: str) -> None:
     v = grade(answer, gold, stale=[stale], question="What is it now?", mode="official")
     assert (v.label, v.r_stale) == ("current", 0.0), v.reason
+
+
+ABSTENTION_GOLD = "You never mentioned where your sister lives."
+SISTER = "Which city does my sister live in?"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", ["N/A (Taipei)", "unknown (taipei)", "Not mentioned (Taipei?)",
+                                    "Not mentioned. Perhaps taipei.", "I don't know, maybe taipei."])
+def test_a_guess_in_parentheses_or_after_a_hedge_beside_an_abstention_is_wrong(answer: str, mode: str) -> None:
+    v = grade(answer, ABSTENTION_GOLD, abstention=True, question=SISTER, mode=mode)
+    assert v.label == "wrong", v.reason
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", ["I don't know (sorry).", "Not mentioned (in our chats).", "Unknown (never mentioned).",
+                                    "I don't know. Maybe check your messages.", "Not in my notes; perhaps ask again later.",
+                                    "I don't know, maybe you never told me."])
+def test_a_polite_abstention_is_still_an_abstention(answer: str, mode: str) -> None:
+    v = grade(answer, ABSTENTION_GOLD, abstention=True, question=SISTER, mode=mode)
+    assert v.label == "abstained", v.reason

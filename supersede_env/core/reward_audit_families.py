@@ -413,7 +413,8 @@ def _abstention_families() -> list[Family]:
             f"I'm not sure. {c.rival}?", f"No idea. Perhaps {c.rival}.", f"Not in my notes; it used to be {c.rival}.",
             f"STATUS: NOT FOUND\nANSWER: {c.rival}", f"Can't say - possibly {c.rival}.",
             f"{c.rival} or unknown.", f"{c.rival.lower()} or unknown", f"{c.rival}, I don't know.",
-            f"Unknown / {c.rival}", f"Not sure or {c.rival.lower()}."],
+            f"Unknown / {c.rival}", f"Not sure or {c.rival.lower()}.", f"N/A ({c.rival})", f"unknown ({c.rival.lower()})",
+            f"Not mentioned. Perhaps {c.rival.lower()}."],
                needs_rival=True, abstention=True),
     ]
 

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 from supersede_env.core.grader.answer import MAX_ANSWER_CHARS, Answer, answer_place, read_answer
 from supersede_env.core.grader.decide import grade_abstention_item, grade_value, grade_yes_no, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
-from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD, stem
+from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
+from supersede_env.core.grader.words import META_WORDS
 from supersede_env.core.verdict import LABELS, MODES, Verdict
 
 if TYPE_CHECKING:
@@ -146,21 +147,8 @@ def _claims_something(a: Answer, gold: Gold) -> bool:
         return False
     # a statement about anything but the reasoning itself ("the narrator lost the charger first") is a
     # claim; "I can rely on this information" is not
-    return any(tokens[i].kind == WORD and tokens[i].value not in _META_WORDS and len(tokens[i].text) > 2
+    return any(tokens[i].kind == WORD and tokens[i].value not in META_WORDS and len(tokens[i].text) > 2
                for i in a.content)
-
-
-_META_WORDS = frozenset(
-    stem(w) for w in """session sessions information info chat history answer question conversation user
-    mention mentioned base based conclude infer note notes extract extracted relevant provide provided
-    reason step steps follow therefore thus rely most recent date specific explicit explicitly directly
-    state stated available however since there conflicting conflict update updated change changed
-    other any no not previous later earlier new data detail details can will would could should may
-    might must query asked ask need given above below following accurate accurately definitive correct
-    consider considering context appear appears seems seem likely indicate indicates clear clearly
-    assume assumption time current currently still remain remains same additional without reasoning
-    analysis above this that these those say said""".split()
-)
 
 
 def episode_decoys(episode: Episode) -> tuple[str, ...]:

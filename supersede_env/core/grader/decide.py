@@ -28,7 +28,7 @@ from supersede_env.core.grader.mentions import BOUND_CUE, OFFERED, Mention, assi
 from supersede_env.core.grader.names import DISCOURSE, name_runs, namelike
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, stem, tokenize, values_equal
-from supersede_env.core.grader.words import NEGATORS, QUESTION_WORDS, SENTENCE_END
+from supersede_env.core.grader.words import META_WORDS, NEGATORS, QUESTION_WORDS, SENTENCE_END, SOFT
 from supersede_env.core.verdict import Verdict
 
 __all__ = ["grade_value", "grade_yes_no", "grade_abstention_item", "verdict"]
@@ -359,18 +359,46 @@ _JOINERS = frozenset({"or", "/", "vs"})
 
 def _joined_to_abstention(a: Answer, found: list[re.Match[str]]) -> str | None:
     """A word offered as the other side of an "or" with the abstention, in any case ("luna or unknown",
-    "not sure / luna"): a guess. Read in short replies only (a reasoned one says "more context or details")."""
+    "not sure / luna"), alone in parentheses beside it ("unknown (taipei)"), or after a hedge word that
+    follows it ("Not mentioned. Perhaps taipei."): a guess. Read in short replies only (a reasoned one
+    says "more context or details")."""
     tokens = a.tokens
+    n = len(tokens)
     for m in found:
         first = bisect_left(tokens, m.start(), key=START_OF)
         last = bisect_left(tokens, m.end(), key=START_OF) - 1
         for joiner, other in ((first - 1, first - 2), (last + 1, last + 2)):
-            if 0 <= other < len(tokens) and 0 <= joiner and tokens[joiner].text in _JOINERS:
-                t = tokens[other]
-                if t.kind in VALUE_KINDS or (t.kind == WORD and namelike(t, frozenset()) and t.text not in DISCOURSE
-                                             and t.text not in _AUXILIARIES):
-                    return a.snippet(other, other)
+            if 0 <= other < n and 0 <= joiner and tokens[joiner].text in _JOINERS and _a_guess(tokens[other]):
+                return a.snippet(other, other)
+        # "N/A (Taipei)", "unknown (tomasz nowak?)": a guess alone in parentheses right after it
+        if last + 2 < n and tokens[last + 1].text == "(" and (end := _guess_run(tokens, last + 2)) is not None:
+            return a.snippet(last + 2, end)
+    # "Not mentioned. Perhaps taipei." (a guess that ends its sentence), not "Maybe check your notes."
+    after = found[-1].end()
+    for i in range(bisect_left(tokens, after, key=START_OF), n - 1):
+        if tokens[i].kind == WORD and tokens[i].text in _GUESS_WORDS and (end := _guess_run(tokens, i + 1)) is not None:
+            return a.snippet(i, end)
     return None
+
+
+def _guess_run(tokens: list[Token], k: int) -> int | None:
+    """The last index of one to three guess-like tokens from k that end their sentence or parenthesis."""
+    j = k
+    while j < len(tokens) and j - k < 3 and _a_guess(tokens[j]):
+        j += 1
+    if j == k:
+        return None
+    return j - 1 if j >= len(tokens) or tokens[j].text in SENTENCE_END or tokens[j].text in (",", ")") else None
+
+
+_GUESS_WORDS = frozenset({"perhaps", "maybe", "possibly", "probably", "guess"})
+
+
+def _a_guess(t: Token) -> bool:
+    """Could token ``t`` be a guessed value: a value, or a word that may name one (not a pronoun, cue,
+    discourse, auxiliary or soft word)?"""
+    return t.kind in VALUE_KINDS or (t.kind == WORD and namelike(t, frozenset()) and t.text not in DISCOURSE
+                                     and t.text not in _AUXILIARIES and t.text not in SOFT and t.value not in META_WORDS)
 
 
 def _about_the_asked(a: Answer, m: Mention, question: str | None, found: list[re.Match[str]]) -> bool:

@@ -45,3 +45,15 @@ MONTHS = frozenset(stem(m) for m in """january february march april june july au
     december""".split())  # not "may": a modal far more often than a month
 # Abbreviations before a name: "Dr. Johnson" is one name, its full stop ends no sentence
 TITLES = frozenset("dr mr mrs ms prof st jr sr mt".split())
+# Words about the reasoning itself, not the asked fact (stems): "I can rely on this information"
+META_WORDS = frozenset(
+    stem(w) for w in """session sessions information info chat history answer question conversation user
+    mention mentioned base based conclude infer note notes extract extracted relevant provide provided
+    reason step steps follow therefore thus rely most recent date specific explicit explicitly directly
+    state stated available however since there conflicting conflict update updated change changed
+    other any no not previous later earlier new data detail details can will would could should may
+    might must query asked ask need given above below following accurate accurately definitive correct
+    consider considering context appear appears seems seem likely indicate indicates clear clearly
+    assume assumption time current currently still remain remains same additional without reasoning
+    analysis above this that these those say said""".split()
+)
