@@ -177,6 +177,15 @@ def test_a_differing_number_is_not_rescued_by_overlapping_words() -> None:
         ("on 2023/06/03", "June 3rd", "current"),
         ("June 13", "June 3rd", "wrong"),
         ("Feb 1", "February 1st", "current"),
+        ("5 May", "May 5", "current"),
+        ("5th May 2024", "May 5", "current"),
+        ("5 may be right", "May 5", "wrong"),  # a modal, not a month
+        ("quarter past six in the evening", "6:15 pm", "current"),
+        ("a quarter to 7 pm", "6:45 pm", "current"),
+        ("half past seven", "7:30 pm", "current"),
+        ("half past seven in the morning", "7:30 pm", "wrong"),
+        ("one and a half hours", "90 minutes", "current"),
+        ("Mon and Wed", "Mondays and Wednesdays", "current"),
     ],
 )
 def test_times_durations_frequencies_dates(answer: str, gold: str, expected: str) -> None:

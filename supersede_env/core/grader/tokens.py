@@ -173,6 +173,9 @@ _SYNONYMS = {
     "mt": "mount", "tv": "television", "favourite": "favorite", "colour": "color",
     "grey": "gray", "theatre": "theater", "centre": "center", "okay": "ok", "&": "and",
     "didn't": "did not",
+    # weekday abbreviations ("Mon and Wed"); not "sat" or "sun", which are words
+    "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "thu": "thursday",
+    "thur": "thursday", "thurs": "thursday", "fri": "friday",
 }
 _IRREGULAR = {
     "children": "child", "men": "man", "women": "woman", "feet": "foot", "teeth": "tooth",
@@ -511,12 +514,14 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
             if nxt is not None and nxt.kind == WORD and nxt.text in ("thousand", "million", "billion", "k"):
                 t = t._replace(value=float(t.value) * (_SCALES.get(nxt.text) or 1000), end=nxt.end)
                 i += 1
+                toks[i] = t  # what follows reads the merged number here ("1.2 million years")
                 nxt = toks[i + 1] if i + 1 < n else None
             # "three and a half" -> 3.5
             if (_is_word(nxt, "and") and i + 3 < n and _is_word(toks[i + 2], "a")
                     and _is_word(toks[i + 3], "half")):
                 t = t._replace(value=float(t.value) + 0.5, end=toks[i + 3].end)
                 i += 3
+                toks[i] = t  # "one and a half hours": the duration reads 1.5 here
                 nxt = toks[i + 1] if i + 1 < n else None
             # a time of day in words: "six o'clock", "6 o'clock in the morning", "7 in the evening"
             if isinstance(t.value, float) and t.value.is_integer() and 1 <= t.value <= 12 and t.unit is None:
@@ -559,7 +564,11 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
                 i += 1
                 continue
             if (nxt is not None and nxt.kind == WORD and nxt.text in _MONTHS and isinstance(t.value, float)
-                    and t.value.is_integer() and 1 <= t.value <= 31 and nxt.text not in _AMBIGUOUS_MONTHS | {"march"}):
+                    and t.value.is_integer() and 1 <= t.value <= 31 and (
+                        nxt.text not in _AMBIGUOUS_MONTHS | {"march"}
+                        # "5 May", "5th May 2024": an ambiguous month only where no verb can follow
+                        or (nxt.text in ("may", "march") and (i + 2 >= n or toks[i + 2].kind == PUNCT
+                                                              or (toks[i + 2].kind == NUM and _is_year(toks[i + 2].value)))))):
                 year = None
                 end = nxt.end
                 j = i + 2
@@ -626,6 +635,13 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
                     out.append(Token(FREQ, 1.0 / (k * _PERIOD_DAYS[_PERIOD_OF[toks[j].text]]), t.start, toks[j].end))
                     i = j + 1
                     continue
+            # "half past seven", "a quarter to 6 pm", "quarter after six in the evening": a time of day
+            if w in ("half", "quarter") or (w == "a" and _is_word(nxt, "quarter")):
+                clock = _clock_in_words(toks, i)
+                if clock is not None:
+                    out.append(clock[0])
+                    i = clock[1]
+                    continue
             # "an hour and a half", "half an hour", "a week" (duration one unit)
             if w == "half" and nxt is not None and _is_word(nxt, "an", "a") and i + 2 < n and toks[i + 2].kind == WORD and toks[i + 2].text in _DUR_UNITS:
                 kind, size = _DUR_UNITS[toks[i + 2].text]
@@ -674,6 +690,33 @@ def _part_of_day(toks: list[Token], j: int) -> tuple[str | None, int, int]:
         if k <= len(toks) and all(toks[j + x].text == w for x, w in enumerate(words)):
             return half, toks[k - 1].end, k
     return None, 0, j
+
+
+def _clock_in_words(toks: list[Token], i: int) -> tuple[Token, int] | None:
+    """"(a) quarter past|after|to HOUR", "half past HOUR" starting at toks[i]: the TIME token and the
+    index after it (the hour may carry its am/pm or a part of the day after it)."""
+    n = len(toks)
+    j = i + 1 if toks[i].text != "a" else i + 2
+    if j + 1 >= n or toks[j].kind != WORD or toks[j].text not in ("past", "after", "to", "till"):
+        return None
+    offset = 30 if toks[j - 1].text == "half" else 15
+    if toks[j].text in ("to", "till"):
+        if offset == 30:
+            return None  # "half to" is not a time
+        offset = -15
+    hour = toks[j + 1]
+    if hour.kind == TIME:
+        bases, end, after = set(hour.value), hour.end, j + 2
+    elif hour.kind == NUM and isinstance(hour.value, float) and hour.value.is_integer() and 1 <= hour.value <= 12 \
+            and hour.unit is None:
+        h = int(hour.value) % 12
+        half, part_end, after = _part_of_day(toks, j + 2) if j + 2 < n and toks[j + 2].text in _PART_STARTS else (
+            None, 0, j + 2)
+        bases = {"am": {h * 60}, "pm": {(h + 12) * 60}}.get(half or "", {h * 60, (h + 12) * 60})
+        end = part_end if half is not None else hour.end
+    else:
+        return None
+    return Token(TIME, frozenset((b + offset) % 1440 for b in bases), toks[i].start, end), after
 
 
 def _is_year(v: object) -> bool:
@@ -762,12 +805,12 @@ def _ranges(toks: list[Token]) -> list[Token]:
 # words the structure pass looks at when they come first; every other word passes straight through
 _STRUCTURE_WORDS = (
     frozenset(_MULTIPLES) | frozenset(_FREQ_ADVERBS)
-    | {"every", "half", "a", "an", "noon", "midday", "midnight"}
+    | {"every", "half", "quarter", "a", "an", "noon", "midday", "midnight"}
 )
 _NUMBER_WORD_TRIGGERS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_ORDINALS) | frozenset(_SCALES) | {"dozen"}
 _STRUCTURE_TRIGGERS = (
     frozenset(_MULTIPLES) | frozenset(_FREQ_ADVERBS) | frozenset(_DUR_UNITS)
-    | {"every", "half", "noon", "midday", "midnight"}
+    | {"every", "half", "quarter", "noon", "midday", "midnight"}
 )
 
 
