@@ -305,3 +305,11 @@ def test_a_guess_in_parentheses_or_after_a_hedge_beside_an_abstention_is_wrong(a
 def test_a_polite_abstention_is_still_an_abstention(answer: str, mode: str) -> None:
     v = grade(answer, ABSTENTION_GOLD, abstention=True, question=SISTER, mode=mode)
     assert v.label == "abstained", v.reason
+
+
+def test_a_history_sentence_with_its_own_object_is_not_an_afterthought() -> None:
+    # the sentence speaks of the Malibu (a rival the source never named), not of the Prius before it
+    v = grade("Toyota Prius. You used to have Chevy Malibu.", "Toyota Prius", question="What car do I drive?")
+    assert v.label == "current", v.reason
+    assert verdict("Lexington. Used to be.", "official").label == "wrong"
+    assert verdict("Lexington. Could Be Wrong.", "official").label == "hedged"

@@ -978,11 +978,14 @@ _AFTERTHOUGHT_KINDS = frozenset({"hedge", "softhedge", "approx", "past", "neg", 
 _SET_WORDS = frozenset("these those them either any which all both".split())
 
 
-def _afterthought(tokens: list[Token], hit: _CueHit, mentions: list[Mention], by_last: list[int],
+def _afterthought(a: Answer, hit: _CueHit, mentions: list[Mention], by_last: list[int],
                   lasts: list[int]) -> Mention | None:
     """"Portland. Probably." / "47\n\nCould be wrong.": a short sentence that is only a cue speaks of
     the value just before it. The cue must open its sentence, the sentence must hold at most three
-    more words and no value, and the value must end the sentence before."""
+    more words (a history cue none: "You used to have Chevy Malibu." speaks of its own object), and
+    the value must end the sentence before."""
+    tokens = a.tokens
+    limit = 0 if hit.cue.kind == "past" else 3
     k = hit.first - 1
     while k >= 0 and tokens[k].kind == WORD and tokens[k].text in SOFT:
         k -= 1
@@ -995,7 +998,7 @@ def _afterthought(tokens: list[Token], hit: _CueHit, mentions: list[Mention], by
         if tokens[j].kind == WORD and tokens[j].text in _SET_WORDS:
             return None  # "The current one is one of these.": about the set, not the value before
         j += 1
-    if words > 3:
+    if words > limit:
         return None
     i = bisect_right(lasts, hit.first - 1) - 1
     if i < 0:
@@ -1064,7 +1067,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
             if k < len(mentions) and _reach(tokens, hit.last + 2, mentions[k].first - 1, _WINDOW[cue.kind]):
                 target = mentions[k]
         if target is None and cue.kind in _AFTERTHOUGHT_KINDS and cue.side != "fwd":
-            target = _afterthought(tokens, hit, mentions, by_last, lasts)
+            target = _afterthought(a, hit, mentions, by_last, lasts)
         if target is None:
             continue
         words = " ".join(cue.words)
