@@ -41,6 +41,9 @@ DODGES = [
     "Maybe Lexington.", "Lexington. But I'm not sure.", "Lexington, last I checked.",
     # a condition or a confidence under certainty after the value
     "Lexington, unless you moved back.", "Lexington, 80% sure.", "Lexington - 60 percent confident.",
+    '{"answer": "Lexington", "confidence": 0.4}', "Lexington (confidence: 60%)",
+    # dated values offered as alternatives
+    "Lexington (2024) or Phoenix (2023)",
     # the gold stated and denied in one short reply
     "Lexington, not Lexington.", "Lexington or not Lexington",
     # an answer field that does not hold the answer
@@ -261,6 +264,7 @@ def test_a_terse_official_answer_may_name_a_person_beside_the_value() -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_certainty_is_not_a_hedge(mode: str) -> None:
     assert verdict("Lexington, 100% sure.", mode).label == "current"
+    assert verdict('{"answer": "Lexington", "confidence": 1.0}', mode).label == "current"
 
 
 @pytest.mark.parametrize("answer", ["Lexington now, Phoenix earlier.", "Phoenix previously, Lexington now.",

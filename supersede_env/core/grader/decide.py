@@ -66,6 +66,9 @@ _DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value 
 _DOUBT = re.compile(r"\b(?:not|n't)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident)\b|\bi\s+(?:do\s+not|don't)\s+know\b"
                     r"|\bno\s+idea\b|\bunsure\b|\buncertain\b|\bcan(?:not|'t)\s+be\s+(?:sure|certain)\b")
 
+# a confidence under certainty given after the value ('{"answer": "X", "confidence": 0.4}', "confidence: 60%")
+_LOW_CONFIDENCE = re.compile(r"\bconfidence\s*[:=]?\s*(?:0?\.\d+|0\b|[1-9]\d?(?:\.\d+)?\s*(?:%|percent\b))")
+
 # "Lexington; unknown", "Lexington (not mentioned)": the value, then a bare abstention beside it
 _UNKNOWN_AFTER = re.compile(r"[ \t]*[;,/(\n-]?[ \t]*(?:or[ \t]+)?(?:unknown|not[ \t]+(?:mentioned|stated|given|known)|n/a)\b")
 
@@ -203,7 +206,8 @@ def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: 
                 return verdict("abstained", f"abstains ({before[0].group(0)!r}) before mentioning {where!r}",
                                concl, mode)
         gold_end = a.tokens[chosen[-1].last].end
-        doubt = _DOUBT.search(a.text, gold_end, gold_end + _DOUBT_REACH) or _UNKNOWN_AFTER.match(a.text, gold_end)
+        doubt = _DOUBT.search(a.text, gold_end, gold_end + _DOUBT_REACH) or _UNKNOWN_AFTER.match(a.text, gold_end) or (
+            _LOW_CONFIDENCE.search(a.text, gold_end, gold_end + _DOUBT_REACH))
         if doubt is not None:
             return verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})", concl, mode)
         return verdict("current", f"states {where!r}", concl, mode)

@@ -1197,7 +1197,7 @@ def _disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
             if t.kind == PUNCT and t.text == "/" or t.kind == WORD and t.text in ("or", "vs", "versus"):
                 joined = True
             elif not (t.kind == PUNCT and t.text in (",", "(", ")")) and not (
-                    t.kind == WORD and (t.text in SOFT or t.text in _OR_GLUE)):
+                    t.kind == WORD and (t.text in SOFT or t.text in _OR_GLUE)) and not is_year(t):  # "X (2024) or Y"
                 joined = False
                 break
         if joined:
