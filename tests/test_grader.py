@@ -381,6 +381,9 @@ def test_abstention_before_the_value_is_an_abstention() -> None:
         ("I don't know.", "No", "abstained"),
         ("There is no information about that.", "no", "abstained"),
         ("Answer: no", "No", "current"),
+        ("Yep.", "Yes", "current"),
+        ("Nope.", "No", "current"),
+        ("Nope.", "Yes", "wrong"),
     ],
 )
 def test_yes_no(answer: str, gold: str, expected: str) -> None:

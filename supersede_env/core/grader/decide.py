@@ -325,12 +325,17 @@ def _explicit_yes_no(a: Answer) -> list[tuple[int, str]]:
     found = []
     for i in range(a.start, len(tokens)):
         t = tokens[i]
-        if t.kind != WORD or t.text not in ("yes", "no"):
+        word = _INFORMAL_YES_NO.get(t.text, t.text) if t.kind == WORD else ""
+        if word not in ("yes", "no"):
             continue
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if t.text == "yes" or nxt is None or nxt.kind == PUNCT or nxt.text in _AFTER_A_BARE_NO:
-            found.append((i, t.text))
+        if word == "yes" or t.text != "no" or nxt is None or nxt.kind == PUNCT or nxt.text in _AFTER_A_BARE_NO:
+            found.append((i, word))
     return found
+
+
+# "Yep.", "Nope": a yes or a no (only "no" also qualifies nouns: "no information")
+_INFORMAL_YES_NO = {"yep": "yes", "yeah": "yes", "yup": "yes", "yea": "yes", "nope": "no", "nah": "no"}
 
 
 # words after which "no" is an answer ("no now", "No is current", "from no to yes"), not "no information"
