@@ -475,6 +475,16 @@ def test_explanation_gold_with_one_value_per_question() -> None:
     assert label("You lead 5 engineers.", gold, question=q) == "wrong"
 
 
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("4 then, 5 now.", "current"), ("5 now; 4 when you started.", "current"), ("4 and 5", "current"),
+    ("5 and 4", "wrong"), ("4 or 5", "hedged"), ("5", "wrong"),
+])
+def test_a_then_and_now_gold_asked_in_one_question_needs_both_in_time_order(answer: str, expected: str) -> None:
+    q = "How many engineers did I lead when I started, and how many now?"
+    gold = "When you started you led 4 engineers; now you lead 5."
+    assert label(answer, gold, question=q) == expected
+
+
 def test_explanation_gold_without_values_uses_its_key_words() -> None:
     q = "I mentioned an investment for a competition four weeks ago? What did I buy?"
     gold = "I got my own set of sculpting tools."

@@ -58,8 +58,20 @@ def _committed(gold: Gold, gold_mentions: list[Mention]) -> tuple[int, list[Ment
         else:
             if alt.ordered and any(x.first >= y.first for x, y in zip(chosen, chosen[1:])):
                 continue
+            if alt.timeline and not _in_time_order(chosen):
+                continue
             return ai, chosen
     return None
+
+
+def _in_time_order(chosen: list[Mention]) -> bool:
+    """A then-and-now gold ("4 engineers when you started; 5 now"): the answer's own marks put the values
+    in that order ("5 now; 4 when you started"), or, unmarked, it names them in that order ("4 and 5")."""
+    then, now = chosen[0], chosen[-1]
+    if now.role == "past" and then.role != "past" or then.marked == "now":
+        return False
+    marked = then.role == "past" or now.marked in ("now", "next")
+    return marked or then.first < now.first
 
 
 _DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value right before it

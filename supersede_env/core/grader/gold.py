@@ -222,6 +222,9 @@ def _value_groups(tokens: list[Token]) -> list[list[Token]]:
     return groups
 
 
+_ASKS_A_VALUE = re.compile(r"\bhow (?:many|much|long|often|old)\b")
+
+
 def _explanation_parts(text: str, question: str | None) -> tuple[Pattern, ...]:
     """Key facts of an explanation-style gold ("When you started you led 4 engineers. Now you lead 5")."""
     normalised = normalise_text(text)
@@ -229,8 +232,9 @@ def _explanation_parts(text: str, question: str | None) -> tuple[Pattern, ...]:
     toks = tokenize(normalised)
     groups = _value_groups(toks)
     if groups:
-        # one value per question asked ("How many then? How many now?" -> two values)
-        k = max(1, question.count("?")) if question else len(groups)
+        # one value per question asked ("How many then? How many now?", "how many when I started, and
+        # how many now?" -> two values)
+        k = max(1, question.count("?"), len(_ASKS_A_VALUE.findall(question.lower()))) if question else len(groups)
         return tuple(Pattern(original[g[0].start:g[-1].end], tuple(g), frozenset(), True) for g in groups[:k])
     q_stems = question_info(question).stems
     keys = [t for t in content_tokens(toks) if t.kind == WORD and t.value not in q_stems and t.value not in GENERIC

@@ -1105,15 +1105,22 @@ _YEAR_HINT = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 _CLOSING = frozenset({")", '"', "'", "*"})
 _CLAUSE_ENDS = frozenset({",", ";", ".", "!", "?", "\n", "\n\n", ")", ":"})
+_CLAUSE_JOINS = frozenset({"and", "but", "while", "whereas"})
+_CUE_STARTS = frozenset(_CUES)
 
 
 def _trails_a_mention(tokens: list[Token], hit: _CueHit, lasts: list[int]) -> bool:
-    """Does the cue follow a mention directly (closing marks apart) and end its clause ("X now, ...")?"""
+    """Does the cue follow a mention (closing marks and one plain word apart: "4 engineers at first")
+    and end its clause ("X now, ...", "... at first and ...")?"""
     k = bisect_right(lasts, hit.first - 1) - 1
-    if k < 0 or any(t.kind != PUNCT or t.text not in _CLOSING for t in tokens[lasts[k] + 1:hit.first]):
+    if k < 0:
+        return False
+    between = [t for t in tokens[lasts[k] + 1:hit.first] if not (t.kind == PUNCT and t.text in _CLOSING)]
+    if len(between) > 1 or any(t.kind != WORD or t.text in _CUE_STARTS or t.text in _SEPARATOR_WORDS for t in between):
         return False
     after = hit.last + 1
-    return after >= len(tokens) or (tokens[after].kind == PUNCT and tokens[after].text in _CLAUSE_ENDS)
+    return after >= len(tokens) or (tokens[after].kind == PUNCT and tokens[after].text in _CLAUSE_ENDS) or (
+        tokens[after].kind == WORD and tokens[after].text in _CLAUSE_JOINS)
 
 
 def _labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) -> None:
@@ -1189,7 +1196,8 @@ _OR_GLUE = frozenset({"or", "either", "maybe", "possibly", "perhaps", "even", "v
 def _disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
     """Two mentions joined by "or" / "/" are both offered without commitment."""
     for x, y in zip(mentions, mentions[1:]):
-        if y.first <= x.last or y.first - x.last > 8 or (x.kind == "gold" and y.kind == "gold"):
+        if y.first <= x.last or y.first - x.last > 8 or (
+                x.kind == "gold" and y.kind == "gold" and not _parts_of_one(x, y)):
             continue  # two forms of the gold ("25:50 (or 25 minutes and 50 seconds)") are one answer
         joined = False
         for k in range(x.last + 1, y.first):
@@ -1203,6 +1211,12 @@ def _disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
         if joined:
             x.set_role("hedged", "or")
             y.set_role("hedged", "or")
+
+
+def _parts_of_one(x: Mention, y: Mention) -> bool:
+    """Are x and y two different parts of one gold alternative ("Mondays" and "Wednesdays", "4 then" and
+    "5 now")? Joined by "or", such parts are alternatives, not the answer."""
+    return x.part is not None and y.part is not None and x.part[0] == y.part[0] and x.part[1] != y.part[1]
 
 
 _OR_MAYBE = re.compile(r"\bor\s+(?:possibly|perhaps|maybe|potentially)\b|\beither\b[^.\n]{0,80}\bor\b"
