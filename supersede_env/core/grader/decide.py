@@ -68,7 +68,7 @@ def _in_time_order(chosen: list[Mention]) -> bool:
     """A then-and-now gold ("4 engineers when you started; 5 now"): the answer's own marks put the values
     in that order ("5 now; 4 when you started"), or, unmarked, it names them in that order ("4 and 5")."""
     then, now = chosen[0], chosen[-1]
-    if now.role == "past" and then.role != "past" or then.marked == "now":
+    if (now.role == "past" and then.role != "past") or then.marked == "now":
         return False
     marked = then.role == "past" or now.marked in ("now", "next")
     return marked or then.first < now.first

@@ -1101,11 +1101,9 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
 
 
 _YEAR_HINT = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-
-
 _CLOSING = frozenset({")", '"', "'", "*"})
 _CLAUSE_ENDS = frozenset({",", ";", ".", "!", "?", "\n", "\n\n", ")", ":"})
-_CLAUSE_JOINS = frozenset({"and", "but", "while", "whereas"})
+_NEXT_CLAUSE = frozenset({"and", "but", "while", "whereas"})
 _CUE_STARTS = frozenset(_CUES)
 
 
@@ -1120,7 +1118,7 @@ def _trails_a_mention(tokens: list[Token], hit: _CueHit, lasts: list[int]) -> bo
         return False
     after = hit.last + 1
     return after >= len(tokens) or (tokens[after].kind == PUNCT and tokens[after].text in _CLAUSE_ENDS) or (
-        tokens[after].kind == WORD and tokens[after].text in _CLAUSE_JOINS)
+        tokens[after].kind == WORD and tokens[after].text in _NEXT_CLAUSE)
 
 
 def _labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) -> None:
@@ -1129,12 +1127,13 @@ def _labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) 
     tokens, text = a.tokens, a.text
     plain = [m for m in mentions if not m.loose]
     if "|" in text:
-        cells = table_cells(text)
+        cells = table_cells(text)  # in text order: found by bisection, so a long table stays linear
+        starts = [c.start for c in cells]
         for m in mentions:  # a keyword match too: it starts in its cell
             start = tokens[m.first].start
-            cell = next((c for c in cells if c.start <= start < c.end), None)
-            if cell is not None and cell.role == "past":
-                m.set_role("past", f"under {cell.label!r}")
+            k = bisect_right(starts, start) - 1
+            if k >= 0 and start < cells[k].end and cells[k].role == "past":
+                m.set_role("past", f"under {cells[k].label!r}")
     if _YEAR_HINT.search(text) is None or dated_question or any(is_year(tokens[m.first]) for m in plain):
         return  # no year at all, or the years are the values, or what the question asks about
     dated = [(m, y) for m in plain if (y := year_label(tokens, m.first, m.last)) is not None]
