@@ -24,7 +24,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
-from supersede_env.core.grader.cues import cue_table
+from supersede_env.core.grader.cues import CUE_STARTS
 from supersede_env.core.grader.gold import Pattern, echo_key, question_info
 from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
@@ -351,7 +351,6 @@ _NUMBERED_LINE = re.compile(r"(?:^|\n)[ \t*#>_-]*\d{1,2}[.)]")
 START_OF = operator.attrgetter("start")  # tokens come in text order: their starts can be bisected
 _WORD_FLAGS: dict[str, int] = {}
 _TRIGGER, _SOFT_WORD, _WEAK_KEY, _CUE = 1, 2, 4, 8
-_CUE_STARTS = frozenset(cue_table())
 
 
 def _word_flags(w: str) -> int:
@@ -359,7 +358,7 @@ def _word_flags(w: str) -> int:
     if flags is None:
         flags = ((_TRIGGER if (w in ABSTAIN_TRIGGERS or w.endswith("n't")) else 0)
                  | (_SOFT_WORD if w in SOFT else 0) | (_WEAK_KEY if w in _WEAK_KEYWORDS else 0)
-                 | (_CUE if (w in _CUE_STARTS or w.endswith("n't")) else 0))
+                 | (_CUE if (w in CUE_STARTS or w.endswith("n't")) else 0))
         if len(_WORD_FLAGS) < 100_000:
             _WORD_FLAGS[w] = flags
     return flags
@@ -392,7 +391,7 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
     for i, t in enumerate(tokens):
         kind = t.kind
         if kind == PUNCT:
-            if t.text in _CUE_STARTS:
+            if t.text in CUE_STARTS:
                 cues.append(i)
             if run and t.text in SENTENCE_END:  # a restatement does not run across sentences
                 if len(run) >= 4:

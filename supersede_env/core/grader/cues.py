@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Cue", "CUES", "CHANGE_VERBS", "cue_table"]
+__all__ = ["Cue", "CUES", "CUE_STARTS", "CHANGE_VERBS", "cue_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +150,10 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("presenttense", "fwd", "is, are, am, 's, live, lives, drive, drives, have, has, own, owns, work, works, "
                                    "pay, pays, earn, earns")
 )
+
+
+# the words a cue can start with (where the answer reader marks possible cues; never names)
+CUE_STARTS: frozenset[str] = frozenset(cue.words[0] for cue in CUES)
 
 
 def cue_table() -> dict[str, list[Cue]]:

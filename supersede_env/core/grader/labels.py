@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from supersede_env.core.grader.tokens import DATE, NUM, PUNCT, WORD, Token, stem
+from supersede_env.core.grader.tokens import DATE, NUM, PUNCT, WORD, Token, is_year_number, stem
 
 __all__ = ["year_label", "year_labels", "is_year", "TableCell", "table_cells"]
 
@@ -28,7 +28,7 @@ _CLAUSE_JOINS = frozenset({"and", "but", "then", "while", "whereas", "before", "
 def is_year(t: Token) -> bool:
     """A number written as a year (1900-2100), or a date that gives its year."""
     if t.kind == NUM:
-        return t.unit is None and isinstance(t.value, float) and t.value.is_integer() and 1900 <= t.value <= 2100
+        return t.unit is None and is_year_number(t.value)
     return t.kind == DATE and t.value[0] is not None
 
 
@@ -49,13 +49,17 @@ def year_label(tokens: list[Token], first: int, last: int) -> int | None:
         return _year(tokens[k + 1])
     k = first - 1
     if k >= 1 and tokens[k].kind == PUNCT and tokens[k].text in (":", "-", ",", ")", "|") and is_year(tokens[k - 1]):
-        before = tokens[k - 2] if k >= 2 else None
         if tokens[k].text == ")":
-            return _year(tokens[k - 1]) if before is not None and before.text == "(" else None
-        # a year opening its clause (after punctuation, a value such as "pm.", or "in"), not "summer 2023:"
-        if before is None or before.kind != WORD or before.text in _YEAR_INTRO:
+            return _year(tokens[k - 1]) if k >= 2 and tokens[k - 2].text == "(" else None
+        if _opens_its_clause(tokens, k - 1):
             return _year(tokens[k - 1])
     return None
+
+
+def _opens_its_clause(tokens: list[Token], i: int) -> bool:
+    """Does the year at i open its clause (after punctuation, a value such as "pm.", or "in"), so that it
+    labels what follows ("2023: Denver"), unlike "summer 2023: ..."?"""
+    return i == 0 or tokens[i - 1].kind != WORD or tokens[i - 1].text in _YEAR_INTRO
 
 
 def year_labels(tokens: list[Token]) -> list[tuple[int, int]]:
@@ -70,8 +74,7 @@ def year_labels(tokens: list[Token]) -> list[tuple[int, int]]:
         after, before = tokens[i + 1].text, tokens[i - 1].text if i > 0 else None
         if before == "(" and after == ")" and i >= 2:
             out.append((_year(t), i - 2))
-        elif after in (":", "|", "-") and i + 2 < n and (
-                before is None or tokens[i - 1].kind != WORD or before in _YEAR_INTRO):
+        elif after in (":", "|", "-") and i + 2 < n and _opens_its_clause(tokens, i):
             out.append((_year(t), i + 2))
     return out
 

@@ -26,7 +26,7 @@ from functools import lru_cache
 from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
 from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
 from supersede_env.core.grader.names import name_runs
-from supersede_env.core.grader.cues import CHANGE_VERBS, Cue, cue_table
+from supersede_env.core.grader.cues import CHANGE_VERBS, CUE_STARTS, Cue, cue_table
 from supersede_env.core.grader.gold import Gold, Pattern, parse_value
 from supersede_env.core.grader.tokens import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, other_unit, stem, values_equal,
@@ -248,10 +248,6 @@ def is_bare_item(tokens: list[Token], i: int, j: int, units: frozenset) -> bool:
     return True
 
 
-def _is_year(t: Token) -> bool:
-    return t.kind == NUM and t.unit is None and float(t.value).is_integer() and 1900 <= t.value <= 2100
-
-
 def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, question: frozenset[str],
                   gold_spans: list[Span], told: bool = True) -> list[Mention]:
     """Other values of the gold's sort in the conclusion: rivals whatever their role.
@@ -284,7 +280,7 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
         if k >= 0 and covered[k][0] <= i <= covered[k][1]:
             continue  # part of a known candidate
         if gold_tok.kind == NUM and t.kind == NUM and t.unit == gold_tok.unit:
-            if _is_year(t) and not _is_year(gold_tok):
+            if is_year(t) and not is_year(gold_tok):
                 continue
             beside_number = (i > 0 and tokens[i - 1].kind == NUM) or (i + 1 < n and tokens[i + 1].kind == NUM)
             # "47 then 52", "47, maybe 50"; in a short reply to a source that named no other value, every count
@@ -1104,7 +1100,6 @@ _YEAR_HINT = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _CLOSING = frozenset({")", '"', "'", "*"})
 _CLAUSE_ENDS = frozenset({",", ";", ".", "!", "?", "\n", "\n\n", ")", ":"})
 _NEXT_CLAUSE = frozenset({"and", "but", "while", "whereas"})
-_CUE_STARTS = frozenset(_CUES)
 
 
 def _trails_a_mention(tokens: list[Token], hit: _CueHit, lasts: list[int]) -> bool:
@@ -1114,7 +1109,7 @@ def _trails_a_mention(tokens: list[Token], hit: _CueHit, lasts: list[int]) -> bo
     if k < 0:
         return False
     between = [t for t in tokens[lasts[k] + 1:hit.first] if not (t.kind == PUNCT and t.text in _CLOSING)]
-    if len(between) > 1 or any(t.kind != WORD or t.text in _CUE_STARTS or t.text in _SEPARATOR_WORDS for t in between):
+    if len(between) > 1 or any(t.kind != WORD or t.text in CUE_STARTS or t.text in _SEPARATOR_WORDS for t in between):
         return False
     after = hit.last + 1
     return after >= len(tokens) or (tokens[after].kind == PUNCT and tokens[after].text in _CLAUSE_ENDS) or (

@@ -14,13 +14,12 @@ from collections.abc import Iterator
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.answer import Answer
-from supersede_env.core.grader.cues import cue_table
+from supersede_env.core.grader.cues import CUE_STARTS
 from supersede_env.core.grader.tokens import LABEL, PUNCT, WORD, Token
 from supersede_env.core.grader.words import COPULAS, PRONOUNS, TITLES
 
 __all__ = ["name_runs", "namelike", "DISCOURSE"]
 
-_CUE_WORDS = frozenset(cue_table())
 _NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note answer status evidence missing "
                        "unknown none nothing final".split())
 DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestly frankly however anyway again also "
@@ -33,7 +32,7 @@ _LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n"
 
 
 def namelike(t: Token, q_stems: frozenset[str]) -> bool:
-    return (t.text not in PRONOUNS and t.text not in _CUE_WORDS and t.text not in _NOT_NAMES
+    return (t.text not in PRONOUNS and t.text not in CUE_STARTS and t.text not in _NOT_NAMES
             and t.text not in ABSTAIN_TRIGGERS and t.value not in q_stems and not t.text.endswith("n't"))
 
 

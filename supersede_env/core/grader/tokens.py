@@ -27,6 +27,7 @@ __all__ = [
     "tokenize",
     "values_equal",
     "other_unit",
+    "is_year_number",
     "stem",
     "WORD",
     "PUNCT",
@@ -556,7 +557,7 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
                 j = i + 1
                 if j < n and toks[j].kind == PUNCT and toks[j].text == "," and j + 1 < n and toks[j + 1].kind == NUM:
                     j += 1
-                if j < n and toks[j].kind == NUM and _is_year(toks[j].value) and (j == i + 1 or toks[j - 1].text == ","):
+                if j < n and toks[j].kind == NUM and is_year_number(toks[j].value) and (j == i + 1 or toks[j - 1].text == ","):
                     year = int(toks[j].value)
                     end = toks[j].end
                     i = j
@@ -568,11 +569,11 @@ def _structure_pass(toks: list[Token]) -> list[Token]:
                         nxt.text not in _AMBIGUOUS_MONTHS | {"march"}
                         # "5 May", "5th May 2024": an ambiguous month only where no verb can follow
                         or (nxt.text in ("may", "march") and (i + 2 >= n or toks[i + 2].kind == PUNCT
-                                                              or (toks[i + 2].kind == NUM and _is_year(toks[i + 2].value)))))):
+                                                              or (toks[i + 2].kind == NUM and is_year_number(toks[i + 2].value)))))):
                 year = None
                 end = nxt.end
                 j = i + 2
-                if j < n and toks[j].kind == NUM and _is_year(toks[j].value):
+                if j < n and toks[j].kind == NUM and is_year_number(toks[j].value):
                     year = int(toks[j].value)
                     end = toks[j].end
                     j += 1
@@ -719,7 +720,8 @@ def _clock_in_words(toks: list[Token], i: int) -> tuple[Token, int] | None:
     return Token(TIME, frozenset((b + offset) % 1440 for b in bases), toks[i].start, end), after
 
 
-def _is_year(v: object) -> bool:
+def is_year_number(v: object) -> bool:
+    """A whole number that reads as a year (1900-2100)."""
     return isinstance(v, float) and v.is_integer() and 1900 <= v <= 2100
 
 
