@@ -25,13 +25,13 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 pytest.importorskip("peft")
 
+from supersede_env.backends.local_hf import render_prompt_ids
+from supersede_env.commands.train import standalone
 from supersede_env.core import grader, prompts
 from supersede_env.core.stats import mcnemar_exact
-from supersede_env.commands.train import standalone
-from supersede_env.training.config import parse_config
-from supersede_env.backends.local_hf import render_prompt_ids
-from supersede_env.training.policy import load_policy
 from supersede_env.training import reward
+from supersede_env.training.config import parse_config
+from supersede_env.training.policy import load_policy
 from supersede_env.training.run import build_trainer, load_inputs
 from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
-from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
-from supersede_env.core.grader.names import name_runs
 from supersede_env.core.grader.cues import CHANGE_VERBS, CUE_STARTS, Cue, cue_table
 from supersede_env.core.grader.gold import Gold, Pattern, parse_value
+from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
+from supersede_env.core.grader.names import name_runs
 from supersede_env.core.grader.tokens import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, other_unit, stem, values_equal,
 )
