@@ -16,14 +16,14 @@ status 1 when a documented threshold is exceeded (:data:`THRESHOLDS`), 0 otherwi
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader import episode_decoys, grade_episode
 from supersede_env.core.reward_audit_families import FAMILIES, Candidates, Family, answer_form
 
-__all__ = ["THRESHOLDS", "MODES", "FamilyResult", "AuditResult", "audit", "render"]
+__all__ = ["THRESHOLDS", "MODES", "FamilyResult", "AuditResult", "AuditAnswers", "audit", "audit_answers", "render"]
 
 # The bars the reward must clear (issue 10): share of dodging answers paid, share of legitimate
 # answers not paid, and how far a blind family may sit above a uniform guess (rounding only).
@@ -118,52 +118,79 @@ def withheld(episode: Episode) -> Episode:
     return replace(episode, stale_values=(), meta=meta)
 
 
+@dataclass(frozen=True)
+class AuditAnswers:
+    """The answers one family builds for one episode, and the episode to grade them against. A blind
+    family's answers are every rotation of a shuffled candidate list (``rotations``; the last entry of
+    each is the candidate a plain guess would name last)."""
+
+    episode: Episode
+    family: Family
+    candidates: Candidates
+    answers: tuple[str, ...]
+    rotations: tuple[tuple[str, ...], ...] = ()
+
+
+def audit_answers(episodes: Iterable[Episode], *, seed: int = 0, withhold: bool = False,
+                  skipped: list[str] | None = None) -> Iterator[AuditAnswers]:
+    """Every family's answers for every episode, as :func:`audit` grades them (the verdict snapshot
+    grades the same ones). Episodes whose gold is an explanation of over :data:`MAX_GOLD_WORDS` words
+    are left out (their ids go to ``skipped``)."""
+    for episode in episodes:
+        rng = random.Random(f"{seed}:{episode.id}")
+        c = _candidates(episode, rng)
+        if len(c.gold.split()) > MAX_GOLD_WORDS:
+            if skipped is not None:
+                skipped.append(episode.id)
+            continue
+        graded = withheld(episode) if withhold else episode
+        for family in FAMILIES:
+            if family.abstention != episode.abstention or (family.needs_rival and c.rival is None):
+                continue
+            if family.kind == "blind":
+                if len(c.all) < 2:
+                    continue
+                order = list(c.all)
+                c.rng.shuffle(order)
+                rotations = tuple(tuple(order[k:] + order[:k]) for k in range(len(order)))
+                answers = tuple(family.make(list(r)) for r in rotations)  # type: ignore[call-arg,arg-type]
+                yield AuditAnswers(graded, family, c, answers, rotations)
+            else:
+                yield AuditAnswers(graded, family, c, tuple(a for a in family.make(c) if a))  # type: ignore[arg-type]
+
+
 def audit(episodes: Iterable[Episode], *, seed: int = 0, withhold: bool = False) -> AuditResult:
     """Grade every family on every episode in both modes (see the module docstring). ``withhold``: the
     answers are built from every candidate, but graded against :func:`withheld` episodes."""
     results = {f.name: FamilyResult(f.name, f.kind) for f in FAMILIES}
-    count = skipped = 0
-    for episode in episodes:
-        count += 1
-        rng = random.Random(f"{seed}:{episode.id}")
-        c = _candidates(episode, rng)
-        if len(c.gold.split()) > MAX_GOLD_WORDS:
-            skipped += 1  # an explanation gold ("When you started you led 4 ...; now 5"): templates make no sense
-            continue
-        for family in FAMILIES:
-            if family.abstention != episode.abstention or (family.needs_rival and c.rival is None):
-                continue
-            _run_family(family, withheld(episode) if withhold else episode, c, results[family.name])
-    return AuditResult(count - skipped, [results[f.name] for f in FAMILIES], skipped)
+    episodes = list(episodes)
+    skipped: list[str] = []
+    for item in audit_answers(episodes, seed=seed, withhold=withhold, skipped=skipped):
+        _grade_family(item, results[item.family.name])
+    return AuditResult(len(episodes) - len(skipped), [results[f.name] for f in FAMILIES], len(skipped))
 
 
-def _run_family(family: Family, episode: Episode, c: Candidates, result: FamilyResult) -> None:
+def _grade_family(item: AuditAnswers, result: FamilyResult) -> None:
+    family, episode, c = item.family, item.episode, item.candidates
     if family.kind == "blind":
-        if len(c.all) < 2:
-            return
-        order = list(c.all)
-        c.rng.shuffle(order)
-        rotations = [order[k:] + order[:k] for k in range(len(order))]
         result.episodes += 1
-        result.guess += 1 / len(order)
+        result.guess += 1 / len(item.rotations)
         for mode in MODES:
             paid = 0.0
-            for rotation in rotations:
-                answer = family.make(rotation)  # type: ignore[call-arg,arg-type]
+            for answer, rotation in zip(item.answers, item.rotations):
                 v = grade_episode(answer, episode, mode=mode)
                 result.ungradable += v.label == "ungradable"
                 paid += v.r_cur
                 if v.r_cur and len(result.examples[mode]) < EXAMPLES and rotation[-1] != c.gold:
                     result.examples[mode].append(f"{answer!r} -> {v.label} [{episode.id}]")
-            result.paid[mode] += paid / len(rotations)
+            result.paid[mode] += paid / len(item.rotations)
             result.n[mode] += 1
         return
-    answers = [a for a in family.make(c) if a]  # type: ignore[arg-type]
     for mode in MODES:
         if mode not in family.modes:
             continue
         must_pay = family.kind == "legit"
-        for answer in answers:
+        for answer in item.answers:
             v = grade_episode(answer, episode, mode=mode)
             result.ungradable += v.label == "ungradable"
             result.n[mode] += 1
