@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import operator
 import re
 from bisect import bisect_left
@@ -30,132 +29,13 @@ from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
 from supersede_env.core.grader.words import QUESTION_WORDS, SENTENCE_END, SOFT
 
-__all__ = ["MAX_ANSWER_CHARS", "SHORT_REPLY", "AnswerPlace", "Answer", "answer_place", "read_answer", "Span"]
+__all__ = ["SHORT_REPLY", "TERSE_REPLY", "Answer", "read_answer", "Span"]
 
-MAX_ANSWER_CHARS = 4_000  # the longest judged dev answer is 3,832 characters; replies conclude at their end
 SHORT_REPLY = 600  # a reply this short is read whole: "Not sure.\n\nPortland" is not concluded by its last line
 # A reply this short is the answer and nothing else (a sentence or two: the policy's format): every other
 # name or count in it competes with the gold when the source named no other candidate
 TERSE_REPLY = 160
 Span = tuple[int, int]  # first and last token index of a match
-
-
-# ---------------------------------------------------------------------------------------------
-# 1. Where the answer is
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class AnswerPlace:
-    """The text to grade, where it came from, and how long the reply was when it was cut."""
-
-    text: str
-    source: str  # "reply", "ANSWER field", "JSON answer", "JSON reply", "<answer> tags"
-    missing: str | None = None  # why there is no answer ("a contract reply without an ANSWER field")
-    cut_from: int | None = None  # the reply's length when only its last MAX_ANSWER_CHARS were read
-    doubt: str | None = None  # the reply's own status doubts its answer ("STATUS: NOT FOUND")
-
-
-_CONTRACT_FIELD = re.compile(r"^[ \t]*[*_#>\-\s]*(STATUS|EVIDENCE|ANSWER|MISSING)[*_ \t]*:[ \t]*(.*)$",
-                             re.I | re.M)
-_JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(\{.*\})\s*```\s*$", re.S)
-_ANSWER_KEYS = ("answer", "final_answer", "final answer")
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)
-_FOUND = re.compile(r"^\W*found\b", re.I)
-# a MISSING field that doubts the answer itself ("whether this is still true", "confirmation")
-_UNSURE = re.compile(r"\b(?:whether|if)\b.*\b(?:still|current|true|valid|changed|up[ -]to[ -]date|latest|correct)\b"
-                     r"|\bconfirm|\bverif|\bnot sure\b|\buncertain|\bunclear\b", re.I)
-
-
-def _contract_answer(reply: str) -> AnswerPlace | None:
-    """A reply in the evidence-contract form: its ANSWER field(s), every one of them. A STATUS other
-    than FOUND ("NOT FOUND", "partial") doubts whatever the ANSWER field then gives."""
-    if ":" not in reply:
-        return None
-    fields = list(_CONTRACT_FIELD.finditer(reply))
-    labels = {m.group(1).lower() for m in fields}
-    if not fields or not (labels - {"answer"} or len(fields) > 1):
-        return None  # a lone "Answer: ..." line is a conclusion marker, not a contract
-    answers, statuses, missing = [], [], []
-    for k, m in enumerate(fields):
-        end = fields[k + 1].start() if k + 1 < len(fields) else len(reply)
-        value = (m.group(2) + reply[m.end():end]).strip().strip("*").strip()
-        if m.group(1).lower() == "answer":
-            answers.append(value)
-        elif m.group(1).lower() == "status":
-            statuses.append(value)
-        elif m.group(1).lower() == "missing":
-            missing.append(value)
-    if not any(answers):
-        return AnswerPlace("", "ANSWER field", missing="a contract reply without an ANSWER field")
-    doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None) or next(
-        (f"MISSING: {v}" for v in missing if _UNSURE.search(v)), None)
-    return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt)
-
-
-def _flatten(value: object, depth: int = 0) -> str:
-    """A JSON value as plain text ("key: value" lines), so that its words read as an answer's would."""
-    if depth > 3:
-        return ""
-    if isinstance(value, dict):
-        return "\n".join(f"{k}: {_flatten(v, depth + 1)}" for k, v in value.items())
-    if isinstance(value, list):
-        return ", ".join(_flatten(v, depth + 1) for v in value)
-    return "none" if value is None else str(value)
-
-
-def _json_answer(reply: str) -> AnswerPlace | None:
-    """A reply that is one JSON object. With an answer key (every one of them, duplicates included),
-    that value is the answer and the other fields follow it as plain lines (an "alternatives" or a
-    "confidence: low" field speaks about the answer); without one, the whole object as plain lines."""
-    if "{" not in reply:
-        return None
-    stripped = reply.strip()
-    fenced = _JSON_FENCE.match(stripped)
-    body = fenced.group(1) if fenced else stripped
-    if not (body.startswith("{") and body.endswith("}")) or len(body) > MAX_ANSWER_CHARS:
-        return None
-    try:
-        pairs = json.loads(body, object_pairs_hook=lambda items: items)
-    except (ValueError, RecursionError):  # not JSON, or nested too deep to parse: read as text
-        return None
-    if not isinstance(pairs, list):
-        return None
-    answers = [v for k, v in pairs if isinstance(k, str) and k.strip().lower() in _ANSWER_KEYS]
-    others = "\n".join(f"{k}: {_flatten(_as_dict(v))}" for k, v in pairs
-                       if not (isinstance(k, str) and k.strip().lower() in _ANSWER_KEYS))
-    if not answers:
-        return AnswerPlace(others, "JSON reply")
-    given = [_flatten(_as_dict(v)) for v in answers if v is not None and not (isinstance(v, str) and not v.strip())]
-    if not given:
-        return AnswerPlace("", "JSON answer", missing="a JSON reply whose answer is empty")
-    text = "\n".join(given) + (f"\n\n{others}" if others else "")
-    return AnswerPlace(text, "JSON answer")
-
-
-def _as_dict(value: object) -> object:
-    """object_pairs_hook gives pairs for every object: back to dicts (duplicates were read above)."""
-    if isinstance(value, list) and value and all(isinstance(p, tuple) and len(p) == 2 for p in value):
-        return {k: _as_dict(v) for k, v in value}
-    if isinstance(value, list):
-        return [_as_dict(v) for v in value]
-    return value
-
-
-def _tagged_answer(reply: str) -> AnswerPlace | None:
-    """``<answer>...</answer>``: the tagged text, every tag of it."""
-    if "<" not in reply or "<answer>" not in reply.lower():
-        return None
-    found = [m.strip() for m in _ANSWER_TAG.findall(reply)]
-    if not any(found):
-        return AnswerPlace("", "<answer> tags", missing="empty <answer> tags")
-    return AnswerPlace("\n".join(f for f in found if f), "<answer> tags")
-
-
-def answer_place(reply: str) -> AnswerPlace:
-    """The designated answer of ``reply`` (see the module docstring)."""
-    place = _contract_answer(reply) or _json_answer(reply) or _tagged_answer(reply) or AnswerPlace(reply, "reply")
-    if len(place.text) > MAX_ANSWER_CHARS:
-        return AnswerPlace(place.text[-MAX_ANSWER_CHARS:], place.source, place.missing, len(place.text), place.doubt)
-    return place
 
 
 # ---------------------------------------------------------------------------------------------
