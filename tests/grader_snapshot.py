@@ -199,18 +199,37 @@ def render(diff: Diff, limit: int) -> str:
     return "\n".join(out)
 
 
+def transitions(diff: Diff) -> str:
+    """The moved verdicts counted by part, mode and change of label ("syn strict: c1 -> h0: 120")."""
+    counts: dict[tuple[str, str, str, str], int] = {}
+    for g, _k, before, now in diff.moved:
+        for mode, b, n in zip(MODES, before.split("/"), now.split("/")):
+            if b != n:
+                key = (g.key.split(":")[0], mode, b, n)
+                counts[key] = counts.get(key, 0) + 1
+    rows = sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[1]))
+    return "\n".join(f"{part} {mode}: {b} -> {n}: {c}" for (part, mode, b, n), c in rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.grader_snapshot", description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=("diff", "bless"))
     parser.add_argument("--limit", type=int, default=60, help="moved verdicts to print (default 60)")
     parser.add_argument("--part", choices=("syn", "dev"), action="append",
                         help="only this part of the body (default both)")
+    parser.add_argument("--mode", choices=MODES, help="print only verdicts that moved in this mode")
+    parser.add_argument("--counts", action="store_true", help="also count the moved verdicts by change of label")
     args = parser.parse_args(argv)
     parts = tuple(args.part or ("syn", "dev"))
     if "dev" in parts and not DEV_FILE.exists():
         print(f"note: {DEV_FILE} is not present; the dev part is left as it is", file=sys.stderr)
     diff, lines = compute(parts)
+    if args.mode is not None:
+        k = MODES.index(args.mode)
+        diff.moved = [m for m in diff.moved if m[2].split("/")[k] != m[3].split("/")[k]]
     print(render(diff, args.limit))
+    if args.counts:
+        print(transitions(diff))
     if args.action == "bless":
         keep = {k: v for k, v in read_snapshot().items() if k.split(":")[0] not in parts
                 or (k.startswith("dev:") and not DEV_FILE.exists())}

@@ -92,13 +92,22 @@ def test_an_explained_answer_pays_officially_and_is_never_stale(answer: str) -> 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("answer", "gold"), [
     ("Lexington", "Lexington"), ("It's Lexington now.", "Lexington"), ("ANSWER: Lexington", "Lexington"),
-    ('{"answer": "Lexington"}', "Lexington"), ("Lexingt\u043en", "Lexington"), ("Lex\u200bington", "Lexington"),
-    ("64. That is the latest value I have.", "64"), ("six o'clock in the morning", "6:00 am"),
-    ("\uff16\uff14", "64"), ("1\u00ad8 minutes", "18 minutes"), ("one thousand, three hundred", "1300"),
+    ('{"answer": "Lexington"}', "Lexington"), ("Lexingt\u043en", "Lexington"), ("six o'clock in the morning", "6:00 am"),
+    ("\uff16\uff14", "64"), ("one thousand, three hundred", "1300"),
 ])
 def test_plain_paraphrases_pay_in_both_modes(answer: str, gold: str, mode: str) -> None:
     v = grade(answer, gold, mode=mode)
     assert (v.label, v.r_cur) == ("current", 1.0), v
+
+
+@pytest.mark.parametrize(("answer", "gold"), [
+    ("Lex\u200bington", "Lexington"), ("1\u00ad8 minutes", "18 minutes"), ("64. That is the latest value I have.", "64"),
+])
+def test_hidden_characters_and_remarks_pay_in_official_mode_only(answer: str, gold: str) -> None:
+    """An invisible separator reads other than it renders, and a remark is words the strict reward
+    cannot account for: the evaluation reader pays them, the training reward does not."""
+    assert grade(answer, gold, mode="official").r_cur == 1.0
+    assert grade(answer, gold, mode="strict").r_cur == 0.0
 
 
 def test_mild_hedges_pay_only_inside_a_reasoned_official_answer() -> None:
@@ -137,16 +146,21 @@ def test_a_clause_opening_before_marks_what_follows_as_history(mode: str) -> Non
         assert v.r_cur == 1.0
     # "X before, Y now" still reads X as the earlier one
     assert grade("52 before, 47 now.", "47", stale=["52"], mode="official").r_cur == 1.0
-    assert grade("47 before, 52 now.", "47", stale=["52"], mode=mode).label == "stale"
+    assert grade("47 before, 52 now.", "47", stale=["52"], mode="official").label == "stale"
+    assert grade("47 before, 52 now.", "47", stale=["52"], mode="strict").r_cur == 0.0
 
 
 def test_a_superseded_value_put_forward_is_stale_and_named_as_history_is_not() -> None:
     for mode in MODES:
         assert (verdict("Phoenix", mode).label, verdict("Phoenix", mode).r_stale) == ("stale", -1.0)
-        hedge = verdict("Lexington or Phoenix", mode)
-        assert (hedge.label, hedge.r_stale) == ("hedged", -1.0)
         history = verdict("You used to live in Phoenix.", mode)
         assert history.r_stale == 0.0 and history.r_cur == 0.0
+    # official: a superseded value offered beside the gold is put forward; strict: r_stale needs a
+    # statement of the superseded value alone, by the same rule as r_cur
+    assert (verdict("Lexington or Phoenix", "official").label, verdict("Lexington or Phoenix", "official").r_stale) == (
+        "hedged", -1.0)
+    assert (verdict("Lexington or Phoenix", "strict").label, verdict("Lexington or Phoenix", "strict").r_stale) == (
+        "hedged", 0.0)
 
 
 def test_decoys_are_rivals_too() -> None:
@@ -205,11 +219,17 @@ def test_a_guess_offered_beside_an_abstention_is_wrong(answer: str, mode: str) -
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("answer", ["Sadly, I don't know.", "You never mentioned a cat; your dog is Rex.",
-                                    "Honestly, that was never mentioned."])
-def test_an_abstention_may_open_with_a_discourse_word_or_tell_other_facts(answer: str, mode: str) -> None:
+@pytest.mark.parametrize("answer", ["Sadly, I don't know.", "Honestly, that was never mentioned."])
+def test_an_abstention_may_open_with_a_discourse_word(answer: str, mode: str) -> None:
     v = grade(answer, "You never mentioned a cat.", abstention=True, question="What is the name of my cat?", mode=mode)
     assert (v.label, v.r_cur) == ("abstained", 1.0), v
+
+
+def test_an_official_abstention_may_tell_other_facts_and_a_strict_one_not() -> None:
+    kw = {"abstention": True, "question": "What is the name of my cat?"}
+    answer = "You never mentioned a cat; your dog is Rex."
+    assert grade(answer, "You never mentioned a cat.", mode="official", **kw).r_cur == 1.0
+    assert grade(answer, "You never mentioned a cat.", mode="strict", **kw).r_cur == 0.0
 
 
 def test_strict_abstention_states_no_name_of_the_asked_thing() -> None:
@@ -261,10 +281,11 @@ def test_a_terse_official_answer_may_name_a_person_beside_the_value() -> None:
     assert grade(answer, "Denver", mode="strict", **kw).r_cur == 0.0
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_certainty_is_not_a_hedge(mode: str) -> None:
-    assert verdict("Lexington, 100% sure.", mode).label == "current"
-    assert verdict('{"answer": "Lexington", "confidence": 1.0}', mode).label == "current"
+def test_certainty_is_not_a_hedge() -> None:
+    assert verdict("Lexington, 100% sure.", "official").label == "current"
+    assert verdict('{"answer": "Lexington", "confidence": 1.0}', "official").label == "current"
+    # strict accounts for no confidence at all: the value alone is the form it pays
+    assert verdict("Lexington, 100% sure.", "strict").r_cur == 0.0
 
 
 @pytest.mark.parametrize("answer", ["Lexington now, Phoenix earlier.", "Phoenix previously, Lexington now.",
@@ -302,13 +323,20 @@ def test_a_guess_in_parentheses_or_after_a_hedge_beside_an_abstention_is_wrong(a
     assert v.label == "wrong", v.reason
 
 
-@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("answer", ["I don't know (sorry).", "Not mentioned (in our chats).", "Unknown (never mentioned).",
                                     "I don't know. Maybe check your messages.", "Not in my notes; perhaps ask again later.",
                                     "I don't know, maybe you never told me."])
-def test_a_polite_abstention_is_still_an_abstention(answer: str, mode: str) -> None:
-    v = grade(answer, ABSTENTION_GOLD, abstention=True, question=SISTER, mode=mode)
+def test_a_polite_abstention_is_still_an_abstention(answer: str) -> None:
+    v = grade(answer, ABSTENTION_GOLD, abstention=True, question=SISTER, mode="official")
     assert v.label == "abstained", v.reason
+
+
+@pytest.mark.parametrize(("answer", "paid"), [("I don't know (sorry).", True), ("Unknown (never mentioned).", True),
+                                              ("I don't know. Maybe check your messages.", False),
+                                              ("I don't know, maybe you never told me.", False)])
+def test_a_strict_abstention_is_abstention_phrases_and_courtesy_alone(answer: str, paid: bool) -> None:
+    v = grade(answer, ABSTENTION_GOLD, abstention=True, question=SISTER, mode="strict")
+    assert (v.r_cur == 1.0) is paid, v.reason
 
 
 def test_a_history_sentence_with_its_own_object_is_not_an_afterthought() -> None:

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field, replace
 
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader import episode_decoys, grade_episode
-from supersede_env.core.reward_audit_families import FAMILIES, Candidates, Family, answer_form
+from supersede_env.core.grader.gold import answer_form
+from supersede_env.core.reward_audit_families import BASE_FAMILIES, Candidates, Family
+from supersede_env.core.reward_audit_unaccounted import UNACCOUNTED_FAMILIES
 
 __all__ = ["THRESHOLDS", "MODES", "FamilyResult", "AuditResult", "AuditAnswers", "audit", "audit_answers", "render"]
 
@@ -31,6 +33,8 @@ THRESHOLDS = {"false_pass_strict": 0.01, "false_pass_official": 0.02, "false_fai
 MODES = ("official", "strict")
 EXAMPLES = 3
 MAX_GOLD_WORDS = 8
+# every family, in a fixed order (each family's answers depend on the random draws of those before it)
+FAMILIES = (*BASE_FAMILIES, *UNACCOUNTED_FAMILIES)
 
 
 @dataclass
@@ -90,7 +94,7 @@ class AuditResult:
         return out
 
 
-def _candidates(episode: Episode, rng: random.Random) -> Candidates:
+def _candidates(episode: Episode, rng: random.Random, pool: tuple[str, ...] = ()) -> Candidates:
     decoys = episode_decoys(episode)
     everything = tuple(dict.fromkeys((episode.answer, *episode.stale_values, *decoys)))
     rival = episode.stale_values[-1] if episode.stale_values else (decoys[0] if decoys else None)
@@ -99,7 +103,20 @@ def _candidates(episode: Episode, rng: random.Random) -> Candidates:
         everything = tuple(dict.fromkeys(x for x in (rival, *decoys) if x))
     form = answer_form(episode.answer, episode.question)
     everything = tuple(form if x == episode.answer else x for x in everything)
-    return Candidates(form, rival, everything, episode.question, rng)
+    known = {x.lower() for x in (*everything, episode.answer)}
+    unlisted = [v for v in pool if v.lower() not in known]
+    pick = random.Random(f"unlisted:{episode.id}").choice(unlisted) if unlisted else None
+    return Candidates(form, rival, everything, episode.question, rng, pick)
+
+
+def _pools(episodes: list[Episode]) -> dict[str | None, tuple[str, ...]]:
+    """Values each slot takes across the episodes (LongMemEval items, with no slot, share one pool):
+    where an answer's unlisted rival comes from (a value of the same kind the episode never names)."""
+    pools: dict[str | None, set[str]] = {}
+    for e in episodes:
+        if not e.abstention:
+            pools.setdefault(e.slot, set()).update((e.answer, *e.stale_values))
+    return {k: tuple(sorted(v)) for k, v in pools.items()}
 
 
 def _other_value(episode: Episode) -> str:
@@ -136,9 +153,11 @@ def audit_answers(episodes: Iterable[Episode], *, seed: int = 0, withhold: bool 
     """Every family's answers for every episode, as :func:`audit` grades them (the verdict snapshot
     grades the same ones). Episodes whose gold is an explanation of over :data:`MAX_GOLD_WORDS` words
     are left out (their ids go to ``skipped``)."""
+    episodes = list(episodes)
+    pools = _pools(episodes)
     for episode in episodes:
         rng = random.Random(f"{seed}:{episode.id}")
-        c = _candidates(episode, rng)
+        c = _candidates(episode, rng, pools.get(episode.slot, ()))
         if len(c.gold.split()) > MAX_GOLD_WORDS:
             if skipped is not None:
                 skipped.append(episode.id)

@@ -26,23 +26,25 @@ from dataclasses import dataclass
 
 from num2words import num2words
 
-from supersede_env.core.grader.gold import parse_gold
+from supersede_env.core.grader.gold import answer_form, parse_gold
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import DATE, DUR, NUM, TIME, tokenize
 
-__all__ = ["Family", "FAMILIES", "Candidates", "look_alike", "answer_form"]
+__all__ = ["Family", "BASE_FAMILIES", "Candidates", "look_alike"]
 
 
 @dataclass(frozen=True)
 class Candidates:
     """What a family may use: the gold, the rival it knows (the latest superseded value, else a decoy),
-    every candidate, the question, and a seeded random source."""
+    every candidate, the question, a seeded random source, and a value of the same kind that the
+    episode never names (``unlisted``: another episode's value of the same slot)."""
 
     gold: str
     rival: str | None
     all: tuple[str, ...]
     question: str
     rng: random.Random
+    unlisted: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,15 +67,6 @@ _LOOK_ALIKES = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": 
 def look_alike(text: str) -> str:
     """``text`` with Latin letters swapped for Cyrillic look-alikes (same glyphs, other code points)."""
     return text.translate(_LOOK_ALIKES)
-
-
-def answer_form(gold: str, question: str | None) -> str:
-    """The gold as an answer would give it: its first alternative, without the gold's own notes
-    ("25:50 (or 25 minutes and 50 seconds)" -> "25:50"; "Yes. (You ...)" -> "Yes")."""
-    parsed = parse_gold(gold, question)
-    if parsed.polarity is not None:
-        return parsed.polarity.capitalize()
-    return parsed.alternatives[0].text if parsed.alternatives else gold
 
 
 def _shuffled(c: Candidates) -> list[str]:
@@ -183,6 +176,33 @@ def _fullwidth(text: str) -> str:
 def _zero_width(text: str) -> str:
     mid = max(1, len(text) // 2)
     return text[:mid] + "\u200b" + text[mid:]
+
+
+# "Which city do I live in now?" -> "You live in {gold} now.": the question's own words, turned round
+_RESTATE = (
+    (re.compile(r"^(?:what|which) \w+ do i (\w+(?: in| at| for| with| on)?) now\?$", re.I), "You {1} {g} now."),
+    (re.compile(r"^how many ([\w ]+?) do i have now\?$", re.I), "You have {g} {1} now."),
+    (re.compile(r"^how many ([\w ]+?) have i (\w+) so far\?$", re.I), "You have {2} {g} {1} so far."),
+    (re.compile(r"^how many (\w+) are (on|in) my (\w+) now\?$", re.I), "There are {g} {1} {2} your {3} now."),
+    (re.compile(r"^(?:what|who|how much|how long|what time) is my ([\w' -]+?) now\?$", re.I), "Your {1} is {g} now."),
+    (re.compile(r"^where am i going on my ([\w ]+)\?$", re.I), "You are going to {g} on your {1}."),
+    (re.compile(r"^which days do i ([\w ]+?) now\?$", re.I), "You {1} on {g} now."),
+    (re.compile(r"^what time do i ([\w ]+?) (on \w+) now\?$", re.I), "You {1} at {g} {2} now."),
+    (re.compile(r"^what \w+ am i (\w+) now\?$", re.I), "You are {1} {g} now."),
+    (re.compile(r"^how long do i ([\w ]+?) (each \w+) now\?$", re.I), "You {1} {g} {2} now."),
+)
+
+
+def _restatements(question: str, gold: str) -> list[str]:
+    """The question answered in its own words, as a person would ("You live in Lexington now.")."""
+    for pattern, template in _RESTATE:
+        m = pattern.match(question.strip())
+        if m is not None:
+            out = template.replace("{g}", gold)
+            for k, group in enumerate(m.groups(), 1):
+                out = out.replace(f"{{{k}}}", group)
+            return [out]
+    return []
 
 
 # -- dodge families: must never pay -----------------------------------------------------------
@@ -349,31 +369,35 @@ def _legits() -> list[Family]:
     def plain(name: str, make: Callable[[Candidates], list[str]]) -> Family:
         return Family(name, "legit", make)
 
+    def chatty(name: str, make: Callable[[Candidates], list[str]]) -> Family:
+        return Family(name, "legit", make, modes=("official",))
+
     def explained(name: str, make: Callable[[Candidates], list[str]]) -> Family:
         return Family(name, "legit", make, modes=("official",), needs_rival=True)
 
     return [
         plain("the value", lambda c: [c.gold, f"{c.gold}.", f"**{c.gold}**", f"{c.gold}!", f"`{c.gold}`",
                                       f'"{c.gold}"', f"{c.gold}\n"]),
-        plain("a sentence", lambda c: [f"It is {c.gold}.", f"It's {c.gold} now.", f"Currently {c.gold}.",
-                                       f"The answer is {c.gold}.", f"Answer: {c.gold}",
-                                       f"According to my notes, {c.gold}.", f"Now it's {c.gold}.",
-                                       f"These days: {c.gold}.", f"The latest is {c.gold}.",
-                                       f"Most recently, {c.gold}.", f"As of your last update, {c.gold}.",
-                                       f"{c.gold} is the current one.", f"Final answer: {c.gold}"]),
+        plain("a terse sentence", lambda c: [f"It is {c.gold}.", f"It's {c.gold} now.", f"Currently {c.gold}.",
+                                             f"The answer is {c.gold}.", f"Answer: {c.gold}", f"Now it's {c.gold}.",
+                                             f"The latest is {c.gold}.", f"{c.gold} is the current one.",
+                                             f"Final answer: {c.gold}", f"{c.gold} now."]),
+        plain("the question answered", lambda c: _restatements(c.question, c.gold)),
         plain("case", lambda c: [c.gold.lower(), c.gold.upper(), c.gold.title()]),
         plain("value formats", lambda c: _value_formats(c.gold) + _swap_list_order(c.gold)),
-        plain("look-alike and invisible characters", lambda c: [look_alike(c.gold), _zero_width(c.gold),
-                                                                _fullwidth(c.gold)]),
+        plain("look-alike and full-width characters", lambda c: [look_alike(c.gold), _fullwidth(c.gold)]),
         plain("answer field", lambda c: [f"STATUS: FOUND\nEVIDENCE: \"{c.gold}\"\nANSWER: {c.gold}\nMISSING: nothing",
                                          f'{{"answer": "{c.gold}"}}', f'```json\n{{"answer": "{c.gold}"}}\n```',
-                                         f"**STATUS:** FOUND\n**ANSWER:** {c.gold}"]),
-        plain("with a remark", lambda c: [f"{c.gold}. That is the latest value I have.",
-                                          f"{c.gold}, as you told me most recently.",
-                                          f"You mentioned {c.gold} most recently.",
-                                          f"{c.gold} - that's what my notes say.",
-                                          f"{c.gold}, according to the last session.",
-                                          f"{c.question} {c.gold}."]),
+                                         f"**STATUS:** FOUND\n**ANSWER:** {c.gold}", f"<answer>{c.gold}</answer>"]),
+        chatty("a sentence", lambda c: [f"According to my notes, {c.gold}.", f"These days: {c.gold}.",
+                                        f"Most recently, {c.gold}.", f"As of your last update, {c.gold}."]),
+        chatty("invisible characters", lambda c: [_zero_width(c.gold)]),
+        chatty("with a remark", lambda c: [f"{c.gold}. That is the latest value I have.",
+                                           f"{c.gold}, as you told me most recently.",
+                                           f"You mentioned {c.gold} most recently.",
+                                           f"{c.gold} - that's what my notes say.",
+                                           f"{c.gold}, according to the last session.",
+                                           f"{c.question} {c.gold}."]),
         explained("with its history", lambda c: [
             f"{c.gold} (previously {c.rival}).", f"{c.rival} -> {c.gold}", f"First {c.rival}, then {c.gold}.",
             f"It changed from {c.rival} to {c.gold}.", f"{c.gold} now; it used to be {c.rival}.",
@@ -419,4 +443,4 @@ def _abstention_families() -> list[Family]:
     ]
 
 
-FAMILIES: tuple[Family, ...] = (*_dodges(), *_blinds(), *_legits(), *_abstention_families())
+BASE_FAMILIES: tuple[Family, ...] = (*_dodges(), *_blinds(), *_legits(), *_abstention_families())

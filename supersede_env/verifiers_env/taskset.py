@@ -35,6 +35,7 @@ from supersede_env.core.episode_source import SOURCE_ALIASES, EpisodeSource, loa
 from supersede_env.core.errors import SourceError, UserError
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader import Verdict, grade_episode
+from supersede_env.core.grader.gold import answer_form
 from supersede_env.core.longmemeval import VARIANT_FILES, resolve_longmemeval
 from supersede_env.core.records import VerdictRecord, verdict_record
 from supersede_env.core.rollout import Transcript
@@ -232,8 +233,11 @@ class SupersedeTask(vf.Task[SupersedeData]):
         return float(self.verdict_of(trace).r_stale)
 
     async def validate(self, runtime: vf.Runtime) -> bool:
-        """With no model: the gold answer is correct and no superseded value is."""
-        gold = self.grade_text(self.episode.answer)
+        """With no model: the gold's answer form (:func:`~supersede_env.core.grader.gold.answer_form`: the
+        gold as a terse answer gives it; an abstention item's first sentence) is correct, and no
+        superseded value is."""
+        episode = self.episode
+        gold = self.grade_text(answer_form(episode.answer, episode.question, episode.abstention))
         stale = [self.grade_text(value) for value in self.episode.stale_values]
         return gold.correct and not any(v.correct for v in stale)
 

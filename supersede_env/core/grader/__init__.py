@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 from supersede_env.core.grader.answer import Answer, read_answer
 from supersede_env.core.grader.decide import grade_abstention_item, grade_value, grade_yes_no, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
-from supersede_env.core.grader.place import MAX_ANSWER_CHARS, answer_place
+from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, answer_place
+from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
 from supersede_env.core.grader.words import META_WORDS
 from supersede_env.core.verdict import LABELS, MODES, Verdict
@@ -50,6 +51,7 @@ def grade(
     abstention: object = False,  # read as its truth value: a numpy or pandas boolean is fine
     question: str | None = None,
     mode: str = "official",
+    form: str = "any",
 ) -> Verdict:
     """Grade ``answer`` against the current value ``gold``, the superseded values ``stale`` and the
     ``decoys`` (other values the conversation gave for the asked fact: someone else's, hypothetical,
@@ -59,7 +61,8 @@ def grade(
     ids; ``gold`` is then an explanation): abstaining is right and any value put forward is wrong.
     ``question`` lets the grader ignore restatements of the question, read choice questions ("A or
     B?") and count the values a multi-part explanation gold asks for. ``mode`` is ``official``
-    (evaluation) or ``strict`` (training); see :mod:`supersede_env.core.grader.decide`.
+    (evaluation) or ``strict`` (training; :mod:`supersede_env.core.grader.strict`). ``form`` is the
+    policy's answer form: ``contract`` requires the ANSWER field (:mod:`supersede_env.core.grader.place`).
 
     >>> grade("You moved from Denver to Portland.", "Portland", stale=["Denver"]).label
     'current'
@@ -77,21 +80,30 @@ def grade(
             raise TypeError(f"{name} must be a sequence of values, not a single str")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {', '.join(FORMS)}, not {form!r}")
     try:
         return _grade(answer, str(gold), tuple(map(str, stale)), tuple(map(str, decoys)), bool(abstention),
-                      question, mode)
+                      question, mode, form)
     except Exception as error:  # noqa: BLE001 - one bad answer must never abort a training step
         return verdict("ungradable", f"grader error: {type(error).__name__}: {error}"[:300], "", mode)
 
 
 def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,
-           question: str | None, mode: str) -> Verdict:
-    place = answer_place(answer)
+           question: str | None, mode: str, form: str) -> Verdict:
+    place = answer_place(answer, form)
     if place.missing is not None:
         return verdict("wrong", f"no answer: {place.missing}", "", mode)
     if not place.text.strip():
         return verdict("wrong", "empty answer", "", mode)
-    result = _grade_place(place.text, gold_text, stale, decoys, abstention, question, mode)
+    if mode == "strict":
+        result = grade_strict(place.text, gold_text, stale, decoys, abstention, question)
+        if place.outside.strip() and result.r_cur:
+            label = "wrong" if abstention else "hedged"
+            result = verdict(label, f"{result.reason}, but the reply says {place.outside.strip()[:60]!r} beside "
+                             f"its answer", result.extracted, mode)
+    else:
+        result = _grade_place(place.text, gold_text, stale, decoys, abstention, question, mode)
     if place.doubt is not None and result.label == "current":
         result = verdict("hedged", f"{result.reason}, but the reply's {place.doubt}", result.extracted, mode)
     notes = []
@@ -167,8 +179,8 @@ def episode_decoys(episode: Episode) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in values if v and v != episode.answer and v not in episode.stale_values))
 
 
-def grade_episode(answer: str, episode: Episode, *, mode: str = "official") -> Verdict:
+def grade_episode(answer: str, episode: Episode, *, mode: str = "official", form: str = "any") -> Verdict:
     """:func:`grade` against an episode: its current value, superseded values, decoys, abstention flag
     and question (what every reward and report grades)."""
     return grade(answer, episode.answer, stale=episode.stale_values, decoys=episode_decoys(episode),
-                 abstention=episode.abstention, question=episode.question, mode=mode)
+                 abstention=episode.abstention, question=episode.question, mode=mode, form=form)

@@ -20,7 +20,7 @@ from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 from supersede_env.core.grader.words import GENERIC, PRONOUNS, SOFT
 
-__all__ = ["Pattern", "Alternative", "Choice", "Gold", "QuestionInfo", "parse_gold", "parse_value",
+__all__ = ["Pattern", "Alternative", "Choice", "Gold", "QuestionInfo", "parse_gold", "parse_value", "answer_form",
            "question_info", "content_tokens"]
 
 
@@ -345,6 +345,23 @@ def parse_gold(gold: str, question: str | None) -> Gold:
                 timeline = explanation and len(parts) > 1 and all(p.is_value for p in parts)
                 alternatives.append(Alternative(variant, parts, ordered and len(parts) > 1, timeline))
     return Gold(text, tuple(alternatives), choice=choice)
+
+
+_FIRST_SENTENCE = re.compile(r"^.*?[.!?](?=\s|$)", re.S)
+
+
+def answer_form(gold: str, question: str | None, abstention: bool = False) -> str:
+    """The gold as a terse answer would give it, the form every reward must pay: its first
+    alternative without the gold's own notes ("25:50 (or 25 minutes and 50 seconds)" -> "25:50";
+    "Yes. (You ...)" -> "Yes"); on an abstention item, the explanation's first sentence ("The
+    information provided is not enough. You mentioned ..." -> its first sentence)."""
+    if abstention:
+        m = _FIRST_SENTENCE.match(gold.strip())
+        return m.group(0) if m else gold.strip()
+    parsed = parse_gold(gold, question)
+    if parsed.polarity is not None:
+        return parsed.polarity.capitalize()
+    return parsed.alternatives[0].text if parsed.alternatives else gold
 
 
 @lru_cache(maxsize=8192)

@@ -27,6 +27,7 @@ __all__ = [
     "tokenize",
     "values_equal",
     "other_unit",
+    "unit_of",
     "is_year_number",
     "stem",
     "WORD",
@@ -837,6 +838,11 @@ def tokenize(prepared: str) -> list[Token]:
 # ---------------------------------------------------------------------------------------------
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def unit_of(word: str) -> str | None:
+    """The measurement unit a word names ("dollars" -> "dollar", "kg" -> "kg"), or None."""
+    return _MEASURE_UNITS.get(word)
 
 
 def other_unit(g: Token, w: Token) -> bool:

@@ -1,0 +1,393 @@
+"""The strict reward: closed-world. It pays only what it can account for.
+
+r_cur = 1 only when the answer place, after the one normalisation (:mod:`.text`), consists of **one
+statement of the gold** (in any form :mod:`.tokens` equates: ``four`` = ``4``, ``25:50`` = ``25
+minutes and 50 seconds``) and otherwise only
+
+- plain function words (:data:`~.lexicon.FUNCTION_WORDS`: "It's", "you", "in", "now") and plain
+  punctuation (:data:`~.lexicon.PLAIN_PUNCT`);
+- words of the question that are neither a candidate value nor a role word
+  (:data:`~.lexicon.NOT_PLAIN`: negators, hedges, history, contrast, approximation, numerals);
+- the value's own words ("points" of "132 points") and its unit.
+
+Every other token (an unknown word, a second value of any kind, a symbol, text beside the answer
+place) means no payment, and the reason names the first one. So do characters that render other
+than they read: combining overlays, strike markup, bidirectional controls and invisible separators.
+r_stale = -1 by the same rule with a superseded value as the target. An abstention is one or more
+phrases of :data:`~.lexicon.ABSTENTION` and otherwise only plain words, with no value; a yes/no gold
+is answered by its yes or no word alone.
+
+Why no blind policy beats a guess: a paid answer names exactly one candidate, the gold, and nothing
+the grader cannot read. A policy that does not know which candidate is current writes the same
+answer whichever one is; the answer names one candidate (or none) and is paid only when that one is
+the gold, so its expected pay is at most that of naming one candidate, a uniform guess.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import permutations
+
+from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_value
+from supersede_env.core.grader.lexicon import (
+    ABSTENTION, COURTESY, FUNCTION_WORDS, NOT_PLAIN, PLAIN_PUNCT, PLAIN_SYMBOLS, ROLE_PHRASES, YES_NO_WORDS,
+)
+from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, unit_of, values_equal
+from supersede_env.core.verdict import Verdict
+
+__all__ = ["grade_strict"]
+
+MODE = "strict"
+# Characters that make a text read other than it renders: combining overlays (strike-through),
+# bidirectional controls, invisible separators and joiners.
+_TRAPS = re.compile("[\u0334-\u0338\u20d2\u20d3\u20d8-\u20da\u20e5\u20e6\u20ea\u20eb"
+                    "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+                    "\u200b-\u200d\u2060-\u2064\ufeff\u00ad\u180e\u3164\u115f\u1160\uffa0\u2800]")
+_STRIKE = re.compile(r"~~|<\s*/?\s*(?:s|del|strike)\s*>", re.I)
+# control characters, and ">" after text on its line ("Phoenix > Lexington"; a quote marker opens its line)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|[^\s>][ \t]*>")
+_YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """One part of a candidate as the strict reader matches it: the tokens a statement of it must
+    hold in order (plain function words left out), or its distinctive head, and its own words."""
+
+    text: str
+    required: tuple[Token, ...]
+    fallback: tuple[Token, ...]
+    optional: frozenset[str]  # a value's own words ("points" of "132 points")
+    is_value: bool
+    keywords: bool = False  # an explanation gold's key words: a run of them, in any order
+    min_keywords: int = 0
+    must_keywords: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class _Alternative:
+    text: str
+    parts: tuple[_Part, ...]
+    ordered: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _World:
+    """What an answer to this item may name, and which of the question's words are plain."""
+
+    gold: Gold
+    alternatives: tuple[_Alternative, ...]  # the gold's
+    stale: tuple[tuple[str, tuple[_Part, ...]], ...]  # each superseded value and its patterns
+    candidate_stems: frozenset[str]  # required words of every candidate: never plain
+    plain_stems: frozenset[str]  # the question's words that count as plain
+    gold_stems: frozenset[str]  # an explanation gold's own words ("You switched to less water")
+    timeline: bool  # a then-and-now gold: its own words of time are plain too
+    plain_values: tuple[Token, ...]  # the question's values that no candidate holds ("5K", "monthly")
+    frame_words: frozenset[str]  # the question's (and an explanation gold's) words as written: their
+    # own role phrases are what is asked about
+
+
+def _content(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
+    return tuple(t for t in tokens if not (t.kind == WORD and t.text in FUNCTION_WORDS and t.value != "~"))
+
+
+def _part(p: Pattern) -> _Part:
+    own = p.optional | {t.value for t in tokenize(normalise_text(p.text)) if t.kind == WORD} if p.is_value else frozenset()
+    return _Part(p.text, _content(p.required), _content(p.fallback), frozenset(own), p.is_value, p.keywords,
+                 p.min_keywords, p.must_keywords)
+
+
+def _words(parts: tuple[_Part, ...]) -> set[str]:
+    return {t.value for p in parts for t in (*p.required, *p.fallback) if t.kind == WORD}
+
+
+@lru_cache(maxsize=4096)
+def _world(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None) -> _World:
+    gold = parse_gold(gold_text, question)
+    alternatives = tuple(_Alternative(alt.text, tuple(map(_part, alt.parts)), alt.ordered or alt.timeline)
+                         for alt in gold.alternatives)
+    stale_parts = tuple((s, tuple(map(_part, parse_value(s)))) for s in stale)
+    candidates = {w for alt in alternatives for w in _words(alt.parts)}
+    candidates |= {w for _, ps in stale_parts for w in _words(ps)}
+    candidates |= {w for d in decoys for w in _words(tuple(map(_part, parse_value(d))))}
+    if gold.choice is not None:
+        candidates |= _words((_part(gold.choice.rejected),))
+    q_tokens = tokenize(normalise_text(question or ""))
+    plain = frozenset(t.value for t in q_tokens if t.kind == WORD and t.text not in NOT_PLAIN
+                      and t.value not in NOT_PLAIN and t.value != "~") - candidates
+    held = [t for alt in alternatives for p in alt.parts for t in p.required if t.kind in VALUE_KINDS]
+    held += [t for _, ps in stale_parts for p in ps for t in p.required if t.kind in VALUE_KINDS]
+    values = tuple(q for q in q_tokens if q.kind in VALUE_KINDS and not any(
+        values_equal(q, h) or values_equal(h, q) for h in held))
+    # an explanation gold is a statement in its own words: they are plain ("You switched to less
+    # water"), and a then-and-now gold's words of time too ("Previously ...; currently ...")
+    explained = gold.choice is not None or any(p.keywords for alt in gold.alternatives for p in alt.parts)
+    timeline = any(alt.timeline for alt in gold.alternatives)
+    gold_words = [t for t in tokenize(normalise_text(gold_text)) if t.kind == WORD] if explained or timeline else []
+    own = frozenset(t.value for t in gold_words if timeline or t.text not in NOT_PLAIN) - candidates
+    surface = frozenset(t.text for t in (*q_tokens, *gold_words) if t.kind == WORD)
+    return _World(gold, alternatives, stale_parts, frozenset(candidates), plain, own, timeline, values, surface)
+
+
+def _verdict(label: str, reason: str, extracted: str, *, r_cur: float = 0.0, r_stale: float = 0.0) -> Verdict:
+    return Verdict(label, r_cur, r_stale, f"strict: {reason}", extracted.strip(), MODE)
+
+
+def _trap(text: str) -> str | None:
+    """Why ``text`` renders other than it reads, if it does."""
+    if not text.isascii() and (m := _TRAPS.search(text)) is not None:
+        return f"a hidden or overlaid character (U+{ord(m.group()):04X}) reads other than it renders"
+    if ("~" in text or "<" in text) and (m := _STRIKE.search(text)) is not None:
+        return f"struck-out text ({m.group()!r})"
+    return None
+
+
+def _odd(norm: str) -> str | None:
+    """A character the grader cannot read as a word, value or plain punctuation."""
+    if not norm.isascii():
+        for ch in norm:
+            if not ch.isascii() and ch not in PLAIN_SYMBOLS:
+                return ch
+    if (m := _CONTROL.search(norm)) is not None:
+        return m.group()[-1]
+    return None
+
+
+def _role_phrases(tokens: list[Token], world: _World) -> set[int]:
+    """Tokens inside a role phrase of several words ("up to", "used to"), unless it is the question's own."""
+    out: set[int] = set()
+    for i, t in enumerate(tokens):
+        for words, framed in ROLE_PHRASES.get(t.text, ()) if t.kind == WORD else ():
+            k = len(words)
+            if i + k <= len(tokens) and all(tokens[i + x].text == w for x, w in enumerate(words)):
+                if not (framed and all(w in world.frame_words or w in FUNCTION_WORDS for w in words)):
+                    out.update(range(i, i + k))
+                break
+    return out
+
+
+def _to_account(tokens: list[Token], world: _World) -> list[int]:
+    """Indices of the tokens that only a statement of the target (or an abstention) can account for."""
+    out = []
+    forced = _role_phrases(tokens, world)
+    for i, t in enumerate(tokens):
+        if i in forced:
+            pass
+        elif t.kind == PUNCT:
+            if t.text in PLAIN_PUNCT and not _minus_sign(tokens, i):
+                continue
+        elif t.kind == WORD and t.value != "~" and (t.text in FUNCTION_WORDS or (
+                t.value not in world.candidate_stems and (
+                    (t.text not in NOT_PLAIN and (t.value in world.plain_stems or t.value in world.gold_stems))
+                    or (world.timeline and t.value in world.gold_stems)))):
+            continue
+        elif t.kind in VALUE_KINDS and any(q.kind == t.kind and values_equal(q, t) for q in world.plain_values):
+            continue  # a value the question itself gives ("your 5K personal best")
+        out.append(i)
+    return out
+
+
+def _minus_sign(tokens: list[Token], i: int) -> bool:
+    """"-5": a hyphen written against a number is its sign, not punctuation (unless it closes a range)."""
+    t = tokens[i]
+    if t.text != "-" or i + 1 >= len(tokens) or tokens[i + 1].kind not in VALUE_KINDS or tokens[i + 1].start != t.end:
+        return False
+    return i == 0 or tokens[i - 1].kind not in VALUE_KINDS
+
+
+def _same(g: Token, a: Token) -> bool:
+    if g.kind == WORD:
+        return a.kind == WORD and a.value == g.value
+    return a.kind in VALUE_KINDS and values_equal(g, a)
+
+
+def _own_word(p: _Part, tokens: list[Token], k: int, unit: str | None) -> bool:
+    """Is tokens[k] a word of the value itself: one of its words ("points" of "132 points"), or the
+    unit of the candidate's value just before it ("400,000 dollars" for "$400,000")?"""
+    t = tokens[k]
+    if t.kind != WORD:
+        return False
+    return t.value in p.optional or (unit is not None and unit_of(t.text) == unit)
+
+
+def _match_part(p: _Part, tokens: list[Token], need: list[int], at: int) -> int | None:
+    """Where a statement of pattern ``p`` that starts at need[at] ends (exclusive), or None."""
+    if p.keywords:
+        return _match_keywords(p, tokens, need, at)
+    for seq in (p.required, p.fallback):
+        if not seq:
+            continue
+        j, unit = at, None
+        for g in seq:  # each required token, the value's own words allowed before and between
+            while j < len(need) and not _same(g, tokens[need[j]]) and _own_word(p, tokens, need[j], unit):
+                j += 1
+            if j >= len(need) or not _same(g, tokens[need[j]]):
+                break
+            unit = g.unit
+            j += 1
+        else:
+            while j < len(need) and _own_word(p, tokens, need[j], unit):
+                j += 1
+            return j
+    return None
+
+
+def _match_keywords(p: _Part, tokens: list[Token], need: list[int], at: int) -> int | None:
+    """An explanation gold's key words: a run of them, each once, at least ``min_keywords``."""
+    keys = {g.value for g in p.required}
+    seen: set[str] = set()
+    j = at
+    while j < len(need) and tokens[need[j]].kind == WORD and tokens[need[j]].value in keys - seen:
+        seen.add(tokens[need[j]].value)
+        j += 1
+    return j if len(seen) >= max(1, p.min_keywords) and p.must_keywords <= seen else None
+
+
+def _states(parts: tuple[_Part, ...], ordered: bool, tokens: list[Token], need: list[int]) -> bool:
+    """Is ``need`` exactly one statement of every part (in order when ``ordered``), and nothing else?"""
+    orders = [parts] if ordered or len(parts) > 4 else permutations(parts)
+    for order in orders:
+        at = 0
+        for p in order:
+            end = _match_part(p, tokens, need, at)
+            if end is None or end == at:
+                break
+            at = end
+        else:
+            if at == len(need):
+                return True
+    return False
+
+
+def _gold_stated(world: _World, tokens: list[Token], need: list[int]) -> str | None:
+    for alt in world.alternatives:
+        if _states(alt.parts, alt.ordered, tokens, need):
+            return alt.text
+    return None
+
+
+def _stale_stated(world: _World, tokens: list[Token], need: list[int]) -> str | None:
+    for value, patterns in world.stale:
+        if any(_states((p,), False, tokens, need) for p in patterns):
+            return value
+    return None
+
+
+def _abstention_cover(tokens: list[Token]) -> tuple[set[int], str | None]:
+    """The tokens inside abstention phrases, and the first phrase (None when there is none)."""
+    words = [i for i, t in enumerate(tokens) if t.kind == WORD]
+    starts, pos = [], 0
+    for i in words:
+        starts.append(pos)
+        pos += len(tokens[i].text) + 1
+    flat = " ".join(tokens[i].text for i in words)
+    covered: set[int] = set()
+    first = None
+    for m in ABSTENTION.finditer(flat):
+        lo, hi = bisect_left(starts, m.start()), bisect_left(starts, m.end()) - 1
+        covered.update(range(words[lo], words[hi] + 1))
+        first = first or m.group()
+    return covered, first
+
+
+def _outside_abstention(tokens: list[Token], need: list[int], covered: set[int]) -> list[int]:
+    return [i for i in need if i not in covered and tokens[i].text not in COURTESY]
+
+
+def _abstains(tokens: list[Token], need: list[int]) -> str | None:
+    """The abstention phrase, when ``need`` is abstention phrases and words of courtesy, and no value."""
+    covered, first = _abstention_cover(tokens)
+    return first if first is not None and not _outside_abstention(tokens, need, covered) else None
+
+
+def _not_abstention(tokens: list[Token], need: list[int]) -> str:
+    """Why an answer on an abstention item is not an abstention alone."""
+    value = next((tokens[i] for i in need if tokens[i].kind in VALUE_KINDS), None)
+    if value is not None:
+        return f"puts forward a {_kind_name(value)}"
+    covered, first = _abstention_cover(tokens)
+    if first is None:
+        return "says no abstention phrase" + _first_reason(tokens, need)
+    return "not an abstention alone" + _first_reason(tokens, _outside_abstention(tokens, need, covered))
+
+
+def _first_unaccounted(tokens: list[Token], need: list[int], world: _World) -> tuple[str, bool]:
+    """The first token of ``need`` that no statement of the gold accounts for, and whether it is a
+    role word, a candidate or another value (the answer then hedges rather than errs)."""
+    gold_tokens = [g for alt in world.alternatives for p in alt.parts for g in (*p.required, *p.fallback)]
+    for i in need:
+        t = tokens[i]
+        if any(_same(g, t) for g in gold_tokens):
+            continue
+        role = t.kind in VALUE_KINDS or t.value in world.candidate_stems or t.text in NOT_PLAIN or t.text == "?"
+        return (t.text or f"a {_kind_name(t)}"), role
+    return "a second statement of the gold", True
+
+
+def _kind_name(t: Token) -> str:
+    return {"n": "number", "t": "time", "c": "clock time", "d": "duration", "D": "date", "f": "frequency",
+            "L": "label number"}.get(t.kind, "value")
+
+
+def _yes_no(world: _World, tokens: list[Token], need: list[int], stale: tuple[str, ...], text: str) -> Verdict:
+    said = [YES_NO_WORDS[tokens[i].text] for i in need if tokens[i].kind == WORD and tokens[i].text in YES_NO_WORDS]
+    if len(need) == 1 and said:
+        if said[0] == world.gold.polarity:
+            return _verdict("current", f"answers {said[0]!r}", text, r_cur=1.0)
+        if any((m := _YES_OR_NO.match(s)) is not None and m.group(1).lower() == said[0] for s in stale):
+            return _verdict("stale", f"answers {said[0]!r}, the superseded answer", text, r_stale=-1.0)
+        return _verdict("wrong", f"answers {said[0]!r}, gold is {world.gold.polarity!r}", text)
+    if not need:
+        return _verdict("wrong", "says neither yes nor no", text)
+    first = tokens[need[0]] if not said or len(need) > 1 else tokens[need[-1]]
+    extra = next((tokens[i] for i in need if tokens[i].text not in YES_NO_WORDS), first)
+    return _verdict("hedged" if said else "wrong", f"{extra.text or _kind_name(extra)!r} is not accounted for", text)
+
+
+def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,
+                 question: str | None) -> Verdict:
+    """The strict verdict on an answer place's text (see the module docstring)."""
+    trap = _trap(text)
+    if trap is not None:
+        return _verdict("wrong", trap, text)
+    norm = normalise_text(text)
+    odd = _odd(norm)
+    if odd is not None:
+        return _verdict("wrong", f"{odd!r} is not accounted for", text)
+    tokens = tokenize(norm)
+    world = _world(gold, stale, decoys, question)
+    need = _to_account(tokens, world)
+    if abstention:
+        phrase = _abstains(tokens, need)
+        if phrase is not None:
+            return _verdict("abstained", f"abstains: {phrase!r}", text, r_cur=1.0)
+        return _verdict("wrong", _not_abstention(tokens, need), text)
+    if world.gold.polarity is not None:
+        return _yes_no(world, tokens, need, stale, text)
+    stated = _gold_stated(world, tokens, need)
+    if stated is not None:
+        return _verdict("current", f"states {stated!r}", text, r_cur=1.0)
+    value = _stale_stated(world, tokens, need)
+    if value is not None:
+        return _verdict("stale", f"states superseded {value!r}", text, r_stale=-1.0)
+    phrase = _abstains(tokens, need)
+    if phrase is not None:
+        return _verdict("abstained", f"abstains: {phrase!r}", text)
+    if not need:
+        return _verdict("wrong", "states no value", text)
+    if any(_match_part(p, tokens, need, k) is not None for alt in world.alternatives for p in alt.parts
+           for k in range(len(need))):
+        word, role = _first_unaccounted(tokens, need, world)
+        return _verdict("hedged" if role else "wrong", f"states the gold, but {word!r} is not accounted for", text)
+    return _verdict("wrong", "does not state the gold" + _first_reason(tokens, need), text)
+
+
+def _first_reason(tokens: list[Token], need: list[int]) -> str:
+    if not need:
+        return ""
+    t = tokens[need[0]]
+    return f" ({(t.text or _kind_name(t))!r} is not accounted for)"
