@@ -1,7 +1,8 @@
 import pytest
 
 from supersede_env.core.conditions import parse_condition
-from supersede_env.core.contract import answer_to_grade, parse_contract
+from supersede_env.core.contract import answer_form, well_formed
+from supersede_env.core.grader.place import answer_place
 from supersede_env.core.notes import apply_budget, clean_notes, short_date, strip_reasoning
 from supersede_env.core.prompts import answer_messages, memo_step_messages, render_full_history
 from tests.builders import make_episode
@@ -59,20 +60,23 @@ def test_full_history_uses_longmemeval_layout():
 
 
 def test_contract_answer_field_is_what_gets_graded():
+    contract, plain = parse_condition("memo:300+contract"), parse_condition("memo:300")
     reply = "STATUS: FOUND\nEVIDENCE: \"city: Portland\"\nANSWER: Portland\nMISSING: nothing"
-    parsed = parse_contract(reply)
-    assert parsed.answer == "Portland" and parsed.complete
-    assert answer_to_grade(parse_condition("memo:300+contract"), reply) == ("Portland", True)
+    assert answer_place(reply, answer_form(contract)).text == "Portland" and well_formed(contract, reply)
     # a reply that ignores the format has no answer, and is flagged
-    assert answer_to_grade(parse_condition("memo:300+contract"), "Portland") == ("", False)
+    assert answer_place("Portland", answer_form(contract)).missing is not None
+    assert not well_formed(contract, "Portland")
     no_field = "STATUS: FOUND\nEVIDENCE: Portland\nMISSING: nothing"
-    assert answer_to_grade(parse_condition("memo:300+contract"), no_field) == ("", False)
-    assert answer_to_grade(parse_condition("memo:300"), reply) == (reply, True)
+    assert answer_place(no_field, answer_form(contract)).missing is not None and not well_formed(contract, no_field)
+    # the plain policy reads a contract-shaped reply by the same reader, and never calls it malformed
+    assert answer_place(reply, answer_form(plain)).text == "Portland" and well_formed(plain, "Portland")
 
 
 def test_contract_fields_tolerate_markdown():
-    parsed = parse_contract("**STATUS:** NOT FOUND\n**EVIDENCE:** none\n**ANSWER:**\nnot in my notes\n**MISSING:** the city")
-    assert parsed.status == "NOT FOUND" and parsed.answer == "not in my notes"
+    reply = "**STATUS:** NOT FOUND\n**EVIDENCE:** none\n**ANSWER:**\nnot in my notes\n**MISSING:** the city"
+    place = answer_place(reply, "contract")
+    assert place.text == "not in my notes" and place.doubt == "STATUS: NOT FOUND"
+    assert well_formed(parse_condition("full+contract"), reply)
 
 
 def test_short_date():

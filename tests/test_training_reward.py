@@ -51,6 +51,6 @@ def test_the_trainers_verdict_is_read_not_graded_again(episode, monkeypatch):
 
 
 def test_a_failed_rollout_is_unscorable_even_with_a_verdict(episode):
-    failed = replace(_answered(episode, episode.answer), status="failed", answer=None, graded_text=None)
+    failed = replace(_answered(episode, episode.answer), status="failed", answer=None)
     given = Verdict("current", 1.0, 0.0, "states it", episode.answer, "strict")
     assert SupersessionReward()([None], [None], episode=[episode], transcript=[failed], verdict=[given]) == [None]

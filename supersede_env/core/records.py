@@ -171,8 +171,8 @@ class VerdictRecord:
 def verdict_record(episode: Episode, transcript: Transcript, *, mode: str = "official") -> VerdictRecord:
     """The row of one finished rollout, graded by the hardened grader in ``mode`` (no judge yet).
 
-    The grader reads the answer, or under the evidence contract its ANSWER field
-    (``Transcript.graded_text``). A failed rollout gets a ``failed`` row with no grade at all: it is
+    The grader reads the whole answer in the policy's form (its answer place is
+    ``Transcript.graded_text``). A failed rollout gets a ``failed`` row with no grade at all: it is
     reported as failed, never as wrong.
     """
     common = dict(episode_id=episode.id, condition=transcript.condition, gold=episode.answer,
@@ -183,10 +183,10 @@ def verdict_record(episode: Episode, transcript: Transcript, *, mode: str = "off
         return VerdictRecord(status="failed", error=f"step {failed.step if failed else '?'}: {error}", **common)
     from supersede_env.core.grader import grade_episode
 
-    graded_text = transcript.graded_text or ""
-    return VerdictRecord(status="ok", answer=transcript.answer, graded_text=graded_text,
-                         well_formed=transcript.well_formed, grader=grade_episode(graded_text, episode, mode=mode),
-                         **common)
+    answer = transcript.answer or ""
+    return VerdictRecord(status="ok", answer=transcript.answer, graded_text=transcript.graded_text or "",
+                         well_formed=transcript.well_formed,
+                         grader=grade_episode(answer, episode, mode=mode, form=transcript.form), **common)
 
 
 Record = RunHeader | ResumeRecord | CallRecord | VerdictRecord

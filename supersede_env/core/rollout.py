@@ -30,6 +30,7 @@ from supersede_env.core import contract, ledger, notes, prompts
 from supersede_env.core.conditions import Condition
 from supersede_env.core.model_call import ChatRequest, Messages, ModelReply
 from supersede_env.core.episode import Episode
+from supersede_env.core.grader.place import answer_place
 
 StepKind = Literal["memo", "answer"]
 StepStatus = Literal["ok", "empty", "failed"]
@@ -98,15 +99,24 @@ class StepRecord:
 
 @dataclass(frozen=True)
 class Transcript:
-    """A finished rollout. ``status`` is ``failed`` if any call failed; then ``answer`` is None."""
+    """A finished rollout. ``status`` is ``failed`` if any call failed; then ``answer`` is None.
+
+    The grader reads ``answer`` (the reply, reasoning stripped) in the policy's ``form``; its answer
+    place (:func:`~supersede_env.core.grader.place.answer_place`) is ``graded_text``."""
 
     episode_id: str
     condition: str
     status: Literal["ok", "failed"]
     steps: tuple[StepRecord, ...]
     answer: str | None
-    graded_text: str | None  # what the grader reads (the contract's ANSWER field, or the answer)
     well_formed: bool  # the answer followed its policy's format (always True for plain)
+    form: str = "any"  # the grader's answer form for this policy ("contract": the ANSWER field)
+
+    @property
+    def graded_text(self) -> str | None:
+        """The answer place the grader reads in ``answer`` (the contract's ANSWER field, a JSON
+        answer, ``<answer>`` tags, or the whole answer)."""
+        return None if self.answer is None else answer_place(self.answer, self.form).text
 
     @property
     def memo_steps(self) -> tuple[StepRecord, ...]:
@@ -140,12 +150,11 @@ class RolloutState:
         if not self.done:
             raise RuntimeError(f"rollout of {self.episode.id} under {self.condition} is not finished")
         answer_step = next((s for s in self.steps if s.kind == "answer"), None)
+        form = contract.answer_form(self.condition)
         if self.failed or answer_step is None:
-            return Transcript(self.episode.id, self.condition.name, "failed", self.steps, None, None, False)
-        graded, well_formed = contract.answer_to_grade(self.condition, answer_step.output)
-        return Transcript(
-            self.episode.id, self.condition.name, "ok", self.steps, answer_step.output, graded, well_formed
-        )
+            return Transcript(self.episode.id, self.condition.name, "failed", self.steps, None, False, form)
+        well_formed = contract.well_formed(self.condition, answer_step.output)
+        return Transcript(self.episode.id, self.condition.name, "ok", self.steps, answer_step.output, well_formed, form)
 
 
 def start(episode: Episode, condition: Condition) -> RolloutState:

@@ -46,10 +46,10 @@ def score_transcript(transcript: Transcript, episode: Episode, stale_weight: flo
                      verdict: Verdict | None = None) -> EpisodeScore:
     """Grade what the rollout answered (strict mode); a failed rollout is unscorable (reward NaN, no verdict).
     ``verdict``: the rollout's strict-mode verdict when the caller already graded it (it is not graded again)."""
-    if transcript.status != "ok" or transcript.graded_text is None:
+    if transcript.status != "ok" or transcript.answer is None:
         return EpisodeScore(math.nan, None)
     if verdict is None or verdict.mode != REWARD_MODE:
-        verdict = grade_episode(transcript.graded_text, episode, mode=REWARD_MODE)
+        verdict = grade_episode(transcript.answer, episode, mode=REWARD_MODE, form=transcript.form)
     return EpisodeScore(verdict.r_cur + stale_weight * verdict.r_stale, verdict)
 
 

@@ -209,7 +209,7 @@ class SupersedeTask(vf.Task[SupersedeData]):
 
     def score_transcript(self, transcript: Transcript) -> VerdictRecord:
         """The graded row of a finished rollout; a failed rollout is never graded and raises."""
-        if transcript.status != "ok" or transcript.graded_text is None:
+        if transcript.status != "ok" or transcript.answer is None:
             raise ValueError(f"episode {transcript.episode_id}: a failed rollout is never graded")
         return verdict_record(self.episode, transcript, mode=self.data.grader_mode)
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from supersede_env.core.notes import strip_reasoning
 
-__all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place"]
+__all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place", "contract_fields"]
 
 MAX_ANSWER_CHARS = 4_000  # the longest judged dev answer is 3,832 characters; replies conclude at their end
 FORMS = ("any", "contract")
@@ -56,7 +56,7 @@ _JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(\{.*\})\s*```\s*$", re.S)
 _ANSWER_KEYS = ("answer", "final_answer", "final answer")
 
 
-def _fields(reply: str) -> list[tuple[str, str]]:
+def contract_fields(reply: str) -> list[tuple[str, str]]:
     """The contract fields of ``reply`` in order, each with its value up to the next field (one
     pass over its lines)."""
     fields: list[tuple[str, list[str]]] = []
@@ -71,7 +71,7 @@ def _fields(reply: str) -> list[tuple[str, str]]:
 
 def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
     """A reply in the evidence-contract form: its ANSWER field(s), every one of them."""
-    fields = _fields(reply) if ":" in reply else []
+    fields = contract_fields(reply) if ":" in reply else []
     names = {name for name, _ in fields}
     if not required and not (names - {"answer"} or len(fields) > 1):
         return None  # a lone "Answer: ..." line is a conclusion marker, not a contract
