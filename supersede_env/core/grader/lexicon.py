@@ -12,7 +12,7 @@ import re
 
 from supersede_env.core.grader.cues import CUES
 
-__all__ = ["FUNCTION_WORDS", "PLAIN_PUNCT", "NOT_PLAIN", "ROLE_PHRASES", "COURTESY", "ABSTENTION", "YES_NO_WORDS",
+__all__ = ["FUNCTION_WORDS", "PLAIN_PUNCT", "NOT_PLAIN", "ROLE_PHRASES", "ROLE_PHRASE_STARTS", "COURTESY", "ABSTENTION", "YES_NO_WORDS",
            "PLAIN_SYMBOLS"]
 
 # Plain function words: articles, pronouns, present-tense copulas, the prepositions of a plain
@@ -57,9 +57,11 @@ NOT_PLAIN = frozenset(
 # ("Where am I going on my trip?" -> "You are going to Stockholm"); a negation, hedge or
 # approximation never is.
 FRAME_KINDS = frozenset({"past", "hypo", "other", "next"})
-ROLE_PHRASES: dict[str, tuple[tuple[tuple[str, ...], bool], ...]] = {}
+# by their first two words, longest first: (words, may the question frame it)
+ROLE_PHRASES: dict[tuple[str, str], tuple[tuple[tuple[str, ...], bool], ...]] = {}
 for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 1), key=lambda c: -len(c.words)):
-    ROLE_PHRASES[_cue.words[0]] = ROLE_PHRASES.get(_cue.words[0], ()) + ((_cue.words, _cue.kind in FRAME_KINDS),)
+    ROLE_PHRASES[_cue.words[:2]] = ROLE_PHRASES.get(_cue.words[:2], ()) + ((_cue.words, _cue.kind in FRAME_KINDS),)
+ROLE_PHRASE_STARTS = frozenset(words[0] for words in ROLE_PHRASES)
 
 # Words an abstention may carry besides its phrase: courtesy ("Sorry, I don't know.") and the
 # question words that name the unknown fact ("You never mentioned where you work.")

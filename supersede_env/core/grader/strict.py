@@ -33,7 +33,7 @@ from itertools import permutations
 
 from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_value
 from supersede_env.core.grader.lexicon import (
-    ABSTENTION, COURTESY, FUNCTION_WORDS, NOT_PLAIN, PLAIN_PUNCT, PLAIN_SYMBOLS, ROLE_PHRASES, YES_NO_WORDS,
+    ABSTENTION, COURTESY, FUNCTION_WORDS, NOT_PLAIN, PLAIN_PUNCT, PLAIN_SYMBOLS, ROLE_PHRASE_STARTS, ROLE_PHRASES, YES_NO_WORDS,
 )
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, unit_of, values_equal
@@ -160,10 +160,13 @@ def _odd(norm: str) -> str | None:
 def _role_phrases(tokens: list[Token], world: _World) -> set[int]:
     """Tokens inside a role phrase of several words ("up to", "used to"), unless it is the question's own."""
     out: set[int] = set()
-    for i, t in enumerate(tokens):
-        for words, framed in ROLE_PHRASES.get(t.text, ()) if t.kind == WORD else ():
+    n = len(tokens)
+    for i in range(n - 1):
+        if tokens[i].text not in ROLE_PHRASE_STARTS:
+            continue
+        for words, framed in ROLE_PHRASES.get((tokens[i].text, tokens[i + 1].text), ()):
             k = len(words)
-            if i + k <= len(tokens) and all(tokens[i + x].text == w for x, w in enumerate(words)):
+            if i + k <= n and all(tokens[i + x].text == words[x] for x in range(2, k)):
                 if not (framed and all(w in world.frame_words or w in FUNCTION_WORDS for w in words)):
                     out.update(range(i, i + k))
                 break
