@@ -101,7 +101,7 @@ def test_plain_paraphrases_pay_in_both_modes(answer: str, gold: str, mode: str) 
 
 
 @pytest.mark.parametrize(("answer", "gold"), [
-    ("Lex\u200bington", "Lexington"), ("1\u00ad8 minutes", "18 minutes"), ("64. That is the latest value I have.", "64"),
+    ("Lex\u200bington", "Lexington"), ("1\u00ad8 minutes", "18 minutes"), ("64. That's what my notes say.", "64"),
 ])
 def test_hidden_characters_and_remarks_pay_in_official_mode_only(answer: str, gold: str) -> None:
     """An invisible separator reads other than it renders, and a remark is words the strict reward

@@ -16,6 +16,7 @@ status 1 when a documented threshold is exceeded (:data:`THRESHOLDS`), 0 otherwi
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -27,9 +28,11 @@ from supersede_env.core.reward_audit_unaccounted import UNACCOUNTED_FAMILIES
 
 __all__ = ["THRESHOLDS", "MODES", "FamilyResult", "AuditResult", "AuditAnswers", "audit", "audit_answers", "render"]
 
-# The bars the reward must clear (issue 10): share of dodging answers paid, share of legitimate
-# answers not paid, and how far a blind family may sit above a uniform guess (rounding only).
-THRESHOLDS = {"false_pass_strict": 0.01, "false_pass_official": 0.02, "false_fail": 0.03, "blind_margin": 1e-9}
+# The bars the reward must clear: share of dodging answers paid (the training reward pays almost
+# none; the evaluation reader at most 5%), share of legitimate answers not paid (strict: its terse
+# forms), and how far a blind family may sit above a uniform guess (rounding only).
+THRESHOLDS = {"false_pass_strict": 0.005, "false_pass_official": 0.05, "false_fail_strict": 0.02,
+              "false_fail_official": 0.03, "blind_margin": 1e-9}
 MODES = ("official", "strict")
 EXAMPLES = 3
 MAX_GOLD_WORDS = 8
@@ -83,9 +86,9 @@ class AuditResult:
             fp, bar = self.false_pass(mode), THRESHOLDS[f"false_pass_{mode}"]
             if fp > bar:
                 out.append(f"false pass in {mode} mode {fp:.2%} > {bar:.0%}")
-            ff = self.false_fail(mode)
-            if ff > THRESHOLDS["false_fail"]:
-                out.append(f"false fail in {mode} mode {ff:.2%} > {THRESHOLDS['false_fail']:.0%}")
+            ff, bar = self.false_fail(mode), THRESHOLDS[f"false_fail_{mode}"]
+            if ff > bar:
+                out.append(f"false fail in {mode} mode {ff:.2%} > {bar:.0%}")
         for name, official, strict, guess in self.blind():
             if max(official, strict) > guess + THRESHOLDS["blind_margin"]:
                 out.append(f"blind family {name!r} earns {max(official, strict):.3f} > uniform guess {guess:.3f}")
@@ -104,7 +107,8 @@ def _candidates(episode: Episode, rng: random.Random, pool: tuple[str, ...] = ()
     form = answer_form(episode.answer, episode.question)
     everything = tuple(form if x == episode.answer else x for x in everything)
     known = {x.lower() for x in (*everything, episode.answer)}
-    unlisted = [v for v in pool if v.lower() not in known]
+    gold_words = set(re.findall(r"\w+", episode.answer.lower()))
+    unlisted = [v for v in pool if v.lower() not in known and not gold_words & set(re.findall(r"\w+", v.lower()))]
     pick = random.Random(f"unlisted:{episode.id}").choice(unlisted) if unlisted else None
     return Candidates(form, rival, everything, episode.question, rng, pick)
 
@@ -250,9 +254,9 @@ def render(result: AuditResult, *, examples: bool = True) -> str:
         lines.append(f"{name:42} {official:>10.3f} {strict:>10.3f} {guess:>14.3f}{flag}")
     lines += ["", "## summary",
               f"false pass: official {result.false_pass('official'):.2%} (bar {THRESHOLDS['false_pass_official']:.0%}), "
-              f"strict {result.false_pass('strict'):.2%} (bar {THRESHOLDS['false_pass_strict']:.0%})",
-              f"false fail: official {result.false_fail('official'):.2%}, strict {result.false_fail('strict'):.2%} "
-              f"(bar {THRESHOLDS['false_fail']:.0%})"]
+              f"strict {result.false_pass('strict'):.2%} (bar {THRESHOLDS['false_pass_strict']:.1%})",
+              f"false fail: official {result.false_fail('official'):.2%} (bar {THRESHOLDS['false_fail_official']:.0%}), "
+              f"strict {result.false_fail('strict'):.2%} (bar {THRESHOLDS['false_fail_strict']:.0%})"]
     failures = result.failures()
     lines.append("verdict: " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)))
     return "\n".join(lines)

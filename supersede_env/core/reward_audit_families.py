@@ -380,7 +380,7 @@ def _legits() -> list[Family]:
                                       f'"{c.gold}"', f"{c.gold}\n"]),
         plain("a terse sentence", lambda c: [f"It is {c.gold}.", f"It's {c.gold} now.", f"Currently {c.gold}.",
                                              f"The answer is {c.gold}.", f"Answer: {c.gold}", f"Now it's {c.gold}.",
-                                             f"The latest is {c.gold}.", f"{c.gold} is the current one.",
+                                             f"The latest is {c.gold}.", f"{c.gold} is the current value.",
                                              f"Final answer: {c.gold}", f"{c.gold} now."]),
         plain("the question answered", lambda c: _restatements(c.question, c.gold)),
         plain("case", lambda c: [c.gold.lower(), c.gold.upper(), c.gold.title()]),

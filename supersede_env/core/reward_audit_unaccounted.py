@@ -104,10 +104,10 @@ _ARITHMETIC = (
     "one more than {g}", "{g} sessions", "I read {g} sessions.", "{g} km", "{g}%", "{g} percent", "Step {g}",
     "Session {g}", "{g} years ago", "{g} hours later",
 )
-_HIDDEN = (
-    "<s>{g}</s>", "<del>{g}</del>", "<strike>{g}</strike>", "<think>{g}</think>", "<think>{g}",
-    "<!-- {g} -->", "\u202e{rev}\u202c", "{g}\u200b\u200b", "\u2066{g}\u2069",
-)
+_STRUCK = ("<s>{g}</s>", "<del>{g}</del>", "<strike>{g}</strike>", "<think>{g}</think>", "<think>{g}")
+# text that renders as the gold but reads otherwise: the strict reward refuses it; the official
+# reader, like a person looking at the reply, reads what it displays
+_HIDDEN = ("<!-- {g} -->", "\u202e{rev}\u202c", "{g}\u200b\u200b", "\u2066{g}\u2069")
 _UNLISTED = (
     "{g}, {u}", "{g} o {u}", "{g} [{u}]", '{{"answer": "{g}", "alternative": "{u}"}}', "{g}. Correction: {u}.",
     "<answer>{g}</answer> or {u}", "{g} y {u}", "{g} und {u}", "{g} vel {u}", "{g} | {u}", "{g}; {u}", "{g}\n{u}",
@@ -126,9 +126,13 @@ _NO_YES_OR_NO = (
 )
 
 
-def _hidden(c: Candidates) -> list[str]:
-    out = [t.format(g=c.gold, rev=c.gold[::-1]) for t in _HIDDEN]
+def _struck(c: Candidates) -> list[str]:
+    out = [t.format(g=c.gold) for t in _STRUCK]
     return out + [_overlaid(c.gold), _overlaid(c.gold, "\u0338"), f"{_overlaid(c.gold)} {c.rival or ''}".strip()]
+
+
+def _hidden(c: Candidates) -> list[str]:
+    return [t.format(g=c.gold, rev=c.gold[::-1]) for t in _HIDDEN]
 
 
 def _blind(name: str, make: Callable[[Sequence[str]], str]) -> Family:
@@ -170,7 +174,8 @@ UNACCOUNTED_FAMILIES: tuple[Family, ...] = (
     _dodge("someone else's value", _SOMEONE_ELSES),
     _dodge("approximation or bound, unlisted (strict only)", _APPROXIMATIONS, modes=("strict",)),
     _dodge("arithmetic and other nouns around the number", _ARITHMETIC, when=lambda c: _numeric(c.gold)),
-    Family("struck-out or hidden text", "dodge", _hidden),
+    Family("struck-out text", "dodge", _struck),
+    Family("hidden text (strict only)", "dodge", _hidden, modes=("strict",)),
     _dodge("a value the episode never lists", _UNLISTED, when=lambda c: c.unlisted is not None),
     _dodge("text outside the answer place", _OUTSIDE, needs_rival=True),
     _dodge("no yes or no for a yes/no gold", _NO_YES_OR_NO, when=lambda c: _is_yes_no(c.gold)),

@@ -40,10 +40,14 @@ class Cue:
     words: tuple[str, ...]
     kind: str  # neg | past | hypo | other | hedge | softhedge | approx | now | next | pasttense | presenttense
     side: str  # fwd | bwd | both
+    # a forward cue that found no value to bind speaks of the words after it ("not Hawaii", "from H&M",
+    # "you'd like a Kia"), not of a value beside it; one that does not govern ("if not, Quebec City",
+    # "assuming no change") qualifies the value beside it
+    governs: bool = False
 
 
-def _cues(kind: str, side: str, phrases: str) -> list[Cue]:
-    return [Cue(tuple(p.split()), kind, side) for p in phrases.split(",") if p.strip()]
+def _cues(kind: str, side: str, phrases: str, governs: bool = False) -> list[Cue]:
+    return [Cue(tuple(p.split()), kind, side, governs) for p in phrases.split(",") if p.strip()]
 
 
 # Words of a change whose "from" marks the old value ("moved from Denver", "went up from 124")
@@ -85,24 +89,32 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("past", "bwd", "( old ), ( older ), ( former ), ( previous ), ( prior ), ( past ), ( before ), "
                            "( outdated ), ( stale ), ( superseded ), ( earlier ), ( obsolete ), ( history ), "
                            "before, ago, replaced by, superseded by, was replaced, were replaced, no longer applies, "
-                           "is old, is history, was earlier, earlier on, was the old, is the old, was the previous, "
-                           "is the previous, was the former, is the former, was the earlier, is outdated, was outdated, "
-                           "was your old, was my old, is your old, is my old, was your previous, was your former, "
-                           "were your old, until, "
+                           "is old, is history, was earlier, earlier on, is outdated, was outdated, until, "
                            "that is outdated, that's outdated, that is old, that's old, that's old info, old info, "
                            "old news, outdated info, which is outdated, is no longer current, is not current, "
+                           "is out of date, out of date, out - of - date, "
                            "was before, that changed, that has changed, that's changed, that has changed since, "
                            "has changed since, changed since, this may have changed, may have changed, is gone, "
                            "is over, has ended, ended, is no more, as of last year, "
                            "but that is outdated, but that's outdated, but that changed, but that has changed")
+    # "X was an older value", "X is your previous car": a copula, a determiner and a history adjective
+    + _cues("past", "bwd", ", ".join(f"{c} {d} {adj}" for c in ("was", "is", "were", "are")
+                                     for d in ("a", "an", "the", "your", "my")
+                                     for adj in ("old", "older", "previous", "former", "earlier", "outdated", "prior",
+                                                 "original")))
+    # fallbacks offer another answer ("if not, X"); plans and wishes speak of their own object
     + _cues("hypo", "fwd", "if, if not, otherwise, or else, failing that, alternatively, in case, suppose, "
-                           "assuming, in the event, supposing, hypothetically, would have been, could have been, "
-                           "thinking about, thinking of, considering, plan to, planning to, want to, wanted to, "
-                           "would be, will be, going to, gonna, is going to, someday, one day")
+                           "assuming, in the event, supposing, hypothetically, would have been, could have been")
+    + _cues("hypo", "fwd", "thinking about, thinking of, considering, consider, plan to, planning to, want to, "
+                           "wanted to, would be, will be, going to, gonna, is going to, someday, one day, would like, "
+                           "you'd like, i'd like, we'd like, hope to, hoping to, dream of, dreaming of, eyeing",
+            governs=True)
     + _cues("other", "fwd", ", ".join(f"your {o}, your {o}'s, {o}'s, a {o}, my {o}, his {o}, her {o}" for o in _OTHERS)
                             + ", someone else, someone else's, another person, other people")
     # "unless Y" makes Y a fallback; with no value after it, "X, unless you moved" makes X one
-    + _cues("hypo", "both", "next month, next year, next week, soon, in the future, unless")
+    + _cues("hypo", "both", "next month, next year, next week, next weekend, this weekend, this coming weekend, "
+                            "tomorrow, tonight, later this week, later this month, in a few days, soon, in the future, "
+                            "unless")
     + _cues("hypo", "bwd", "is planned, is the plan, "
                            "unless it changed, unless it changed again, unless that changed")
     + _cues("hedge", "both", "maybe, perhaps, possibly, probably, presumably, might, may, could, guess, i guess, "
@@ -113,7 +125,8 @@ CUES: tuple[Cue, ...] = tuple(
                              "can't be sure, cannot be sure, hard to say, possible, it's possible, it is possible, "
                              "potentially, unconfirmed, unverified, tentative, tentatively, low confidence, "
                              "confidence : low, could be wrong, i could be wrong, might be wrong, may be wrong, "
-                             "last i heard, last i knew, last i checked, last time i checked, when i last checked, not 100% sure, ±, + / -, give or take, plus or minus, "
+                             "last i heard, last i knew, last i checked, last i saw, last i remember, last time i checked, "
+                             "when i last checked, not 100% sure, ±, + / -, give or take, plus or minus, "
                              "or the other one, or the other, or the previous one, or the old one, or something else, "
                              "or another, or whichever, or whatever, either way, who knows, your call, "
                              "or the earlier, or the previous, or the old, or the last, or the first, "

@@ -20,15 +20,19 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import lru_cache
 
 from supersede_env.core.grader.abstention import COMMIT, abstentions
 from supersede_env.core.grader.answer import SHORT_REPLY, START_OF, Answer
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
-from supersede_env.core.grader.mentions import BOUND_CUE, OFFERED, Mention, assign_roles, find_mentions, is_bare_item
-from supersede_env.core.grader.names import DISCOURSE, name_runs, namelike
+from supersede_env.core.grader.accounting import unaccounted
+from supersede_env.core.grader.mentions import (
+    BOUND_CUE, OFFERED, CueReading, Mention, assign_roles, find_mentions, is_bare_item,
+)
+from supersede_env.core.grader.names import name_runs, namelike
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, stem, tokenize, values_equal
-from supersede_env.core.grader.words import META_WORDS, NEGATORS, QUESTION_WORDS, SENTENCE_END, SOFT
+from supersede_env.core.grader.words import DISCOURSE, META_WORDS, NEGATORS, QUESTION_WORDS, SENTENCE_END, SOFT
 from supersede_env.core.verdict import Verdict
 
 __all__ = ["grade_value", "grade_yes_no", "grade_abstention_item", "verdict"]
@@ -85,18 +89,59 @@ _LOW_CONFIDENCE = re.compile(r"\bconfidence\s*[:=]?\s*(?:0?\.\d+|0\b|[1-9]\d?(?:
 _UNKNOWN_AFTER = re.compile(r"[ \t]*[;,/(\n-]?[ \t]*(?:or[ \t]+)?(?:unknown|not[ \t]+(?:mentioned|stated|given|known)|n/a)\b")
 
 
-def _tense_decides(mentions: list[Mention]) -> None:
+def _tense_decides(a: Answer, mentions: list[Mention]) -> None:
     """"It was Phoenix; it is Lexington": between rivals stated as current, one spoken of in the past
-    tense beside one in the present tense is history. Without both tenses nothing changes."""
+    tense beside one in the present tense is history. Without both tenses nothing changes. A short
+    reply that opens with a value, in no past tense, states it now ("Lexington. Phoenix was what you
+    said first.")."""
     if len(mentions) < 2:
         return
     current = [m for m in mentions if m.role == "current" and not m.loose]
     present = {m.text for m in current if m.tense == "present" or m.marked == "now"}
+    lead = _leading_statement(a, current)
+    if lead is not None:
+        present.add(lead.text)
+        for m in current:  # "Lexington. Phoenix was what you said first.": a later subject in the past tense
+            if m is not lead and m.first > lead.last and not m.tense and _past_subject(a.tokens, m):
+                m.tense = "past"
     if not present:
         return
     for m in current:
         if m.tense == "past" and m.text not in present:
             m.set_role("past", "past tense beside a present one")
+
+
+_PAST_COPULAS = frozenset({"was", "were", "had"})
+
+
+def _past_subject(tokens: list[Token], m: Mention) -> bool:
+    """Is the mention the subject of a past-tense verb right after it ("Phoenix was ...")?"""
+    nxt = m.last + 1
+    return nxt < len(tokens) and tokens[nxt].kind == WORD and tokens[nxt].text in _PAST_COPULAS
+
+
+@lru_cache(maxsize=4096)
+def _gold_stems(gold_text: str) -> frozenset[str]:
+    return frozenset(t.value for t in tokenize(normalise_text(gold_text)) if t.kind == WORD)
+
+
+@lru_cache(maxsize=4096)
+def _frame(question: str | None, gold_text: str) -> frozenset[str]:
+    """The words whose cues are what is asked about, not roles the answer gives: the question's (as
+    written and as stems) and the gold's own ("No, you did not visit with a friend")."""
+    info = question_info(question)
+    return info.words | info.stems | frozenset(t.text for t in tokenize(normalise_text(gold_text)) if t.kind == WORD)
+
+
+def _leading_statement(a: Answer, current: list[Mention]) -> Mention | None:
+    """The value a short reply opens with, when its first sentence states it and nothing in the past tense."""
+    if len(a.text) > SHORT_REPLY or not current or current[0].tense == "past":
+        return None
+    first = current[0]
+    tokens = a.tokens
+    if any(t.kind == PUNCT and t.text in SENTENCE_END for t in tokens[a.start:first.first]):
+        return None  # not in the first sentence
+    return first
 
 
 def _order_says_gold_first(a: Answer, gold: Gold, g: Mention, o: Mention) -> bool | None:
@@ -122,7 +167,7 @@ _AFTER_CUES = frozenset(stem(w) for w in "after later following subsequently".sp
 
 
 def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool,
-              question: str | None) -> tuple[list[Mention], Answer]:
+              question: str | None) -> tuple[list[Mention], Answer, CueReading]:
     stems = question_info(question).stems
     mentions = find_mentions(a, gold, stale, decoys, strict, stems)
     if not any(m.kind == "gold" for m in mentions) and (whole := a.unmasked()) is not None \
@@ -134,10 +179,11 @@ def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, 
             mentions, a = again, whole
     # in "which came first" questions, order words ("before", "then") are the answer, not history
     info = question_info(question)
-    assign_roles(a, mentions, ordering=gold.choice is not None, frame=info.stems, strict=strict,
-                 dated_question=info.dated)
-    _tense_decides(mentions)
-    return mentions, a
+    cues = assign_roles(a, mentions, ordering=gold.choice is not None, frame=_frame(question, gold.text),
+                        strict=strict,
+                        dated_question=info.dated)
+    _tense_decides(a, mentions)
+    return mentions, a, cues
 
 
 def _gold_in_masked(a: Answer, whole: Answer, gold: Gold) -> bool:
@@ -160,11 +206,12 @@ def _name(m: Mention) -> str:
 def grade_value(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
                 mode: str, widened: bool) -> Verdict | None:
     """Grade an answerable item; None when the conclusion says nothing gradable."""
-    mentions, a = _mentions(a, gold, stale, decoys, mode == "strict", question)
-    return _decide(a, gold, mentions, mode, widened)
+    mentions, a, cues = _mentions(a, gold, stale, decoys, mode == "strict", question)
+    return _decide(a, gold, mentions, mode, widened, cues, question)
 
 
-def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: bool) -> Verdict | None:
+def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: bool, cues: CueReading,
+            question: str | None) -> Verdict | None:
     """The verdict from the mentions and their roles (see the module docstring)."""
     strict = mode == "strict"
     concl = a.conclusion_text
@@ -222,6 +269,11 @@ def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: 
             _LOW_CONFIDENCE.search(a.text, gold_end, gold_end + _DOUBT_REACH))
         if doubt is not None:
             return verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})", concl, mode)
+        info = question_info(question)
+        word = unaccounted(a, chosen[0].first, chosen[-1].last, [(m.first, m.last) for m in mentions if not m.loose],
+                           cues, gold.single_value, info.stems, info.values, _gold_stems(gold.text))
+        if word is not None:
+            return verdict("hedged", f"states {where!r}, but {word!r} beside it is not accounted for", concl, mode)
         return verdict("current", f"states {where!r}", concl, mode)
 
     if stale_offered:
@@ -312,10 +364,11 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
     if explicit:
         mentions = [Mention(word, "gold" if word == gold.polarity else ("stale" if word in stale_polarity else "rival"),
                             i, i, part=(0, 0) if word == gold.polarity else None) for i, word in explicit]
-        assign_roles(a, mentions, frame=question_info(question).stems, strict=mode == "strict")
-        _tense_decides(mentions)
+        cues = assign_roles(a, mentions, frame=_frame(question, gold.text),
+                            strict=mode == "strict")
+        _tense_decides(a, mentions)
         polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
-        return _decide(a, polar, mentions, mode, True)
+        return _decide(a, polar, mentions, mode, True, cues, question)
     pol = _polarity(a, question)
     if pol is None:
         return None
@@ -470,7 +523,7 @@ def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, 
     strict = mode == "strict"
     known = find_mentions(a, Gold("", ()), stale, decoys, strict) if (stale or decoys) else []
     candidates = sorted([*known, *_value_like(a, question)], key=lambda m: (m.first, m.last))
-    assign_roles(a, candidates, frame=question_info(question).stems, strict=strict)
+    assign_roles(a, candidates, frame=_frame(question, ""), strict=strict)
     for m in candidates:
         # put forward: by a guess or history cue, or standing alone as an item ("I don't know - Taipei")
         guessed = m.role in ("hedged", "hypothetical") or (m.role == "past" and m.cue in _GUESSING_PAST) or (

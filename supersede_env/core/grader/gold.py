@@ -381,6 +381,8 @@ class QuestionInfo:
     grams: frozenset[tuple]  # 4-grams of question tokens: an answer restating the question
     keys: frozenset  # every question token key (a cheap pre-check for the grams)
     dated: bool = False  # the question names a year ("where did I live in 2023?"): years are what it asks
+    values: tuple[Token, ...] = ()  # the question's own values ("my 5K personal best", "in the last 3 months")
+    words: frozenset[str] = frozenset()  # the question's words as written (its own cue words are its frame)
 
 
 def echo_key(t: Token) -> object:
@@ -400,4 +402,6 @@ def question_info(question: str | None) -> QuestionInfo:
         frozenset(tuple(q[i:i + 4]) for i in range(len(q) - 3)),
         frozenset(q),
         any(is_year(t) for t in toks),
+        tuple(t for t in toks if t.kind in VALUE_KINDS),
+        frozenset(t.text for t in toks if t.kind == WORD),
     )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from supersede_env.core.grader.tokens import DATE, NUM, PUNCT, WORD, Token, is_year_number, stem
 
-__all__ = ["year_label", "year_labels", "is_year", "TableCell", "table_cells"]
+__all__ = ["year_label", "year_labels", "is_year", "TableCell", "table_cells", "HEADER_STEMS"]
 
 # a year introduced before its value: "In 2024, Portland", "2023: Denver", "2023 - Denver"
 _YEAR_INTRO = frozenset({"in", "since", "from", "during", "as", "of", "by"})
@@ -83,6 +83,7 @@ def year_labels(tokens: list[Token]) -> list[tuple[int, int]]:
 _PAST_HEADERS = frozenset(stem(w) for w in """old previous prior former before earlier originally initially
     past superseded outdated original""".split())
 _NOW_HEADERS = frozenset(stem(w) for w in "new now current currently latest updated today present".split())
+HEADER_STEMS = _PAST_HEADERS | _NOW_HEADERS  # a table's header words are layout, not words of the answer
 _TABLE_LINE = re.compile(r"^[ \t]*\|(.*)\|?[ \t]*$", re.M)
 _RULE_CELL = re.compile(r"^\s*:?-{2,}:?\s*$")
 

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import re
 
-from supersede_env.core.grader.cues import CUES
+from supersede_env.core.grader.cues import CHANGE_VERBS, CUES
+from supersede_env.core.grader.tokens import stem
+from supersede_env.core.grader.words import (
+    CLAUSE_BREAK_WORDS, COPULAS, DISCOURSE, META_WORDS, PRONOUNS, QUESTION_WORDS, SOFT, TITLES,
+)
 
-__all__ = ["FUNCTION_WORDS", "PLAIN_PUNCT", "NOT_PLAIN", "ROLE_PHRASES", "ROLE_PHRASE_STARTS", "COURTESY", "ABSTENTION", "YES_NO_WORDS",
+__all__ = ["CLAUSE_OPENERS", "CORRECTIONS", "DURATION_UNITS", "LABEL_WORDS", "FRAGMENT_BREAKS", "OFFICIAL_PUNCT", "OFFICIAL_KNOWN", "OFFICIAL_KNOWN_STEMS",
+           "FUNCTION_WORDS", "PLAIN_PUNCT", "NOT_PLAIN", "ROLE_PHRASES", "ROLE_PHRASE_STARTS", "COURTESY", "ABSTENTION", "YES_NO_WORDS",
            "PLAIN_SYMBOLS"]
 
 # Plain function words: articles, pronouns, present-tense copulas, the prepositions of a plain
@@ -26,7 +31,7 @@ FUNCTION_WORDS = frozenset(
     is are am be do does have has
     in at on of for with to into as and
     now currently presently still today current latest new
-    answer final called named one""".split()
+    answer final called named value""".split()
 )
 
 # Punctuation of a plain statement; not "?", "/", "|", "&", "+", "=", arrows or list markers.
@@ -89,3 +94,48 @@ ABSTENTION = re.compile(
     r"|(?:the )?information(?: provided| given| available)? (?:is|was) not (?:enough|available|given)"
     r"|not enough information)\b"
 )
+
+
+# -- the official reader's accounting (:mod:`.accounting`) --------------------------------------------
+# Where a fragment ends inside a sentence, and the words that open an explanation after a value
+# ("Lexington, which ...", "47, including ...": read for rivals, not word by word)
+FRAGMENT_BREAKS = frozenset({",", ":", "(", ")", "-", '"', "/", "|", "&", "+", "="})
+DURATION_UNITS = frozenset("""second seconds sec secs minute minutes min mins hour hours hr hrs day days week weeks
+    month months year years""".split())
+CLAUSE_OPENERS = frozenset("""which who whom whose where when while because since as although though but so
+    including includes unlike whereas after before until if unless and""".split()) - {"and"}
+OFFICIAL_PUNCT = PLAIN_PUNCT | {"?", "*", "$", "=", "|", "\\"}
+# Words of a plain statement the official reader knows beside a value: function and discourse words,
+# the verbs and nouns of stating a fact and of its evidence. Cue words count where the roles read a
+# cue (:class:`~.mentions.CueReading`), never as plain words.
+OFFICIAL_KNOWN = frozenset(
+    FUNCTION_WORDS | SOFT | COPULAS | PRONOUNS | DISCOURSE | QUESTION_WORDS | CLAUSE_BREAK_WORDS | TITLES
+    | CLAUSE_OPENERS | CHANGE_VERBS
+    | set("""been being was were am did had will would can could shall should must may might
+    own owns owned live lives lived living drive drives drove use uses using work works worked go goes
+    went attend attends attended visit visits visited take takes took keep keeps get gets got make
+    makes made spend spends spent read reads watch watches watched play plays played see saw call called
+    caught catch catches found find finds lost won paid brought wore worn wear wears ate eat eats met meet
+    sat sit stayed stay stays hung hanging hang placed put keeping kept stored store
+    says said tell told mention mentions mentioned note noted know knew finish finished
+    complete completed reach reached need needs lead leads led run runs ran buy buys bought add added join
+    joined total number count amount value answer one ones time times thing things kind type part item
+    items record records entry information info detail details session sessions conversation chat source
+    sources ref reference up down last came come comes
+    history notes note user user's you've i've according both all each every per total overall altogether
+    together exactly precisely specifically only just also still yet indeed definitely certainly surely
+    clearly truly really different separate distinct individual unique whole full entire
+    from after before until since about around over under through during across between among toward
+    towards via per additional extra combined average boxed message messages sentence statement post
+    text log discussion reply response data appears appear seems seem far sure certain confident percent
+    new other unique old older younger confidence""".split())
+)
+# the reasoning's own words (META_WORDS) that say nothing about a value's time or certainty
+_META_ROLE_WORDS = frozenset(stem(w) for w in """previous later earlier not no other any new update updated change
+    changed likely seem seems appear appears clear clearly assume assumption however since conflicting conflict
+    remain remains still same additional without can will would could should may might must""".split())
+OFFICIAL_KNOWN_STEMS = frozenset((META_WORDS - _META_ROLE_WORDS) | {stem(w) for w in OFFICIAL_KNOWN})
+# words that open a sentence correcting the answer before it ("Correction: ...", "Actually, ...")
+CORRECTIONS = frozenset("correction corrected actually update updated edit wait oops erratum errata scratch".split())
+# words after a number that make it a label of the reply's evidence, not a quantity ("59 sessions")
+LABEL_WORDS = frozenset("session sessions step steps turn turns".split())

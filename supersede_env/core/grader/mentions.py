@@ -20,27 +20,30 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
 from supersede_env.core.grader.cues import CHANGE_VERBS, CUE_STARTS, Cue, cue_table
 from supersede_env.core.grader.gold import Gold, Pattern, parse_value
 from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
+from supersede_env.core.grader.lexicon import FUNCTION_WORDS
 from supersede_env.core.grader.names import name_runs
 from supersede_env.core.grader.tokens import (
     CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, other_unit, stem, values_equal,
 )
 from supersede_env.core.grader.words import (
-    GENERIC, BOUND_BEFORE, CLAUSE_BREAK_PUNCT, COPULAS, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
+    GENERIC, META_WORDS, BOUND_BEFORE, CLAUSE_BREAK_PUNCT, COPULAS, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
     WEEKDAYS,
 )
 
-__all__ = ["Mention", "find", "find_mentions", "assign_roles", "is_bare_item", "ROLES", "OFFERED", "BOUND_CUE"]
+__all__ = ["Mention", "CueReading", "find", "find_mentions", "assign_roles", "is_bare_item", "ROLES", "OFFERED",
+           "BOUND_CUE"]
 
-ROLES = ("current", "past", "negated", "other", "hypothetical", "hedged")
+ROLES = ("current", "past", "negated", "other", "planned", "hypothetical", "hedged")
 OFFERED = frozenset({"current", "hedged", "hypothetical"})  # roles that put a value forward as the answer
-_PRECEDENCE = {"negated": 0, "past": 1, "other": 2, "hypothetical": 3, "hedged": 4, "current": 5}
+# "planned": a plan or wish ("you'd like a Kia", "thinking about Denver"), never the fact asked about
+_PRECEDENCE = {"negated": 0, "past": 1, "other": 2, "planned": 3, "hypothetical": 4, "hedged": 5, "current": 6}
 _ROLE_OF_CUE = {"neg": "negated", "past": "past", "other": "other", "hypo": "hypothetical", "hedge": "hedged",
                 "softhedge": "hedged", "approx": "hedged"}
 
@@ -665,12 +668,12 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
             add(kind, value, owner[pos], owner[pos + len(rival) - 1])
             pos = skeleton.find(rival, pos + 1)
     for kind, value in known:
-        for word in _distinctive_words(value):
+        for word, surface in _distinctive_words(value):
             if word in gold_words:
                 continue
             for p in a.words.get(word, ()):
                 i = a.all_content[p]
-                if i >= a.start:
+                if i >= a.start and a.tokens[i].text == surface:
                     add(kind, value, i, i)
     return out
 
@@ -686,8 +689,9 @@ def _skeleton_owners(a: Answer) -> list[int]:
 
 
 @lru_cache(maxsize=4096)
-def _distinctive_words(value: str) -> tuple[str, ...]:
-    """The capitalised words of a several-word name that name it alone ("Chevy" of "Chevy Malibu")."""
+def _distinctive_words(value: str) -> tuple[tuple[str, str], ...]:
+    """The capitalised words of a several-word name that name it alone ("Chevy" of "Chevy Malibu"), as
+    (stem, lower-case spelling)."""
     words = re.findall(r"[A-Za-z][A-Za-z'-]+", value)
     if len(words) < 2:
         return ()
@@ -695,8 +699,8 @@ def _distinctive_words(value: str) -> tuple[str, ...]:
     for w in words:
         if w[0].isupper() and len(w) >= 4 and w.lower() not in SOFT:
             stemmed = stem(w.lower())
-            if stemmed not in GENERIC:
-                out.append(stemmed)
+            if stemmed not in GENERIC and stemmed not in META_WORDS:  # "Note" of "Redmi Note 13" is a word too
+                out.append((stemmed, w.lower()))
     return tuple(out)
 
 
@@ -847,6 +851,16 @@ _TO_WORDS = frozenset({"to", "into"})
 
 
 @dataclass(slots=True)
+class CueReading:
+    """Where the roles found cues in an answer (token positions), and which of them qualified no
+    mention: the official reader's accounting reads those as speaking of the value beside them."""
+
+    matched: set[int]
+    unbound: set[int]
+    governed: set[int] = field(default_factory=set)  # words a cue governs ("not Hawaii", "thinking about a Kia")
+
+
+@dataclass(slots=True)
 class _CueHit:
     cue: Cue
     first: int
@@ -932,10 +946,74 @@ def _reach(tokens: list[Token], lo: int, hi: int, limit: int, *, allow_paren: bo
     return True
 
 
-def _is_interjection(tokens: list[Token], hit: _CueHit) -> bool:
-    """"No, it's Portland": a "no" or "not" standing alone denies nothing after it."""
+_SUBJECTS = frozenset("you i we they he she".split())
+
+
+def _has_own_subject(tokens: list[Token], hit: _CueHit) -> bool:
+    """Does a subject pronoun stand right before the cue and a word after it ("you might consider ...")?"""
+    before, after = hit.first - 1, hit.last + 1
+    return before >= 0 and tokens[before].text in _SUBJECTS and after < len(tokens) and tokens[after].kind == WORD
+
+
+def _ends_fragment(tokens: list[Token], hit: _CueHit) -> bool:
+    """Does nothing but punctuation follow the cue in its fragment ("X (then)", "X is your brother's, ...")?"""
     nxt = hit.last + 1
-    return hit.cue.kind == "neg" and hit.cue.words[0] in ("no", "not", "never", "none") and (
+    return nxt >= len(tokens) or (tokens[nxt].kind == PUNCT and (tokens[nxt].text in CLAUSE_BREAK_PUNCT
+                                                                 or tokens[nxt].text == ","))
+
+
+# nouns that name the value itself: a history word before them says the value is history ("(prior record)")
+_VALUE_NOUNS = frozenset("value values entry entries record records answer number figure amount count setting "
+                         "status version one".split())
+
+
+def _qualifies(a: Answer, hit: _CueHit) -> bool:
+    """Does a role cue that bound no mention qualify the value it stands beside? Not a tight cue ("from"
+    binds only the value right after it), nor a forward cue with words of its own after it ("the previous
+    conversation", "not Hawaii"), unless it offers a condition or fallback ("assuming no change", "if not,
+    Quebec City"), gives the value to someone else ("your brother's"), or calls it an old value ("(prior
+    record)"). A sequence word closing its clause does too ("Lexington (then)")."""
+    tokens, cue = a.tokens, hit.cue
+    if cue.kind == "next":
+        return _ends_fragment(tokens, hit)
+    if cue.kind not in _ROLE_OF_CUE or cue.kind == "approx" or cue.words in _TIGHT:
+        return False
+    if cue.kind == "other":
+        return not _governed(a, hit)  # "your friend Sam's car": the cue introduces someone, named
+    if (cue.kind == "hypo" and not cue.governs) or cue.side != "fwd" or _ends_fragment(tokens, hit):
+        return True
+    nxt = hit.last + 1
+    return cue.kind == "past" and nxt < len(tokens) and tokens[nxt].text in _VALUE_NOUNS
+
+
+def _in_frame(t: Token, frame: frozenset[str]) -> bool:
+    """Is the cue word one the question (or gold) itself uses, in any form ("previous" for "previously")?
+    Not "used" for "use": "used to" marks history, the verb "use" asks about the present."""
+    return t.text in frame or (t.value in frame and t.text != "used")
+
+
+def _governed(a: Answer, hit: _CueHit) -> range:
+    """The name or value a forward cue speaks of when it found no mention ("not Hawaii", "from H&M",
+    "you'd like a Kia", "from Session 40"), up to the end of its fragment; empty when what follows is
+    no name or value ("from memory", "assuming no change" still need accounting)."""
+    tokens, cue, nxt = a.tokens, hit.cue, hit.last + 1
+    history = cue.kind == "past" and cue.side != "bwd"  # "You used to have Chevy Malibu": history of a name
+    if not history and (cue.side != "fwd" or not (cue.governs or cue.words in _TIGHT)):
+        return range(0)
+    end = nxt
+    while end < len(tokens) and tokens[end].kind != PUNCT and end - nxt < 6:
+        end += 1
+    named = any(tokens[k].kind != WORD or _is_capitalised_name(a, k, k) for k in range(nxt, end)
+                if tokens[k].text not in SOFT)
+    return range(nxt, end) if named else range(0)
+
+
+def _is_interjection(tokens: list[Token], hit: _CueHit) -> bool:
+    """"No, it's Portland": a "no" or "not" opening a sentence and standing alone denies nothing after it
+    ("Portland, NOT." denies what it follows)."""
+    nxt, before = hit.last + 1, hit.first - 1
+    opens = before < 0 or (tokens[before].kind == PUNCT and tokens[before].text in SENTENCE_END)
+    return opens and hit.cue.kind == "neg" and hit.cue.words[0] in ("no", "not", "never", "none") and (
         nxt >= len(tokens) or (tokens[nxt].kind == PUNCT and tokens[nxt].text in (",", ".", "!", ";", ":", "\n")))
 
 
@@ -1007,15 +1085,17 @@ def _afterthought(a: Answer, hit: _CueHit, mentions: list[Mention], by_last: lis
 
 
 def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
-                 frame: frozenset[str] = frozenset(), strict: bool = False, dated_question: bool = False) -> None:
+                 frame: frozenset[str] = frozenset(), strict: bool = False, dated_question: bool = False) -> CueReading:
     """Give every mention its role from the cues around it (see the module docstring). With
     ``ordering`` (a question about the order of events) only denials, hypotheticals and hedges count.
-    ``frame``: the question's word stems. A history or hypothetical cue the question itself uses is
+    ``frame``: the question's words as written and their stems. A history or hypothetical cue the question itself uses is
     what is asked about ("where did I *initially* keep ...", "my *former* manager", "where am I
     *planning* to stay"), not a role the answer gives. ``strict``: mild hedges ("I think") count too.
-    ``dated_question``: the question names a year, so year labels say what it asks, not what is history."""
+    ``dated_question``: the question names a year, so year labels say what it asks, not what is history.
+    Returns where cues were found, and the role cues that found no mention to bind to."""
+    reading = CueReading(set(), set())
     if not mentions:
-        return
+        return reading
     tokens = a.tokens
     inside = {k for m in mentions if not m.loose for k in range(m.first, m.last + 1)}
     firsts = [m.first for m in mentions]
@@ -1028,11 +1108,13 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
     short = len(a.text) <= SHORT_REPLY  # a reply this short is the answer itself: mild hedges count
     for hit in _cue_hits_near(a, mentions, inside, tenses):
         cue = hit.cue
+        reading.matched.update(range(hit.first, hit.last + 1))
         if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS) or (
                 cue.kind == "approx" and not strict) or (cue.kind == "softhedge" and not (strict or short)):
             continue
         if frame and cue.kind in _FRAME_KINDS and cue.words not in _TIGHT and all(
-                tokens[k].value in frame for k in range(hit.first, hit.last + 1) if tokens[k].text not in SOFT):
+                _in_frame(tokens[k], frame) for k in range(hit.first, hit.last + 1)
+                if tokens[k].text not in SOFT and tokens[k].text not in FUNCTION_WORDS):
             continue
         if cue.words in _CORRECTIONS and hit.first > 0 and tokens[hit.first - 1].kind != PUNCT:
             continue
@@ -1052,7 +1134,10 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
                 hedge = cue.kind in ("hedge", "softhedge", "approx")
                 if hedge and hit.last + 1 < len(tokens) and tokens[hit.last + 1].text in _COMPARATIVES:
                     continue  # "at least 2, but possibly more": the hedge is about the bound
-                if cue.words in _CLAUSE_FINAL and hit.last + 1 < len(tokens) and tokens[hit.last + 1].kind != PUNCT:
+                if hedge and _has_own_subject(tokens, hit):
+                    continue  # "Prius - you might consider a Kia": the hedge is about its own clause
+                if cue.words in _CLAUSE_FINAL and hit.last + 1 < len(tokens) and tokens[hit.last + 1].kind != PUNCT \
+                        and tokens[hit.last + 1].text not in _NEXT_CLAUSE:
                     continue  # "Denver before, Portland now" is history; "10 minutes before washing" is not
                 if _reach(tokens, before.last + 1, hit.first - 1, _BACK_WINDOW + (2 if hedge else 0),
                           allow_paren=True, crossing=_CROSSES if cue.kind in _CROSSING_KINDS else frozenset()):
@@ -1065,6 +1150,11 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         if target is None and cue.kind in _AFTERTHOUGHT_KINDS and cue.side != "fwd":
             target = _afterthought(a, hit, mentions, by_last, lasts)
         if target is None:
+            governed = _governed(a, hit)  # "not Hawaii", "from H&M": what the cue speaks of
+            reading.matched.update(governed)
+            reading.governed.update(governed)
+            if not governed and hit.first not in reading.governed and _qualifies(a, hit):
+                reading.unbound.update(range(hit.first, hit.last + 1))
             continue
         words = " ".join(cue.words)
         if cue.words == ("from",):
@@ -1073,7 +1163,9 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
                 continue
             if isinstance(change, Mention):
                 change.marked = change.marked or "next"
-        if cue.kind in _ROLE_OF_CUE:
+        if cue.kind == "hypo" and cue.governs:
+            target.set_role("planned", words)
+        elif cue.kind in _ROLE_OF_CUE:
             target.set_role(_ROLE_OF_CUE[cue.kind], words)
         elif cue.kind == "pasttense":
             target.tense = target.tense or "past"
@@ -1094,6 +1186,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
     _struck_through(a, mentions)
     if not ordering:
         _sequences(mentions)
+    return reading
 
 
 _YEAR_HINT = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
@@ -1231,14 +1324,15 @@ def _sentence_alternatives(a: Answer, mentions: list[Mention]) -> None:
             m.set_role("hedged", found.group(0))
 
 
-_STRUCK = re.compile(r"~~(.+?)~~", re.S)
+_STRUCK = re.compile(r"~~(.+?)~~|<(s|del|strike)>(.+?)</\2>", re.S)
 
 
 def _struck_through(a: Answer, mentions: list[Mention]) -> None:
-    """"~~Denver~~ Portland": Markdown strikethrough denies what it crosses out."""
-    if "~~" not in a.text:
+    """"~~Denver~~ Portland", "<s>Denver</s>", "<del>Denver</del>": struck-out text denies what it crosses out
+    (overlaid strokes, "D̶e̶n̶v̶e̶r̶", are read as "~~" by the normalisation)."""
+    if "~~" not in a.text and "</" not in a.text:
         return
-    spans = [m.span(1) for m in _STRUCK.finditer(a.text)]
+    spans = [m.span(1) if m.group(1) is not None else m.span(3) for m in _STRUCK.finditer(a.text)]
     for m in mentions:
         start = a.tokens[m.first].start
         if any(lo <= start < hi for lo, hi in spans):

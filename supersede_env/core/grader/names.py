@@ -16,14 +16,12 @@ from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.answer import Answer
 from supersede_env.core.grader.cues import CUE_STARTS
 from supersede_env.core.grader.tokens import LABEL, PUNCT, WORD, Token
-from supersede_env.core.grader.words import COPULAS, PRONOUNS, TITLES
+from supersede_env.core.grader.words import COPULAS, DISCOURSE, PRONOUNS, TITLES
 
 __all__ = ["name_runs", "namelike", "DISCOURSE"]
 
 _NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note answer status evidence missing "
                        "unknown none nothing final".split())
-DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestly frankly however anyway again also "
-                      "overall basically regrettably admittedly".split())
 _STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
 _ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
 _COPULAS = COPULAS | {"remains", "stays"}  # "Porto is current."

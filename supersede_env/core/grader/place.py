@@ -10,7 +10,7 @@ evidence, never the answer. In order:
    doubts the answer ("whether this is still current"), is a *doubt* the verdict reports;
 3. a reply that is one JSON object with an ``answer`` key is that value (``null``: no answer); its
    other fields are read after it;
-4. ``<answer>...</answer>`` tags are their content;
+4. ``<answer>...</answer>`` tags are their content, and the text around them is read after it;
 5. anything else is the whole reply.
 
 ``form="contract"`` (the ``+contract`` policy) requires the ANSWER field: a reply that ignores the
@@ -133,7 +133,7 @@ def _json_answer(reply: str) -> AnswerPlace | None:
     given = [_flatten(_as_dict(v)) for v in answers if v is not None and not (isinstance(v, str) and not v.strip())]
     if not given:
         return AnswerPlace("", "JSON answer", missing="a JSON reply whose answer is empty")
-    text = "\n".join(given) + (f"\n\n{others}" if others else "")
+    text = "\n".join(given) + (f"\n{others}" if others else "")  # read on, as the answer's next lines
     return AnswerPlace(text, "JSON answer", outside=others)
 
 
@@ -160,7 +160,9 @@ def _tagged_answer(reply: str) -> AnswerPlace | None:
     rest = " ".join(p.strip() for p in outside if p.strip())
     if not any(found):
         return AnswerPlace("", "<answer> tags", missing="empty <answer> tags", outside=rest)
-    return AnswerPlace("\n".join(f for f in found if f), "<answer> tags", outside=rest)
+    # what the reply says beside its tags is read after the answer, as a JSON reply's other fields are
+    text = "\n".join(f for f in found if f) + (f"\n{rest}" if rest else "")
+    return AnswerPlace(text, "<answer> tags", outside=rest)
 
 
 def answer_place(reply: str, form: str = "any") -> AnswerPlace:

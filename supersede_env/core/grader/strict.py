@@ -106,10 +106,12 @@ def _words(parts: tuple[_Part, ...]) -> set[str]:
 
 
 @lru_cache(maxsize=4096)
-def _world(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None) -> _World:
+def _world(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
+           abstention: bool = False) -> _World:
     gold = parse_gold(gold_text, question)
-    alternatives = tuple(_Alternative(alt.text, tuple(map(_part, alt.parts)), alt.ordered or alt.timeline)
-                         for alt in gold.alternatives)
+    # an abstention item's gold is an explanation, never a value to state
+    alternatives = () if abstention else tuple(
+        _Alternative(alt.text, tuple(map(_part, alt.parts)), alt.ordered or alt.timeline) for alt in gold.alternatives)
     stale_parts = tuple((s, tuple(map(_part, parse_value(s)))) for s in stale)
     candidates = {w for alt in alternatives for w in _words(alt.parts)}
     candidates |= {w for _, ps in stale_parts for w in _words(ps)}
@@ -125,7 +127,8 @@ def _world(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], ques
         values_equal(q, h) or values_equal(h, q) for h in held))
     # an explanation gold is a statement in its own words: they are plain ("You switched to less
     # water"), and a then-and-now gold's words of time too ("Previously ...; currently ...")
-    explained = gold.choice is not None or any(p.keywords for alt in gold.alternatives for p in alt.parts)
+    # (an abstention item's gold says what was never given: "You never mentioned how much it costs")
+    explained = abstention or gold.choice is not None or any(p.keywords for alt in gold.alternatives for p in alt.parts)
     timeline = any(alt.timeline for alt in gold.alternatives)
     gold_words = [t for t in tokenize(normalise_text(gold_text)) if t.kind == WORD] if explained or timeline else []
     own = frozenset(t.value for t in gold_words if timeline or t.text not in NOT_PLAIN) - candidates
@@ -362,7 +365,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
     if odd is not None:
         return _verdict("wrong", f"{odd!r} is not accounted for", text)
     tokens = tokenize(norm)
-    world = _world(gold, stale, decoys, question)
+    world = _world(gold, stale, decoys, question, abstention)
     need = _to_account(tokens, world)
     if abstention:
         phrase = _abstains(tokens, need)

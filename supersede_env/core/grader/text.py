@@ -70,6 +70,8 @@ def _look_alikes() -> dict[int, str]:
 
 
 _BIDI_OVERRIDE = re.compile("\u202e([^\u202c\n]*)\u202c?")
+# characters struck through with overlaid strokes ("D\u0336e\u0336n\u0336"): read as struck-out text
+_OVERLAID = re.compile("(?:[^\\s][\u0334-\u0338]+)+")
 
 
 def cased_text(text: str) -> str:
@@ -89,6 +91,11 @@ def _cased_look_alikes() -> dict[int, str]:
 def _fold_non_ascii(text: str, lower: bool = True) -> str:
     # a right-to-left override displays its text reversed: read it as displayed
     text = _BIDI_OVERRIDE.sub(lambda m: m.group(1)[::-1], text)
+    # "\u2260" reads "not equal"; overlaid strokes strike out what they cross (NFKC would drop both)
+    if "\u2260" in text:
+        text = text.replace("\u2260", " is not ")
+    if _OVERLAID.search(text) is not None:
+        text = _OVERLAID.sub(lambda m: "~~" + re.sub("[\u0334-\u0338]", "", m.group()) + "~~", text)
     text = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
     decomposed = unicodedata.normalize("NFD", text)
     # drop format characters (Cf: zero-width, soft hyphen) and accents (Mn: combining marks)

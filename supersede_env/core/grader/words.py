@@ -57,3 +57,6 @@ META_WORDS = frozenset(
     assume assumption time current currently still remain remains same additional without reasoning
     analysis above this that these those say said""".split()
 )
+# Discourse words that open or link sentences without naming anything ("Therefore, ...", "Sadly, ...")
+DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestly frankly however anyway again also "
+                      "overall basically regrettably admittedly".split())

@@ -1,0 +1,349 @@
+"""The official reader's accounting: the words around the answer must be words it can read.
+
+The official reader pays history, explanations and notes beside the current value, as
+LongMemEval's judge does; but the words that qualify the value itself are never read as harmless
+when it cannot account for them. Its *frame* is the committed statement of the gold and what is
+attached to it:
+
+- the statement's own fragment: from the last break before it to the first break or clause opener
+  after it ("Busan TBC", "Pas Busan", "e.g. Busan");
+- a short fragment right after it or right before it (three content words or fewer: "Busan,
+  iirc", "Busan (assuming no change)", "Busan [Quebec City]", "Hypothetically, Busan");
+- a short sentence right after it ("Busan. Just kidding.").
+
+A longer fragment, or one that a clause opener starts ("..., which you bought in March"), is an
+explanation: it is read for rival values (by the mention finders), never word by word. In the frame
+every token must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, part of
+a candidate, a label or date of the reply's own evidence, or plain punctuation; and a role cue there
+that qualified no other value (:func:`~.mentions.assign_roles` returns them) speaks of the gold.
+The first token that fails is the reason the statement is not a commitment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from supersede_env.core.grader.answer import TERSE_REPLY, Answer
+from supersede_env.core.grader.labels import HEADER_STEMS
+from supersede_env.core.grader.mentions import CueReading
+from supersede_env.core.grader.lexicon import (
+    CLAUSE_OPENERS, CORRECTIONS, DURATION_UNITS, LABEL_WORDS, FRAGMENT_BREAKS, FUNCTION_WORDS, OFFICIAL_KNOWN, OFFICIAL_KNOWN_STEMS, OFFICIAL_PUNCT,
+)
+from supersede_env.core.grader.tokens import (
+    CLOCK, DATE, DUR, LABEL, NUM, PUNCT, TIME, WORD, Token, is_year_number, unit_of, values_equal,
+)
+from supersede_env.core.grader.words import CLAUSE_BREAK_WORDS, SENTENCE_END, SOFT
+
+__all__ = ["unaccounted"]
+
+SHORT_FRAGMENT = 3  # content words: a fragment this short qualifies the value beside it
+OPENED_FRAGMENT = 2  # ... and one a clause opener starts ("..., which is untrue", "..., as it stood then")
+
+
+def _is_break(t: Token) -> bool:
+    return t.kind == PUNCT and (t.text in FRAGMENT_BREAKS or t.text in SENTENCE_END)
+
+
+def _opens(t: Token) -> bool:
+    return t.kind == WORD and t.text in CLAUSE_OPENERS
+
+
+def _own_fragment(tokens: list[Token], first: int, last: int, start: int) -> tuple[int, int]:
+    lo = first
+    while lo - 1 >= start and not _is_break(tokens[lo - 1]):
+        lo -= 1
+    hi = last
+    while hi + 1 < len(tokens) and not _is_break(tokens[hi + 1]) and not _opens(tokens[hi + 1]):
+        hi += 1
+    return lo, hi
+
+
+def _fragment_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
+    """The fragment after break k, up to the next break; a parenthesis runs to its close and what a
+    colon introduces to the sentence's end ("(road bike, mountain bike, ...)" is one list). None when a
+    sentence end comes first, or a clause opener starts a long explanation (see :func:`_frame`)."""
+    j = k + 1
+    while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text not in SENTENCE_END:
+        j += 1
+    if j >= len(tokens) or tokens[j].kind == PUNCT:
+        return None
+    paren, colon = tokens[k].text == "(", tokens[k].text == ":"
+    end = j
+    while end + 1 < len(tokens):
+        t = tokens[end + 1]
+        if t.kind == PUNCT and (t.text in SENTENCE_END or (paren and t.text == ")")
+                                or (not paren and not colon and t.text in FRAGMENT_BREAKS)):
+            break
+        end += 1
+    return j, end
+
+
+def _sentence_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
+    """The whole sentence after sentence end k (None after a paragraph break or at the end)."""
+    j = k + 1
+    while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text in SENTENCE_END:
+        if tokens[j].text == "\n\n":
+            return None
+        j += 1
+    if j >= len(tokens) or tokens[k].text == "\n\n":
+        return None
+    end = j
+    while end + 1 < len(tokens) and not (tokens[end + 1].kind == PUNCT and tokens[end + 1].text in SENTENCE_END):
+        end += 1
+    return j, end
+
+
+def _fragment_before(tokens: list[Token], k: int, start: int) -> tuple[int, int] | None:
+    """The fragment that ends before break k, back to the previous break."""
+    j = k - 1
+    while j >= start and tokens[j].kind == PUNCT and tokens[j].text not in SENTENCE_END:
+        j -= 1
+    if j < start or tokens[j].kind == PUNCT:
+        return None
+    lo = j
+    while lo - 1 >= start and not _is_break(tokens[lo - 1]):
+        lo -= 1
+    return lo, j
+
+
+def _content_words(tokens: list[Token], lo: int, hi: int) -> int:
+    return sum(1 for t in tokens[lo:hi + 1] if t.kind != PUNCT and t.text not in FUNCTION_WORDS and t.text not in SOFT)
+
+
+def _abbreviation_before(tokens: list[Token], lo: int, start: int) -> tuple[int, int] | None:
+    """"e.g. Busan", "i.e. Busan": letters with full stops right before the statement's sentence (an
+    abbreviation's stops end no sentence)."""
+    j = lo - 1
+    while j - 1 >= start and tokens[j].text == "." and tokens[j - 1].kind == WORD and len(tokens[j - 1].text) <= 2:
+        j -= 2
+    return (j + 1, lo - 1) if j + 1 < lo - 1 else None
+
+
+def _is_list(tokens: list[Token], lo: int, hi: int) -> bool:
+    return any(t.text in (",", "and", ";") for t in tokens[lo:hi + 1])
+
+
+def _frame(a: Answer, first: int, last: int, counts: bool) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """The statement's own fragment, and the spans attached to it (see the module docstring).
+    ``counts``: the gold is a count, whose list of items after it is an explanation."""
+    tokens, start = a.tokens, a.start
+    lo, hi = _own_fragment(tokens, first, last, start)
+    attached = []
+    nxt = hi + 1
+    if nxt < len(tokens) and (tokens[nxt].kind == PUNCT or _opens(tokens[nxt])):
+        ends = tokens[nxt].text in SENTENCE_END
+        after = _sentence_after(tokens, nxt) if ends else _fragment_after(tokens, nxt - _opens(tokens[nxt]))
+        # an explanation an opener starts is read only when it is short ("..., which is untrue"); a
+        # sentence that corrects the answer always ("Correction: iPhone 14 Plus.")
+        limit = OPENED_FRAGMENT if after is not None and _opens(tokens[after[0]]) else SHORT_FRAGMENT
+        if ends and after is not None and tokens[after[0]].text in CORRECTIONS:
+            limit = len(tokens)
+        if after is not None and _content_words(tokens, *after) <= limit and not (counts and _is_list(tokens, *after)):
+            attached.append(after)
+    if lo - 1 >= start and tokens[lo - 1].kind == PUNCT and tokens[lo - 1].text not in SENTENCE_END:
+        before = _fragment_before(tokens, lo - 1, start)
+        # only a fragment that opens the sentence qualifies what follows ("Hypothetically, Busan")
+        opens_sentence = before is not None and (before[0] == start or (
+            tokens[before[0] - 1].kind == PUNCT and tokens[before[0] - 1].text in SENTENCE_END))
+        if opens_sentence and _content_words(tokens, *before) <= SHORT_FRAGMENT:
+            attached.append(before)
+    elif (abbreviation := _abbreviation_before(tokens, lo, start)) is not None:
+        attached.append(abbreviation)
+    return (lo, hi), attached
+
+
+def _comparable(gold_token: Token | None, t: Token) -> bool:
+    """Could value ``t`` be another answer to the question the gold answers (a value of its kind)?"""
+    if gold_token is None:
+        return False
+    kinds = {NUM: {NUM, DUR}, DUR: {DUR, CLOCK, NUM}, TIME: {TIME, CLOCK, DUR}, CLOCK: {TIME, CLOCK, DUR}}
+    return t.kind in kinds.get(gold_token.kind, {gold_token.kind})
+
+
+def _known(t: Token, gold_token: Token | None, question: frozenset[str], q_values: tuple[Token, ...],
+           evidence: bool = False) -> bool:
+    """Can the official reader account for token ``t`` beside the gold? ``evidence``: it stands in a
+    long reply's note, where a value of another kind than the gold's is a detail of the evidence."""
+    if t.kind == PUNCT:
+        return t.text in OFFICIAL_PUNCT
+    if t.text == "one":
+        return True  # "the later one": a pronoun the lexer may read as a number
+    if t.kind == NUM and is_year_number(t.value) and not (gold_token is not None and (
+            gold_token.kind == DATE or is_year_number(gold_token.value))):
+        return True  # a year labels evidence ("(2023)") unless the gold is a date
+    if t.kind == WORD:
+        unit = unit_of(t.text)
+        if unit is not None:  # a unit word: the gold's own unit, or one the question names
+            return t.value in question or (gold_token is not None and gold_token.unit == unit)
+        return t.text in OFFICIAL_KNOWN or t.value in OFFICIAL_KNOWN_STEMS or t.value in question
+    if t.kind == LABEL or (t.kind == DATE and (gold_token is None or gold_token.kind != DATE)):
+        return True  # the reply's own evidence: "Session 3", "2023/01/02"
+    if evidence and not _comparable(gold_token, t):
+        return True
+    return any(q.kind == t.kind and values_equal(q, t) for q in q_values)
+
+
+def _table_words(a: Answer) -> set[int]:
+    """Header and row-label words of Markdown tables ("| Old | New |"): layout, read by the roles."""
+    if "|" not in a.text:
+        return set()
+    out = set()
+    for k, t in enumerate(a.tokens):
+        if t.kind == WORD and t.value in HEADER_STEMS:
+            line = a.text.rfind("\n", 0, t.start) + 1
+            if a.text[line:t.start].lstrip().startswith("|"):
+                out.add(k)
+    return out
+
+
+def _reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]],
+             counts: bool) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """What the accounting reads: the statement's own fragment, and the fragments attached to it that
+    it reads word by word, but for notes that speak of another candidate ("Toyota Prius. Chevy Malibu
+    was what you said first.")."""
+    own, attached = _frame(a, first, last, counts)
+    long_name = len(a.text) > TERSE_REPLY and not counts and a.tokens[first].kind == WORD
+    return own, [(x, y) for x, y in attached if not _other_mention(covered, x, y, first, last)
+                 and not (long_name and _names_only(a, x, y))]
+
+
+def _names_only(a: Answer, x: int, y: int) -> bool:
+    """Is the fragment nothing but capitalised names ("..., Colorado")? In a reasoned reply such a
+    fragment after a name places it; a terse reply is held to every word."""
+    words = [k for k in range(x, y + 1) if a.tokens[k].kind == WORD and a.tokens[k].text not in SOFT]
+    return bool(words) and all(a.source[a.tokens[k].start:a.tokens[k].start + 1].isupper() for k in words)
+
+
+def _other_mention(covered: list[tuple[int, int]], x: int, y: int, first: int, last: int) -> bool:
+    return any(s <= y and x <= e and not (first <= s and e <= last) for s, e in covered)
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """What the accounting knows of the item: the gold's value token (None for a word gold), the
+    question's word stems and values, the gold's own word stems."""
+
+    gold_token: Token | None
+    question: frozenset[str]
+    q_values: tuple[Token, ...]
+    gold_words: frozenset[str]
+
+
+_SUBJECTS = frozenset("i you we they he she it there this that these those".split())
+_PREDICATES = frozenset("is are was were has have had will would can could may might must should been".split())
+
+
+def _beside(tokens: list[Token], k: int, first: int, last: int, own: tuple[int, int], item: _Item,
+            terse: bool) -> bool:
+    """Must own-fragment token k be accounted for? Any other value of the gold's kind ("twice 59",
+    "ten minutes before 5:35 am"); the word that opens the fragment before the statement, unless a
+    subject does ("Pas Busan", "Everything but Busan"; not "It costs $420"); after the statement, the word
+    that closes the fragment ("Busan TBC"), and in a terse reply every word ("Busan is a lie", "Busan o
+    Quebec City"); the noun right after a value is the question's ("47 sessions")."""
+    t = tokens[k]
+    if t.kind not in (PUNCT, WORD, LABEL) and _comparable(item.gold_token, t):
+        return True
+    if k < first:
+        # the fragment's first word, when nothing but function words stands between it and the statement
+        opener = next((j for j in range(own[0], first) if tokens[j].text not in FUNCTION_WORDS and tokens[j].text
+                       not in SOFT), None)
+        between = tokens[k + 1:first]
+        return k == opener and tokens[own[0]].text not in _SUBJECTS and not any(
+            t.text in _PREDICATES for t in between) and all(
+            t.text in FUNCTION_WORDS or t.text in SOFT or t.text in CLAUSE_BREAK_WORDS for t in between)
+    if item.gold_token is None and not terse:
+        return False  # a long reply's words after a name are its wording ("under their bed for storage")
+    if terse and last + 1 <= own[1] and tokens[last + 1].text in _PREDICATES:
+        return True  # a predicate of the statement: "Busan is a lie", "Busan has been ruled out"
+    if item.gold_token is None and not item.question:
+        return False  # no question to say which nouns a name may carry ("... BBQ sauce")
+    return k == own[1] or (k == last + 1 and (item.gold_token is not None or t.text not in OFFICIAL_KNOWN))
+
+
+def _certainty(tokens: list[Token], k: int) -> bool:
+    """"100% sure", "confidence: 1.0": a stated confidence, not a value (a low one is a doubt, read by
+    the decision)."""
+    t = tokens[k]
+    if t.kind != NUM:
+        return False
+    if k >= 1 and (tokens[k - 1].text == "confidence" or (k >= 2 and tokens[k - 1].text == ":"
+                                                          and tokens[k - 2].text == "confidence")):
+        return True
+    return t.value >= 100 and k + 2 < len(tokens) and tokens[k + 1].text == "percent" and (
+        tokens[k + 2].text in ("sure", "certain", "confident"))
+
+
+def _measures_else(t: Token, item: _Item) -> bool:
+    """Does the word after a value make it measure something else: a label ("59 sessions", "Step 59"),
+    another unit ("47 km", "47%"), a duration after a plain count the question does not ask in time?"""
+    g = item.gold_token
+    if t.value in item.question or t.value in item.gold_words or g is None:
+        return False
+    if t.text in LABEL_WORDS:
+        return True
+    unit = unit_of(t.text)
+    if unit is not None:
+        return unit != g.unit
+    return t.text in DURATION_UNITS and g.kind == NUM and g.unit is None
+
+
+def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]], cues: CueReading,
+                gold_token: Token | None, question: frozenset[str], q_values: tuple[Token, ...],
+                gold_words: frozenset[str] = frozenset()) -> str | None:
+    """The first token around the committed statement (tokens ``first``..``last``) that the official
+    reader cannot account for, or None. ``covered``: spans of candidate mentions (read by the roles
+    already); ``cues``: where the roles found cues, and which qualified no mention.
+
+    In the statement's own fragment only the words right beside it must be known (:func:`_beside`;
+    the rest is the answer's own wording: "It costs $420"), and a role cue there that qualified
+    nothing speaks of the statement in a terse reply ("Busan is your brother's"); every other
+    fragment the accounting reads is read word by word."""
+    tokens = a.tokens
+    item = _Item(gold_token, question, q_values, gold_words)
+    plain = question | gold_words
+    counts = gold_token is not None and gold_token.kind == NUM and gold_token.unit is None
+    layout, terse = _table_words(a), len(a.text) <= TERSE_REPLY
+    own, spans = _reading(a, first, last, covered, counts)
+
+    def fails(k: int, whole: bool) -> str | None:
+        t = tokens[k]
+        if first <= k <= last or k in layout or any(s <= k <= e for s, e in covered):
+            return None
+        if k in cues.unbound and (whole or terse):
+            return t.text
+        if not whole or k in cues.matched or (t.text == "first" and any(s == k + 1 for s, _ in covered)):
+            return None  # "First Chevy Malibu, then ...": the order of a value it names
+        if k == last + 1 and gold_token is not None and t.kind == WORD:
+            return t.text if _measures_else(t, item) else None  # "47 houseplants", not "47 sessions"
+        if _certainty(tokens, k) or (k >= 1 and _certainty(tokens, k - 1)) or (k >= 2 and _certainty(tokens, k - 2)):
+            return None  # "100% sure", "confidence: 1.0"
+        return None if _known(t, gold_token, plain, q_values, not terse) else (t.text or a.snippet(k, k))
+
+    for k in range(own[0], own[1] + 1):
+        if (word := fails(k, _beside(tokens, k, first, last, own, item, terse))) is not None:
+            return word
+    for x, y in spans:
+        for k in range(x, y + 1):
+            if (word := fails(k, True)) is not None:
+                return word
+    for x, y in (own, *spans):
+        if (gap := _hidden(a, x, y)) is not None:
+            return gap
+    return None
+
+
+def _hidden(a: Answer, lo: int, hi: int) -> str | None:
+    """A character in the frame's stretch of text that the lexer read as nothing (a letter of another
+    script): it is not accounted for either."""
+    tokens, text = a.tokens, a.text
+    begin = tokens[lo - 1].end if lo > 0 else 0
+    end = tokens[hi + 1].start if hi + 1 < len(tokens) else len(text)
+    pos = begin
+    for k in range(lo, hi + 2):
+        stop = tokens[k].start if k <= hi else end
+        for ch in text[pos:stop]:
+            if not ch.isspace() and ch not in "*_`#>~":
+                return ch
+        if k <= hi:
+            pos = tokens[k].end
+    return None
