@@ -36,11 +36,19 @@ from supersede_env.core.episode_source import DIFFICULTIES, EpisodeSource, sourc
 from supersede_env.core.errors import ConditionError, ConfigError, SourceError
 
 MODEL_SOURCES = ("hub", "embedded", "tiny")
-# The loss types whose normaliser counts loss tokens (TRL's `num_items_in_batch`): filler rows carry no
-# loss token, so they change nothing. Every other TRL loss divides by a row count (grpo, sapo, luspo:
-# rows of the micro-batch; dr_grpo: rows x max_completion_length) or normalises per micro-batch (bnpo),
-# and the filler rows that even out processes would change the gradient's scale from step to step.
+# The loss types whose normaliser counts the loss tokens of the whole generation batch (TRL's
+# `num_items_in_batch`): filler rows carry no loss token, so they change nothing. Every other TRL loss
+# is refused, with the reason (training/README.md, "Loss types").
 TOKEN_LEVEL_LOSSES = ("dapo", "cispo", "vespo")
+_BY_ROWS = "so the gradient's scale varies with the filler rows a step holds"
+ROW_LEVEL_LOSSES = {
+    "grpo": f"averages each row's tokens, then the rows of a micro-batch, filler rows included, {_BY_ROWS}",
+    "sapo": f"averages each row's tokens, then the rows of a micro-batch, filler rows included, {_BY_ROWS}",
+    "luspo": f"averages the rows of a micro-batch, filler rows included, {_BY_ROWS}",
+    "dr_grpo": f"divides by the rows of a micro-batch (filler rows included) x max_completion_length, {_BY_ROWS}",
+    "bnpo": "divides by the loss tokens of each micro-batch, so a token's weight depends on the micro-batch "
+            "and process it falls into",
+}
 
 
 def _help(text: str) -> dict[str, str]:
@@ -184,10 +192,10 @@ def _source(prefix: str, **values: Any) -> EpisodeSource:
 
 def _check_loss_type(args: SupersedeGRPOConfig) -> None:
     if args.loss_type not in TOKEN_LEVEL_LOSSES:
+        why = ROW_LEVEL_LOSSES.get(args.loss_type, "is not a loss type this trainer knows")
         raise ValueError(
-            f"loss_type: {args.loss_type!r} normalises by rows, and the filler rows that even out processes would "
-            f"change its gradient scale every step; use one of {', '.join(TOKEN_LEVEL_LOSSES)} (normalised by loss "
-            "tokens; see training/README.md, 'Loss types')")
+            f"loss_type: {args.loss_type!r} {why}; use one of {', '.join(TOKEN_LEVEL_LOSSES)} (each model-produced "
+            "token of the batch weighs the same; training/README.md, 'Loss types')")
     if args.loss_type == "vespo" and args.use_vllm and args.vllm_importance_sampling_correction and \
             args.vllm_importance_sampling_mode not in ("token_truncate", "token_mask"):
         raise ValueError("loss_type: vespo with vLLM's importance-sampling correction needs "
@@ -366,15 +374,15 @@ def _read_file(path: Path) -> dict[str, Any]:
 
 def _parse_config(argv: Sequence[str]) -> TrainingSetup:
     parser = ConfigParser()
-    args = list(argv)
+    tokens = list(argv)
     path: Path | None = None
     file_keys: list[str] = []
-    if "--config" in args:
-        index = args.index("--config")
-        if index + 1 >= len(args):
+    if "--config" in tokens:
+        index = tokens.index("--config")
+        if index + 1 >= len(tokens):
             raise ConfigError("supersede train: --config needs a FILE")
-        path = Path(args.pop(index + 1))
-        args.pop(index)
+        path = Path(tokens.pop(index + 1))
+        tokens.pop(index)
         raw = _read_file(path)
         for key, value in (raw.pop("env", None) or {}).items():  # TrlParser's `env:` section
             os.environ[str(key)] = str(value)
@@ -383,9 +391,9 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         file_keys = list(defaults)
     source = str(path) if path is not None else "command line"
     # A check that spans several options names where they came from.
-    where = source if path is None or not args else f"{path} and the command line"
+    where = source if path is None or not tokens else f"{path} and the command line"
     try:
-        grpo, model, unknown = parser.parse_args_into_dataclasses(args=args, return_remaining_strings=True)
+        grpo, model, unknown = parser.parse_args_into_dataclasses(args=tokens, return_remaining_strings=True)
     except ConfigError:
         raise
     except (ValueError, TypeError) as exc:
@@ -399,7 +407,7 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         raise ConfigError(f"command line: unknown option {flag}{hint} (supersede train --help lists them)")
     _check_model(model, grpo, where)
     given = list(file_keys)
-    for token in args:
+    for token in tokens:
         action = parser._option_string_actions.get(token.split("=")[0]) if token.startswith("--") else None
         if action is not None and action.dest not in given:
             given.append(action.dest)
