@@ -137,6 +137,16 @@ def test_bad_values_on_the_command_line_are_one_line(argv, expected):
     assert expected in message, message
 
 
+def test_lora_targets_are_checked_against_the_model_before_its_weights_load():
+    from supersede_env.training.run import load_inputs
+
+    with pytest.raises(ConfigError) as err:
+        load_inputs(parse_config(["--config", str(TINY), "--lora_target_modules", "q_proj", "qkv"]))
+    assert "field lora_target_modules: 'qkv' names no module of the model (its linear layers: down_proj, " \
+           "gate_proj, k_proj, o_proj, q_proj, up_proj, v_proj; or all-linear)" in str(err.value)
+    assert load_inputs(parse_config(["--config", str(TINY), "--lora_target_modules", "q_proj", "v_proj"]))
+
+
 def test_missing_and_broken_files(tmp_path):
     assert "no such config file" in _one_line_error(["--config", str(tmp_path / "nope.yaml")])
     broken = tmp_path / "b.yaml"

@@ -248,3 +248,28 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
         assert all(len(run.steps_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
         assert supersede(["report", str(out / "heldout" / name), "--no-plots", "--quiet"]) == 0
         assert (out / "heldout" / name / "report.md").is_file()
+
+
+def test_ctrl_c_prints_where_everything_is_and_how_to_resume(tmp_path, base_model, monkeypatch, capsys):
+    from supersede_env.training.trainer import SupersedeGRPOTrainer
+
+    out = tmp_path / "run"
+    generate = SupersedeGRPOTrainer._generate_and_score_completions
+
+    def interrupted_in_step_2(self, inputs):
+        if self.state.global_step == 1:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the training loop
+        return generate(self, inputs)
+
+    monkeypatch.setattr(SupersedeGRPOTrainer, "_generate_and_score_completions", interrupted_in_step_2)
+    assert standalone(_options(out, base_model) + ["--report_to", "none"]) == 130
+    printed = capsys.readouterr().out
+    assert "interrupted at step 1" in printed
+    assert f"adapter:      {out / 'checkpoint-1'} (the newest checkpoint; no {out / 'adapter-final'})" in printed
+    assert f"metrics:      {out / 'metrics.jsonl'}" in printed and "TensorBoard:  none" in printed
+    assert f"resume:       supersede train --config {out / 'config.yaml'} --resume_from_checkpoint last" in printed
+    assert not (out / "adapter-final").exists() and (out / "checkpoint-1" / "supersede_state.json").is_file()
+    # the lock went with the interrupted run: the printed command can resume at once
+    from supersede_env.training.run_dir import open_run_dir
+
+    open_run_dir(parse_config(["--config", str(out / "config.yaml"), "--resume_from_checkpoint", "last"])).release()

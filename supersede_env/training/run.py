@@ -32,6 +32,7 @@ from supersede_env.training.checkpoints import STAGING_DIR, complete_checkpoints
 from supersede_env.training.config import ConfigError, TrainingSetup
 from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
+from supersede_env.training.policy import check_lora_targets
 from supersede_env.training.run_dir import open_run_dir, prepare, run_options
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,7 @@ def load_inputs(setup: TrainingSetup) -> TrainingInputs:
                           "(TRL's eval loop needs an eval dataset this trainer does not have); leave it 'no'")
     if args.multi_objective_aggregation != "sum_then_normalize":
         raise ConfigError(f"{source}: field multi_objective_aggregation: only sum_then_normalize is supported")
+    check_lora_targets(setup)
     pools = load_pools(args, source)
     heldout = None
     if args.heldout_eval_steps > 0:
