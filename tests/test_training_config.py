@@ -60,6 +60,21 @@ def test_trl_options_by_their_trl_names_from_the_command_line_and_any_yaml_spell
     assert replayed.to_dict() == setup.to_dict()
 
 
+def test_help_leads_with_this_environments_options_and_says_how_to_list_trls(capsys):
+    from supersede_env.commands.train import standalone
+
+    assert standalone(["--help"]) == 0
+    text = capsys.readouterr().out
+    groups = [line for line in text.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert groups[:3] == ["the config file:", "this environment's options:", "TRL options most runs set:"]
+    for option in ("--episodes_sessions", "--condition", "--overwrite_output_dir", "--learning_rate", "--lora_r"):
+        assert option in text
+    assert "supersede train --help-trl" in text.splitlines()[-1] and "--adam_beta1" not in text
+    assert len(text.splitlines()) < 300
+    assert standalone(["--help-trl"]) == 0
+    assert "--adam_beta1" in capsys.readouterr().out  # every TRL / transformers option
+
+
 def test_option_names_are_never_abbreviated():
     """``--learning_rat`` is not taken for ``--learning_rate``; an option is named in full or refused."""
     message = _one_line_error(["--config", str(TINY), "--learning_rat", "1e-4"])

@@ -356,7 +356,8 @@ def compare_vllm_weights(trainer: Any) -> dict[str, Any]:
 def memory_figures() -> dict[str, Any]:
     import torch
 
-    out: dict[str, Any] = {"peak_process_memory_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
+    peak_rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out: dict[str, Any] = {"peak_process_memory_gib": round(peak_rss_kib / 2**20, 2)}
     if torch.cuda.is_available():
         out["peak_gpu_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
         out["peak_gpu_reserved_gib"] = round(torch.cuda.max_memory_reserved() / 2**30, 2)
@@ -383,16 +384,18 @@ def report(f: dict[str, Any]) -> None:
     if "trainer_init_s" in f:
         print(f"trainer start     {f['trainer_init_s']} s (vLLM start-up included when it is used)")
     if f.get("steps"):
-        print(f"steps             {f['steps']} of {f.get('steps_requested')} (first, with warm-up: {f['first_step_s']} s); "
-              f"{f.get('rollouts_per_step')} rollouts a step, group size {f.get('group_size')}, {f.get('condition')}, "
+        print(f"steps             {f['steps']} of {f.get('steps_requested')} (first, with warm-up: "
+              f"{f['first_step_s']} s); {f.get('rollouts_per_step')} rollouts a step, group size "
+              f"{f.get('group_size')}, {f.get('condition')}, "
               f"{f.get('sessions')} sessions")
         print(f"steps/s           {f['steps_per_s']}   ({f['step_s']} s a step, {f['samples_per_step']} samples)")
         print(f"tokens/s          prompt {f['prompt_tokens_per_s']}, completion {f['completion_tokens_per_s']} "
-              f"(every call's, per second of step time); generated {f['generated_tokens_per_s']} per second of generation")
+              f"(every call's, per second of step time); generated {f['generated_tokens_per_s']} "
+              "per second of generation")
         print(f"step time         generation {f['generation_share']:.0%}, grading {f['grading_share']:.0%}, "
               f"training {f['training_share']:.0%}")
-        print(f"logp difference   mean {f['logp_difference_mean_worst_step']} (worst step), max {f['logp_difference_max']}"
-              "   (sampler vs trainer, |log p| per token)")
+        print(f"logp difference   mean {f['logp_difference_mean_worst_step']} (worst step), "
+              f"max {f['logp_difference_max']}   (sampler vs trainer, |log p| per token)")
         print(f"importance ratio  min {f['importance_ratio_min']}  max {f['importance_ratio_max']}   zeroed: calls "
               f"{f['zeroed_calls_frac_max']}, tokens {f['zeroed_tokens_frac_max']} (worst step)")
         print(f"finite loss       {f['loss_finite']}")
@@ -413,7 +416,8 @@ def report(f: dict[str, Any]) -> None:
             print(f"vLLM weights      {sync['vllm_weights']} (vs the adapter merged out of place)")
         else:
             print(f"pushed weights    equal to PEFT's merge: {sync['pushed_equal_peft_merge']} "
-                  f"({sync['pushed_tensors_equal']} of {sync['pushed_tensors']} tensors; max diff {sync['pushed_max_abs_diff']})")
+                  f"({sync['pushed_tensors_equal']} of {sync['pushed_tensors']} tensors; "
+                  f"max diff {sync['pushed_max_abs_diff']})")
     print(f"wall              {_get(f, 'wall_s')} s   all checks passed: {all_passed(f)}")
 
 

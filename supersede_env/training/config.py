@@ -13,7 +13,10 @@ converts every value with the option's own type (so a number may be written ``1e
 ``0.0001``), refuses NaN and infinities, unknown keys and impossible combinations, and raises
 :class:`ConfigError` with one line naming the file (or the flag) and the field, before any model is
 loaded. Checks TRL already makes (batch divisibility by ``num_generations`` with the real process
-count, clip ranges, ...) are TRL's own, from ``GRPOConfig.__post_init__``.
+count, clip ranges, ...) are TRL's own, from ``GRPOConfig.__post_init__``. Options are named in full
+(no abbreviations), and only loss types that the filler rows cannot change are accepted
+(:data:`TOKEN_LEVEL_LOSSES`). Option names are those every supported transformers accepts
+(``gradient_checkpointing``, not 5.23's ``activation_checkpointing``; tests/test_training_versions.py).
 
 This module imports TRL; ``supersede --help`` does not import it.
 """

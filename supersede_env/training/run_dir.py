@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.core.errors import ConfigError, RunLockError
+from supersede_env.core.output_paths import check_output_dir
 from supersede_env.training.checkpoints import (
     STAGING_DIR,
     STATE_FILE,
@@ -108,8 +109,7 @@ def open_run_dir(setup: Any) -> RunDir:
     if resume is not None and args.overwrite_output_dir:
         raise ConfigError(f"{source}: field overwrite_output_dir: cannot be combined with resume_from_checkpoint "
                           "(overwrite starts a new run, resume continues one)")
-    if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"{source}: field output_dir: {folder} exists and is not a directory")
+    check_output_dir(folder, f"{source}: field output_dir")  # not a file, under a folder this process can write
     if resume is None:
         if is_main_process():
             _check_new_run(folder, args.overwrite_output_dir, source)
@@ -263,7 +263,8 @@ def _lock(folder: Path) -> int:
     except BlockingIOError:
         holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
         os.close(fd)
-        raise RunLockError(f"{folder} is in use by another supersede train (pid {holder if holder.isdigit() else 'unknown'}); "
+        pid = holder if holder.isdigit() else "unknown"  # the holder writes its pid right after locking
+        raise RunLockError(f"{folder} is in use by another supersede train (pid {pid}); "
                            "wait for it to finish or stop it, or choose another output_dir") from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
