@@ -71,10 +71,15 @@ def summary(outcome: Any) -> str:
     """Where everything is: the adapter, the logs, TensorBoard's folder, and the command that resumes."""
     import shlex
 
+    from supersede_env.training.callbacks import METRICS_FILE
+    from supersede_env.training.checkpoints import FINAL_ADAPTER
+    from supersede_env.training.rollout_log import ROLLOUTS_FILE
+    from supersede_env.training.run_dir import CONFIG_FILE
+
     out = outcome.output_dir
     if outcome.interrupted:
         head = f"interrupted at step {outcome.global_step}"
-        adapter = (f"{outcome.last_checkpoint} (the newest checkpoint; no {out / 'adapter-final'})"
+        adapter = (f"{outcome.last_checkpoint} (the newest checkpoint; no {out / FINAL_ADAPTER})"
                    if outcome.last_checkpoint else "none (no checkpoint was written)")
     else:
         rule = " (stopped by the zero-advantage rule)" if outcome.stopped_by_rule else ""
@@ -88,9 +93,9 @@ def summary(outcome: Any) -> str:
         world = int(os.environ.get("WORLD_SIZE", "1"))
         launcher = (f"torchrun --nproc_per_node {world} -m supersede_env.commands.train" if world > 1
                     else "supersede train")
-        resume = f"{launcher} --config {shlex.quote(str(out / 'config.yaml'))} --resume_from_checkpoint last"
-    lines = [head, f"  adapter:      {adapter}", f"  metrics:      {out / 'metrics.jsonl'}",
-             f"  rollouts:     {out / 'rollouts.jsonl'}", f"  TensorBoard:  {board}", f"  resume:       {resume}"]
+        resume = f"{launcher} --config {shlex.quote(str(out / CONFIG_FILE))} --resume_from_checkpoint last"
+    lines = [head, f"  adapter:      {adapter}", f"  metrics:      {out / METRICS_FILE}",
+             f"  rollouts:     {out / ROLLOUTS_FILE}", f"  TensorBoard:  {board}", f"  resume:       {resume}"]
     lines += [f"  {key} = {_fmt(value)}" for key, value in sorted(outcome.metrics.items())]
     return "\n".join(lines)
 

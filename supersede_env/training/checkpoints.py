@@ -23,10 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.core.errors import ConfigError
+from supersede_env.training.callbacks import METRICS_FILE
+from supersede_env.training.rollout_log import ROLLOUTS_FILE
 
 STATE_FILE = "supersede_state.json"
+LOGS = (METRICS_FILE, ROLLOUTS_FILE)  # the append-only logs: each checkpoint records their lengths
 TRAINER_STATE = "trainer_state.json"  # transformers' TRAINER_STATE_NAME
 STAGING_DIR = ".staging"
+FINAL_ADAPTER = "adapter-final"  # the adapter at the end of a run (staged and renamed into place too)
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")  # transformers' PREFIX_CHECKPOINT_DIR-<step>
 
 
@@ -55,9 +59,9 @@ def read_state(checkpoint: Path) -> dict[str, Any]:
     return state
 
 
-def log_lengths(folder: Path, names: tuple[str, ...]) -> dict[str, int]:
+def log_lengths(folder: Path) -> dict[str, int]:
     """Each log's size in bytes now (0 when it does not exist yet)."""
-    return {name: (folder / name).stat().st_size if (folder / name).is_file() else 0 for name in names}
+    return {name: (folder / name).stat().st_size if (folder / name).is_file() else 0 for name in LOGS}
 
 
 def publish(staged: Path, state: dict[str, Any], final: Path) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from supersede_env.training.checkpoints import STAGING_DIR, complete_checkpoints, publish_folder
+from supersede_env.training.checkpoints import FINAL_ADAPTER, STAGING_DIR, complete_checkpoints, publish_folder
 from supersede_env.training.config import ConfigError, TrainingSetup
 from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
@@ -36,8 +36,6 @@ from supersede_env.training.policy import check_lora_targets
 from supersede_env.training.run_dir import open_run_dir, prepare, run_options
 
 log = logging.getLogger(__name__)
-
-FINAL_ADAPTER = "adapter-final"
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ from typing import Any
 from supersede_env.core.errors import ConfigError, RunLockError
 from supersede_env.core.output_paths import check_output_dir
 from supersede_env.training.checkpoints import (
+    FINAL_ADAPTER,
+    LOGS,
     STAGING_DIR,
     STATE_FILE,
     checkpoint_step,
@@ -47,10 +49,9 @@ LOCK_FILE = "run.lock"
 CONFIG_FILE = "config.yaml"
 RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the newest checkpoint of output_dir"
 # What a run writes at the top of its folder (checkpoint-N folders besides): what overwrite_output_dir may remove.
-RUN_ENTRIES = frozenset({CONFIG_FILE, LOCK_FILE, "metrics.jsonl", "rollouts.jsonl", "heldout", "runs",
-                         "adapter-final", "base-model", STAGING_DIR, "README.md"})  # README.md: TRL's model card
+RUN_ENTRIES = frozenset({CONFIG_FILE, LOCK_FILE, *LOGS, "heldout", "runs", FINAL_ADAPTER, "base-model",
+                         STAGING_DIR, "README.md"})  # README.md: TRL's model card
 _TEMPORARY = re.compile(r"^\.(config\.yaml\..+\.tmp|adapter-final\.partial)$")  # atomic writes a kill interrupted
-LOGS = ("metrics.jsonl", "rollouts.jsonl")  # append-only; cut back on resume
 HELDOUT_STEP = re.compile(r"^step-(\d+)(\.partial)?$")
 
 # The options that define a run: a resume must use the checkpoint's values (the model and its adapter's

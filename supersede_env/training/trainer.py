@@ -109,8 +109,6 @@ from supersede_env.training.samples import (
 from supersede_env.training.sampler_logprobs import SampledLogprobs, sampling_processors, without_warpers
 from supersede_env.training.weight_sync import install_exact_sync
 
-LOGS = ("metrics.jsonl", "rollouts.jsonl")  # the append-only logs whose lengths each checkpoint records
-
 
 @dataclass(frozen=True)
 class RolloutResult:
@@ -548,7 +546,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             for cb in self.callback_handler.callbacks
             if hasattr(cb, "state_dict") and hasattr(cb, "load_state_dict")
         }
-        logs = log_lengths(self.log_dir, LOGS) if self.log_dir is not None else {}
+        logs = log_lengths(self.log_dir) if self.log_dir is not None else {}
         return {"step": self.state.global_step, "curriculum": self.curriculum.to_dict(), "callbacks": callbacks,
                 "logs": logs, "options": dict(self.run_options)}
 
