@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Re-install whenever the project's dependency list changes.
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: install test test-slow bench demo clean
+.PHONY: install test test-slow bench demo clean gpu-wheels
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,15 @@ bench: install
 
 demo: install
 	$(BIN)/supersede eval --demo
+
+# The wheels training/gpu_check.sh installs on the offline GPU machine (Python 3.12): training/wheels/.
+GPU_WHEELS := training/wheels
+gpu-wheels: $(BIN)/python
+	rm -rf $(GPU_WHEELS)
+	$(BIN)/pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+		--platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+		-d $(GPU_WHEELS) -r training/gpu_wheels.txt
+	du -sh $(GPU_WHEELS) && ls $(GPU_WHEELS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .benchmarks build *.egg-info

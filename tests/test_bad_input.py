@@ -601,7 +601,7 @@ CASES: list[Case] = [
           (TINY + "beta: .nan\n", "beta", "c.yaml: field beta: invalid value nan"),
           (TINY + "condition: full\n", "condition", "c.yaml: condition: full is not a memo condition"),
           (TINY + "condition: memo:abc\n", "condition syntax", "c.yaml: condition: cannot parse condition 'memo:abc'"),
-          (TINY + "min_sessions: 8\nmax_sessions: 6\n", "max_sessions", "c.yaml: max_sessions: must be at least"),
+          (TINY + "episodes_sessions: 8-6\n", "episodes_sessions", "c.yaml: episodes_sessions: need 4 <= min <= max"),
           ("model_source: tiny\nuse_peft: false\n", "use_peft", "c.yaml: field use_peft: training trains a LoRA adapter"),
       ]],
     Case("train flag not a number", (*TRAIN, "--learning_rate", "many"),

@@ -60,36 +60,38 @@ def test_trl_options_by_their_trl_names_from_the_command_line_and_any_yaml_spell
     assert replayed.to_dict() == setup.to_dict()
 
 
-def test_episode_options_renamed_to_the_episode_source_names_still_work_with_a_warning(tmp_path):
-    path = tmp_path / "old.yaml"
-    path.write_text(TINY.read_text().replace("episodes_n:", "episodes_count:").replace("heldout_n:", "heldout_synthetic_count:")
-                    .replace('episodes_sessions: "4"', "min_sessions: 4\nmax_sessions: 4"), encoding="utf-8")
-    with pytest.warns(FutureWarning) as caught:
-        old = parse_config(["--config", str(path), "--heldout_synthetic_difficulty", "L2", "--max_sessions", "6"])
-    said = " ".join(str(w.message) for w in caught)
-    for old_name, new_name in (("episodes_count", "episodes_n"), ("heldout_synthetic_count", "heldout_n"),
-                               ("heldout_synthetic_difficulty", "heldout_difficulty"), ("max_sessions", "episodes_sessions")):
-        assert f"option {old_name} is now {new_name}" in said
-    new = parse_config(["--config", str(TINY), "--heldout_difficulty", "L2", "--episodes_sessions", "4-6"])
-    assert old.args.episode_source("L1") == new.args.episode_source("L1")
-    assert old.args.heldout_episode_source() == new.args.heldout_episode_source()
-    assert old.to_dict() == new.to_dict()  # the written config.yaml speaks the new names
+def test_help_leads_with_this_environments_options_and_says_how_to_list_trls(capsys):
+    from supersede_env.commands.train import standalone
+
+    assert standalone(["--help"]) == 0
+    text = capsys.readouterr().out
+    groups = [line for line in text.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert groups[:3] == ["the config file:", "this environment's options:", "TRL options most runs set:"]
+    for option in ("--episodes_sessions", "--condition", "--overwrite_output_dir", "--learning_rate", "--lora_r"):
+        assert option in text
+    assert "supersede train --help-trl" in text.splitlines()[-1] and "--adam_beta1" not in text
+    assert len(text.splitlines()) < 300
+    assert standalone(["--help-trl"]) == 0
+    assert "--adam_beta1" in capsys.readouterr().out  # every TRL / transformers option
 
 
-def test_sectioned_option_names_of_the_first_config_still_work_with_a_warning():
-    """Issue 12's command was written with the sectioned names (``--episodes.min_sessions``)."""
-    with pytest.warns(FutureWarning) as caught:
-        old = parse_config(["--config", str(TINY), "--episodes.min_sessions", "4", "--episodes.max_sessions=7",
-                            "--grpo.learning_rate", "1e-4", "--episodes.seed", "3"])
-    said = " ".join(str(w.message) for w in caught)
-    for old_name, new_name in (("episodes.min_sessions", "episodes_sessions"), ("grpo.learning_rate", "learning_rate"),
-                               ("episodes.seed", "episodes_seed")):
-        assert f"option {old_name} is now {new_name}" in said
-    assert said.count("is now") == 4  # each name said once
-    new = parse_config(["--config", str(TINY), "--episodes_sessions", "4-7", "--learning_rate", "1e-4",
-                        "--episodes_seed", "3"])
-    assert old.to_dict() == new.to_dict()
-    assert "unknown option --episodes.bogus" in _one_line_error(["--config", str(TINY), "--episodes.bogus", "1"])
+def test_option_names_are_never_abbreviated():
+    """``--learning_rat`` is not taken for ``--learning_rate``; an option is named in full or refused."""
+    message = _one_line_error(["--config", str(TINY), "--learning_rat", "1e-4"])
+    assert "unknown option --learning_rat (did you mean --learning_rate?)" in message
+    assert "unknown option --lora" in _one_line_error(["--config", str(TINY), "--lora", "4"])
+
+
+@pytest.mark.parametrize("loss_type", ["grpo", "bnpo", "dr_grpo", "sapo", "luspo"])
+def test_loss_types_that_filler_rows_make_wrong_are_refused(loss_type):
+    message = _one_line_error(["--config", str(TINY), "--loss_type", loss_type])
+    assert f"loss_type: {loss_type!r} " in message and "use one of dapo, cispo, vespo" in message
+    assert ("filler rows included" in message) != (loss_type == "bnpo")
+
+
+@pytest.mark.parametrize("loss_type", ["dapo", "cispo", "vespo"])
+def test_token_level_loss_types_are_accepted(loss_type):
+    assert parse_config(["--config", str(TINY), "--loss_type", loss_type]).args.loss_type == loss_type
 
 
 def _one_line_error(argv, tmp_path=None, extra=None):
@@ -131,12 +133,15 @@ def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, exp
         (["--bogus", "1"], "command line: unknown option --bogus"),
         (["--num_generations", "3"], "generation_batch_size (2) must be divisible by num_generations (3)"),
         (["--condition", "full"], "condition: full is not a memo condition"),
-        (["--min_sessions", "8", "--max_sessions", "5"], "max_sessions: must be at least min_sessions (8), got 5"),
         (["--episodes_sessions", "8-5"], "episodes_sessions: need 4 <= min <= max <= 30, got 8-5"),
         (["--episodes_source", "file"], "episodes_path: source file needs an episode JSONL file"),
         (["--heldout_source", "synthetic", "--heldout_path", "x.json"], "heldout_path: only read with source"),
         (["--use_peft", "false"], "field use_peft: training trains a LoRA adapter"),
         (["--lora_target_modules", "q_proj", "lm_head"], "field lora_target_modules: lm_head cannot carry"),
+        (["--lora_r", "0"], "field lora_r: the adapter's rank must be at least 1, got 0"),
+        (["--lora_alpha", "0"], "field lora_alpha: must be positive"),
+        (["--lora_dropout", "1"], "field lora_dropout: must be in [0, 1), got 1.0"),
+        (["--min_sessions", "4"], "command line: unknown option --min_sessions"),
         (["--curriculum_levels", "L1", "L9"], "curriculum_levels: 'L9' is not one of"),
         (["--model_source", "hub"], "field model_name_or_path: required when model_source is hub"),
         (["--temperature", "0"], "temperature: must be positive"),
@@ -145,6 +150,16 @@ def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, exp
 def test_bad_values_on_the_command_line_are_one_line(argv, expected):
     message = _one_line_error(["--config", str(TINY), *argv])
     assert expected in message, message
+
+
+def test_lora_targets_are_checked_against_the_model_before_its_weights_load():
+    from supersede_env.training.run import load_inputs
+
+    with pytest.raises(ConfigError) as err:
+        load_inputs(parse_config(["--config", str(TINY), "--lora_target_modules", "q_proj", "qkv"]))
+    assert "field lora_target_modules: 'qkv' names no module of the model (its linear layers: down_proj, " \
+           "gate_proj, k_proj, o_proj, q_proj, up_proj, v_proj; or all-linear)" in str(err.value)
+    assert load_inputs(parse_config(["--config", str(TINY), "--lora_target_modules", "q_proj", "v_proj"]))
 
 
 def test_missing_and_broken_files(tmp_path):

@@ -118,21 +118,15 @@ def test_two_processes_with_uneven_session_counts_train_like_one(tmp_path, model
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("processes, seed, spelling", [(2, 3, "now"), (2, 11, "now"), (3, 3, "now"), (2, 3, "issue 12")])
-def test_the_command_trains_with_several_processes(tmp_path, model_dir, processes, seed, spelling):
+@pytest.mark.parametrize("processes, seed", [(2, 3), (2, 11), (3, 3)])
+def test_the_command_trains_with_several_processes(tmp_path, model_dir, processes, seed):
     """The documented command (torchrun, uneven sessions) finishes and writes the adapter; each process's
-    rollouts are whole groups, written once; the held-out evaluation is shared out and written as run records.
-    Issue 12's spelling (the earlier module path and sectioned option names) runs the same command."""
+    rollouts are whole groups, written once; the held-out evaluation is shared out and written as run records."""
     out = tmp_path / "run"
-    shutil.copytree(model_dir, out / "base-model")
-    if spelling == "now":
-        options = ["-m", "supersede_env.commands.train", "--episodes_sessions", "4-7", "--episodes_seed", str(seed)]
-    else:
-        options = ["-m", "supersede_env.training.command", "--episodes.min_sessions", "4", "--episodes.max_sessions", "7",
-                   "--episodes.seed", str(seed)]
     command = [_torchrun(), "--nproc_per_node", str(processes), "--master_port", str(29600 + os.getpid() % 1000),
-               options[0], options[1], "--config", str(TINY), "--output_dir", str(out), *options[2:],
-               "--heldout_eval_steps", "2", "--heldout_n", "3"]
+               "-m", "supersede_env.commands.train", "--config", str(TINY), "--output_dir", str(out),
+               "--model_source", "hub", "--model_name_or_path", str(model_dir),
+               "--episodes_sessions", "4-7", "--episodes_seed", str(seed), "--heldout_eval_steps", "2", "--heldout_n", "3"]
     result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=900, cwd=REPO,
                             env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert result.returncode == 0, result.stderr[-4000:]

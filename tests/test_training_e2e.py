@@ -55,9 +55,16 @@ def base_model(tmp_path_factory):
 
 
 def _run_dir(tmp_path, base_model, name="run"):
+    """A run folder whose tiny model is already built (``model_source: tiny`` builds it into base-model/)."""
     out = tmp_path / name
     shutil.copytree(base_model, out / "base-model")
     return out
+
+
+def _options(out, base_model):
+    """The tiny config into ``out`` (which must be empty), on the tiny model built once for the module."""
+    return ["--config", str(TINY), "--output_dir", str(out), "--model_source", "hub",
+            "--model_name_or_path", str(base_model)]
 
 
 def _lines(path):
@@ -69,9 +76,9 @@ def alternating(prompts, completions, **_):
     return [float(i % 2 == 0) for i in range(len(completions))]
 
 
-def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_model, monkeypatch):
-    out = _run_dir(tmp_path, base_model)
-    common = ["--config", str(TINY), "--output_dir", str(out)]
+def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_model, monkeypatch, capsys):
+    out = tmp_path / "run"
+    common = _options(out, base_model)
     graded = []
     real_grade = grader.grade_episode
 
@@ -89,8 +96,18 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
     assert (out / "checkpoint-1" / "supersede_state.json").is_file()
     assert (out / "adapter-final" / "adapter_config.json").is_file()
     assert "learning_rate: 0.0001" in (out / "config.yaml").read_text()
+    printed = capsys.readouterr().out
+    assert f"adapter:      {out / 'adapter-final'}" in printed and f"metrics:      {out / 'metrics.jsonl'}" in printed
+    assert f"TensorBoard:  {out / 'runs'}" in printed  # <output_dir>/runs/<date>_<host>
+    resume = f"supersede train --config {out / 'config.yaml'} --resume_from_checkpoint last"
+    assert f"resume:       {resume}" in printed
 
-    assert standalone(common + ["--resume_from_checkpoint", "last"]) == 0  # the config's max_steps: 2
+    # A second run into the same folder is refused in one line, before any model loads.
+    assert standalone(common) == 2
+    assert "is not empty" in capsys.readouterr().err
+
+    # The printed command resumes the run with its own options (learning rate 1e-4), up to max_steps 2.
+    assert standalone(resume.split()[2:] + ["--max_steps", "2"]) == 0
     state = json.loads((out / "checkpoint-2" / "trainer_state.json").read_text())
     assert state["global_step"] == 2
     logged = [row for row in _lines(out / "metrics.jsonl") if "loss" in row]
@@ -110,8 +127,8 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
     assert all(r["verdict"]["kind"] == "verdict" and r["verdict"]["grader"]["mode"] == "strict" for r in rows)
 
     # The resumed step trains the same episodes an uninterrupted run trains at step 2.
-    straight = _run_dir(tmp_path, base_model, "straight")
-    assert standalone(["--config", str(TINY), "--output_dir", str(straight)]) == 0
+    straight = tmp_path / "straight"
+    assert standalone(_options(straight, base_model) + ["--learning_rate", "1e-4"]) == 0
     assert [r["verdict"]["episode_id"] for r in _lines(straight / "rollouts.jsonl")] == [r["verdict"]["episode_id"]
                                                                                        for r in rows]
 
@@ -125,9 +142,9 @@ def test_bad_option_fails_before_any_model_is_loaded(tmp_path, capsys):
 
 
 def test_stop_rule_ends_the_run(tmp_path, base_model):
-    out = _run_dir(tmp_path, base_model)
-    code = standalone(["--config", str(TINY), "--output_dir", str(out), "--max_steps", "3",
-                       "--stop_zero_advantage_batches", "1", "--save_steps", "5"])
+    out = tmp_path / "run"
+    code = standalone(_options(out, base_model) + ["--max_steps", "3", "--stop_zero_advantage_batches", "1",
+                                                   "--save_steps", "5"])
     assert code == 0
     rows = _lines(out / "rollouts.jsonl")
     assert {r["advantage"] for r in rows} == {0.0}  # the random model never earns the reward
@@ -231,3 +248,28 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
         assert all(len(run.steps_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
         assert supersede(["report", str(out / "heldout" / name), "--no-plots", "--quiet"]) == 0
         assert (out / "heldout" / name / "report.md").is_file()
+
+
+def test_ctrl_c_prints_where_everything_is_and_how_to_resume(tmp_path, base_model, monkeypatch, capsys):
+    from supersede_env.training.trainer import SupersedeGRPOTrainer
+
+    out = tmp_path / "run"
+    generate = SupersedeGRPOTrainer._generate_and_score_completions
+
+    def interrupted_in_step_2(self, inputs):
+        if self.state.global_step == 1:
+            raise KeyboardInterrupt  # what Ctrl-C raises in the training loop
+        return generate(self, inputs)
+
+    monkeypatch.setattr(SupersedeGRPOTrainer, "_generate_and_score_completions", interrupted_in_step_2)
+    assert standalone(_options(out, base_model) + ["--report_to", "none"]) == 130
+    printed = capsys.readouterr().out
+    assert "interrupted at step 1" in printed
+    assert f"adapter:      {out / 'checkpoint-1'} (the newest checkpoint; no {out / 'adapter-final'})" in printed
+    assert f"metrics:      {out / 'metrics.jsonl'}" in printed and "TensorBoard:  none" in printed
+    assert f"resume:       supersede train --config {out / 'config.yaml'} --resume_from_checkpoint last" in printed
+    assert not (out / "adapter-final").exists() and (out / "checkpoint-1" / "supersede_state.json").is_file()
+    # the lock went with the interrupted run: the printed command can resume at once
+    from supersede_env.training.run_dir import open_run_dir
+
+    open_run_dir(parse_config(["--config", str(out / "config.yaml"), "--resume_from_checkpoint", "last"])).release()

@@ -1,8 +1,11 @@
 """training/gpu_check.sh: fails fast and clearly without a GPU; its CPU-testable parts work.
 
-The GPU run itself (vLLM colocate, a Qwen2.5-3B-shaped model) has not run in this project's sessions;
-what runs here: the refusals, the tiny CPU dry run (the whole script with transformers generation),
-and the comparison of vLLM's fused weights with the out-of-place merge, on a stand-in for vLLM's model.
+The GPU run itself (a Qwen2.5-3B-shaped model, with or without vLLM) has not run in this project's
+sessions; what runs here: the refusals, the tiny CPU dry run (the whole no-vLLM path: transformers
+generation in bf16, group size 8, memo:300, 6-8 sessions, TRL's sync_weights against a recording
+engine), the report's refusal to claim a check that did not run, the figures file written as it
+goes, the offline bundle's pins, and the comparison of vLLM's fused weights with the out-of-place
+merge on a stand-in for vLLM's model.
 """
 
 import importlib.util
@@ -35,7 +38,7 @@ def test_shell_script_refuses_a_machine_without_a_gpu():
     assert "no NVIDIA driver" in result.stderr and "--tiny" in result.stderr
 
 
-def test_python_check_refuses_without_cuda_or_vllm():
+def test_python_check_refuses_without_cuda():
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA GPU")
@@ -43,8 +46,58 @@ def test_python_check_refuses_without_cuda_or_vllm():
                             text=True, timeout=120)
     assert result.returncode == 2
     message = result.stderr.strip()
-    assert message.startswith("gpu_check: ") and "\n" not in message
-    assert "vllm" in message or "no CUDA GPU visible" in message
+    assert message.startswith("gpu_check: no CUDA GPU visible") and "\n" not in message
+
+
+def _step(step, step_time=10.0, generation=6.0):
+    return {"step": step, "step_time": step_time, "timing/generation_s": generation, "timing/reward_s": 0.5,
+            "tokens/prompt": 4000, "tokens/completion": 1000, "tokens/generated_per_s": 200.0, "samples/total": 60,
+            "loss": 0.1, "sampling/sampling_logp_difference/mean": 1e-3, "sampling/sampling_logp_difference/max": 0.01,
+            "sampling/importance_sampling_ratio/min": 0.9, "sampling/importance_sampling_ratio/max": 1.1,
+            "sampling/importance_sampling_zeroed/calls_frac": 0.0, "sampling/importance_sampling_zeroed/tokens_frac": 0.0}
+
+
+def test_a_check_that_did_not_run_is_reported_as_not_run(capsys):
+    gpu_check = _gpu_check_module()
+    figures = {"environment": {"device": "NVIDIA H200"}, "stopped": "time limit reached (SIGINT) before every check ran",
+               **gpu_check.summarise([_step(1, 30.0), _step(2), _step(3)]), "peak_gpu_memory_gib": 40.0,
+               "peak_gpu_reserved_gib": 50.0, "wall_s": 300}
+    gpu_check.report(figures)
+    printed = capsys.readouterr().out
+    assert "weight sync       NOT RUN" in printed and "bit-identical" not in printed
+    assert "all checks passed: False" in printed and "STOPPED" in printed
+    assert "tokens/s          prompt 400.0, completion 100.0" in printed  # the warm-up step apart
+    assert "generation 60%, grading 5%, training 35%" in printed and "peak GPU memory   40.0 GiB" in printed
+    assert not gpu_check.all_passed({**figures, "stopped": None} | {"sync": {"ran": False}})
+    passed = {k: v for k, v in figures.items() if k != "stopped"} | {"sync": {
+        "ran": True, "base_weights_bit_identical": True, "pushed_equal_peft_merge": True}}
+    assert gpu_check.all_passed(passed)
+    assert not gpu_check.all_passed(passed | {"sync": {"ran": True, "base_weights_bit_identical": False,
+                                                        "pushed_equal_peft_merge": True}})
+    gpu_check.report({"environment": {"device": "cpu"}})
+    printed = capsys.readouterr().out
+    assert "none completed: no step figures" in printed and "not measured (no GPU)" in printed
+
+
+def test_the_figures_file_is_rewritten_as_each_figure_is_measured(tmp_path):
+    gpu_check = _gpu_check_module()
+    path = tmp_path / "figures.json"
+    figures = gpu_check.Figures(path)
+    figures.update(environment={"device": "cpu"})
+    assert json.loads(path.read_text()) == {"environment": {"device": "cpu"}}
+    figures.update(step_log=[_step(1)])
+    assert json.loads(path.read_text())["step_log"][0]["step"] == 1  # a run cut off here keeps its first step
+
+
+def test_the_offline_bundle_pins_the_versions_the_tests_run():
+    """training/gpu_wheels.txt: exact versions, each the one installed here (what the tests ran)."""
+    import importlib.metadata as md
+
+    pins = [line.split("==") for line in (REPO / "training" / "gpu_wheels.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    assert pins and all(len(p) == 2 for p in pins)
+    assert {name for name, _ in pins} >= {"trl", "peft", "datasets"}
+    assert {name: md.version(name) for name, _ in pins} == dict(pins)
 
 
 def test_the_random_model_has_the_tokenizers_vocabulary_and_qwen_blocks():
@@ -105,16 +158,24 @@ def test_vllm_weight_comparison_rebuilds_fused_tensors():
 
 
 @pytest.mark.slow
-def test_tiny_dry_run_prints_the_figures(tmp_path):
+def test_tiny_dry_run_of_the_no_vllm_path_prints_every_figure(tmp_path):
+    """The GPU machine's path (no vLLM: transformers generation, bf16, group size 8, memo:300, 6-8 sessions,
+    TRL's sync_weights against a recording engine) on CPU with the tiny model."""
     pytest.importorskip("trl")
     out = tmp_path / "figures.json"
-    result = subprocess.run(["bash", str(SCRIPT), "--tiny", "--steps", "2", "--out", str(tmp_path / "run"),
-                             "--json", str(out)], check=False, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "PYTHON": sys.executable})
-    assert result.returncode == 0, result.stderr[-2000:]
-    for label in ("steps/s", "tokens/s", "logp difference", "base weights      bit-identical: True"):
-        assert label in result.stdout
+    result = subprocess.run(["bash", str(SCRIPT), "--tiny", "--steps", "2", "--sync-cycles", "20",
+                             "--out", str(tmp_path / "run"), "--json", str(out)], check=False, capture_output=True,
+                            text=True, timeout=900, env={**os.environ, "PYTHON": sys.executable})
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    for label in ("steps/s", "tokens/s          prompt", "completion", "step time         generation",
+                  "peak GPU memory   not measured (no GPU)", "logp difference", "group size 8, memo:300, 6-8 sessions",
+                  "20 syncs through recording engine (TRL's sync_weights)", "base weights      bit-identical: True",
+                  "pushed weights    equal to PEFT's merge: True", "all checks passed: True"):
+        assert label in result.stdout, label
     figures = json.loads(out.read_text())
-    assert figures["steps"] == 2 and figures["steps_per_s"] > 0 and figures["tokens_per_s"] > 0
-    assert figures["loss_finite"] is True and figures["base_weights_bit_identical"] is True
-    assert 0 <= figures["logp_difference_mean_max"] < 1e-3
+    assert figures["backend"] == "transformers" and figures["model"]["blocks"] == "tiny"
+    assert figures["steps"] == 2 and figures["steps_per_s"] > 0
+    assert figures["prompt_tokens_per_s"] > 0 and figures["completion_tokens_per_s"] > 0
+    assert 0 < figures["generation_share"] < 1 and 0 < figures["training_share"] < 1
+    assert figures["loss_finite"] is True and 0 <= figures["logp_difference_mean_worst_step"] < 0.05  # bf16
+    assert figures["sync"]["base_weights_bit_identical"] is True and figures["sync"]["pushed_equal_peft_merge"] is True

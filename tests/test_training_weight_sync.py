@@ -1,10 +1,14 @@
 """The LoRA weight sync to vLLM: out-of-place merged weights, base weights bit-identical after 200 syncs.
 
-No vLLM here: the test drives the function that replaces TRL's ``VLLMGeneration._iter_named_params``
-(what ``sync_weights`` reads) on a bf16 PEFT model, changing the adapter between syncs as training
-would, and compares it with TRL's own merge / read / unmerge cycle.
+No vLLM here. The real-path tests drive TRL 1.16's own ``VLLMGeneration.sync_weights`` (colocate mode,
+TRL's constructor, TRL's parameter walk) against a recording engine that stands where vLLM's ``LLM``
+sits (:mod:`supersede_env.training.sync_check`), on a bf16 PEFT model whose adapter moves between
+syncs as training would: with :func:`install_exact_sync` the base weights stay bit-identical and every
+pushed tensor equals PEFT's own merge; with TRL's default merge / unmerge they drift, so a TRL change
+that bypasses the exact sync fails here. The other tests check the replacement iterator itself.
 """
 
+import sys
 import types
 
 import pytest
@@ -80,20 +84,37 @@ def test_the_pushed_weights_are_peft_merges_of_the_current_adapter():
         assert not torch.equal(pushed["0.weight"], model.base_model.model[0].base_layer.weight)
 
 
-def test_trls_in_place_cycle_drifts_in_bf16():
-    """The fault the exact sync removes (so the first test can fail): in-place merge/unmerge rounds twice.
+def _trl_sync_cycles(exact, cycles):
+    """``cycles`` x (move the adapter, TRL's real ``sync_weights``) on the bf16 model."""
+    from accelerate import Accelerator
 
-    20 cycles are enough to show it (most entries change); the exact sync above runs 200.
-    """
+    from supersede_env.training.sync_check import move_adapter, recording_generation, run_sync_cycles
+
     model = _model()
-    before = _base_weights(model)
+    generation = recording_generation(model, Accelerator(cpu=True))
+    if exact:
+        install_exact_sync(generation)
     generator = torch.Generator().manual_seed(1)
-    for _ in range(20):
-        _train_step(model, generator)
-        _trl_cycle(model)
-    after = _base_weights(model)
-    changed = (before["base_model.model.0.base_layer.weight"] != after["base_model.model.0.base_layer.weight"])
-    assert changed.float().mean() > 0.05  # measured for issue 12 at 2048x2048: 10-39% of entries
+    figures = run_sync_cycles(generation, cycles, lambda: move_adapter(model, generator))
+    assert generation.engine.loads == cycles * 6 and generation.engine.cache_resets == cycles  # TRL pushed every sync
+    assert "vllm" not in sys.modules
+    return figures
+
+
+def test_trls_own_sync_with_the_exact_merge_keeps_200_bf16_cycles_bit_identical():
+    figures = _trl_sync_cycles(exact=True, cycles=CYCLES)
+    assert figures.base_tensors_changed == 0 and figures.base_entries_changed_frac == 0.0
+    assert figures.pushed_tensors == 6 and figures.pushed_equal_peft_merge == 6  # what vLLM got is PEFT's merge
+
+
+def test_trls_own_sync_with_its_default_merge_drifts_in_bf16():
+    """The same check on TRL's default in-place merge fails: the fault install_exact_sync removes.
+
+    50 cycles are enough to show it (measured: 75% of base entries changed after 200); the exact sync runs 200.
+    """
+    figures = _trl_sync_cycles(exact=False, cycles=50)
+    assert figures.base_tensors_changed == 2 and figures.base_entries_changed_frac > 0.2
+    assert figures.pushed_equal_peft_merge < figures.pushed_tensors
 
 
 def test_install_replaces_trls_iterator_and_refuses_what_it_cannot_merge():

@@ -8,12 +8,16 @@
 Options are TRL's own (every ``GRPOConfig`` and ``ModelConfig`` field, by its TRL name) plus this
 environment's (episodes, condition, curriculum, stale weight, stop rule, held-out evaluation); the
 config file holds them flat, by the same names, and the command line overrides the file.
-``supersede train --help`` lists them all. Everything is checked before a model is loaded.
+``supersede train --help`` lists this environment's options and the TRL options most runs set;
+``supersede train --help-trl`` lists every TRL option. Everything is checked before a model is loaded
+and before anything in ``output_dir`` is rewritten; on exit (Ctrl-C included) the command prints
+where the adapter, the logs and the TensorBoard events are, and the command that resumes the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from typing import Any
@@ -46,8 +50,11 @@ def train(argv: list[str]) -> int:
         from supersede_env.training.run import load_inputs, run
     except ModuleNotFoundError as exc:  # a dependency of the extra's packages, or a broken install
         raise _missing(exc.name or str(exc)) from None
-    if "-h" in argv or "--help" in argv:
+    if "--help-trl" in argv:
         ConfigParser().print_help()
+        return 0
+    if "-h" in argv or "--help" in argv:
+        print(environment_help(ConfigParser()))
         return 0
 
     inputs = load_inputs(parse_config(argv))
@@ -56,14 +63,84 @@ def train(argv: list[str]) -> int:
     finally:
         _end_process_group()
     if int(os.environ.get("RANK", "0")) == 0:
+        print(summary(outcome))
+    return 130 if outcome.interrupted else 0
+
+
+def summary(outcome: Any) -> str:
+    """Where everything is: the adapter, the logs, TensorBoard's folder, and the command that resumes."""
+    import shlex
+
+    from supersede_env.training.callbacks import METRICS_FILE
+    from supersede_env.training.checkpoints import FINAL_ADAPTER
+    from supersede_env.training.rollout_log import ROLLOUTS_FILE
+    from supersede_env.training.run_dir import CONFIG_FILE
+
+    out = outcome.output_dir
+    if outcome.interrupted:
+        head = f"interrupted at step {outcome.global_step}"
+        adapter = (f"{outcome.last_checkpoint} (the newest checkpoint; no {out / FINAL_ADAPTER})"
+                   if outcome.last_checkpoint else "none (no checkpoint was written)")
+    else:
         rule = " (stopped by the zero-advantage rule)" if outcome.stopped_by_rule else ""
-        print(
-            f"trained {outcome.global_step} steps{rule}; adapter: {outcome.final_adapter}; "
-            f"metrics: {outcome.output_dir / 'metrics.jsonl'}"
-        )
-        for key, value in sorted(outcome.metrics.items()):
-            print(f"  {key} = {_fmt(value)}")
-    return 0
+        head = f"trained {outcome.global_step} steps{rule}"
+        adapter = str(outcome.final_adapter)
+    board = (f"{outcome.tensorboard_dir}   (tensorboard --logdir {shlex.quote(str(out / 'runs'))})"
+             if outcome.tensorboard_dir else "none (report_to has no tensorboard)")
+    if outcome.last_checkpoint is None:
+        resume = "none (no checkpoint: set save_strategy steps to be able to resume)"
+    else:
+        world = int(os.environ.get("WORLD_SIZE", "1"))
+        launcher = (f"torchrun --nproc_per_node {world} -m supersede_env.commands.train" if world > 1
+                    else "supersede train")
+        resume = f"{launcher} --config {shlex.quote(str(out / CONFIG_FILE))} --resume_from_checkpoint last"
+    lines = [head, f"  adapter:      {adapter}", f"  metrics:      {out / METRICS_FILE}",
+             f"  rollouts:     {out / ROLLOUTS_FILE}", f"  TensorBoard:  {board}", f"  resume:       {resume}"]
+    lines += [f"  {key} = {_fmt(value)}" for key, value in sorted(outcome.metrics.items())]
+    return "\n".join(lines)
+
+
+# The TRL options worth knowing first (the rest: --help-trl).
+TRL_ESSENTIALS = (
+    "output_dir", "resume_from_checkpoint", "max_steps", "learning_rate", "num_generations",
+    "per_device_train_batch_size", "gradient_accumulation_steps", "loss_type", "beta", "temperature",
+    "use_vllm", "vllm_mode", "save_steps", "report_to", "seed",
+    "model_name_or_path", "dtype", "lora_r", "lora_alpha", "lora_target_modules",
+)
+
+
+def environment_help(parser: Any) -> str:
+    """``supersede train --help``: this environment's options first, then the TRL options most runs set."""
+    from trl import GRPOConfig
+
+    from supersede_env.training.config import SupersedeGRPOConfig
+
+    declared = list(vars(SupersedeGRPOConfig).get("__annotations__", {}))
+    changed = [name for name in declared if any(f.name == name for f in dataclasses.fields(GRPOConfig))]
+    own = [name for name in declared if name not in changed]
+    actions: dict[str, argparse.Action] = {}
+    for action in parser._actions:  # a boolean's first action is --NAME (its --no_NAME twin follows)
+        if action.option_strings and action.dest not in actions:
+            actions[action.dest] = action
+    short = argparse.ArgumentParser(
+        prog="supersede train", add_help=False, formatter_class=parser.formatter_class,
+        usage="supersede train --config FILE [--OPTION VALUE ...]",
+        description="GRPO + LoRA training on the bounded-memo environment (TRL's GRPOTrainer). Options are "
+                    "this environment's and TRL's, by their names, in a flat YAML file (--config) or on the "
+                    "command line, which wins.")
+    short.add_argument_group("the config file").add_argument(
+        "--config", metavar="FILE", help="flat YAML of option names (see configs/)")
+    for title, names in (("this environment's options", own),
+                         ("TRL options most runs set", TRL_ESSENTIALS),
+                         ("TRL options whose default this environment changes", changed)):
+        group = short.add_argument_group(title)
+        for name in names:
+            if name in actions:
+                group._add_action(actions[name])
+    total = len(set(actions) - {"help"})
+    return short.format_help() + (
+        f"\nEvery TRL option works too, by its TRL name ({total} options in all: trl.GRPOConfig with "
+        "transformers.TrainingArguments, and trl.ModelConfig). List them with: supersede train --help-trl")
 
 
 def require_train_extra() -> None:

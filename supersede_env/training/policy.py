@@ -88,3 +88,57 @@ def load_policy(setup: TrainingSetup) -> Policy:
     identity["dtype"] = str(next(model.parameters()).dtype).removeprefix("torch.")
     identity["parameters"] = sum(p.numel() for p in model.parameters())
     return Policy(model=model, tokenizer=tokenizer, identity=identity)
+
+
+def check_lora_targets(setup: TrainingSetup) -> None:
+    """Each ``lora_target_modules`` entry names a module of the model, checked on a weightless copy of it
+    (before any weights load); skipped when the architecture cannot be read offline (a hub id, embedded)."""
+    from peft import LoraConfig
+    from peft.tuners.tuners_utils import check_target_module_exists
+
+    targets = setup.model.lora_target_modules
+    targets = [targets] if isinstance(targets, str) else list(targets or [])
+    if not targets or targets == ["all-linear"]:
+        return
+    modules = _module_names(setup)
+    if modules is None:
+        return
+    linear = sorted({name.rsplit(".", 1)[-1] for name, kind in modules if kind == "Linear"} - {"lm_head"})
+    for target in targets:
+        if target == "all-linear":
+            continue
+        config = LoraConfig(target_modules=[target])
+        if not any(check_target_module_exists(config, name) for name, _ in modules):
+            raise ConfigError(f"{setup.source}: field lora_target_modules: {target!r} names no module of the model "
+                              f"(its linear layers: {', '.join(linear)}; or all-linear)")
+
+
+def _module_names(setup: TrainingSetup) -> list[tuple[str, str]] | None:
+    """``(module name, class name)`` of the model to train, built on the meta device (no weights)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    args, name = setup.args, setup.model.model_name_or_path
+    if args.model_source == "tiny":
+        from transformers import Qwen2Config
+
+        from supersede_env.training.tiny_model import TinyModelSpec
+
+        spec = TinyModelSpec(seed=args.seed)
+        config: Any = Qwen2Config(vocab_size=spec.vocab_size, hidden_size=spec.hidden_size,
+                                  intermediate_size=spec.intermediate_size, num_hidden_layers=spec.num_hidden_layers,
+                                  num_attention_heads=spec.num_attention_heads,
+                                  num_key_value_heads=spec.num_key_value_heads, tie_word_embeddings=True)
+    elif args.model_source == "hub" and name and (Path(name).expanduser() / "config.json").is_file():
+        try:
+            config = AutoConfig.from_pretrained(Path(name).expanduser(), local_files_only=True)
+        except (OSError, ValueError, KeyError):
+            return None  # an architecture this transformers cannot read: loading the model will say why
+    else:
+        return None
+    try:
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config)
+    except (ValueError, KeyError, TypeError):
+        return None
+    return [(n, type(m).__name__) for n, m in model.named_modules() if n]

@@ -1,39 +1,41 @@
-"""One training run: data, model, trainer, train, save.
+"""One training run: data, folder, model, trainer, train, save.
 
-:func:`load_inputs` does everything that needs no model (episodes, held-out set), so a bad value fails
-before a model is loaded; :func:`run` then loads the policy, builds
-:class:`~.trainer.SupersedeGRPOTrainer` with a LoRA adapter (TRL's ``get_peft_config``), trains
-(resuming from a checkpoint on request), and saves the final adapter to ``<output_dir>/adapter-final``.
+:func:`load_inputs` does everything that needs no model (episodes, held-out set); :func:`run` then
+opens the output folder (:mod:`.run_dir`: checks, lock, resume, cut-back, ``config.yaml``), loads the
+policy, builds :class:`~.trainer.SupersedeGRPOTrainer` with a LoRA adapter (TRL's
+``get_peft_config``), trains, and saves the final adapter to ``<output_dir>/adapter-final``. So a bad
+value fails before a model is loaded and before anything in the folder is rewritten.
 
 Output folder layout::
 
-    <output_dir>/config.yaml            the resolved options this run used (flat, reusable with --config)
-    <output_dir>/metrics.jsonl          one line per log (train and held-out), append-only
-    <output_dir>/rollouts.jsonl         one line per rollout: process, verdict, reward, advantage, memo
+    <output_dir>/config.yaml            the resolved options of this run (flat, reusable with --config)
+    <output_dir>/run.lock               held by the running trainer (flock)
+    <output_dir>/metrics.jsonl          one line per log (train and held-out), append-only, cut back on resume
+    <output_dir>/rollouts.jsonl         one line per rollout: process, verdict, reward, advantage, memo (same)
     <output_dir>/heldout/base/          the base model's held-out answers (a `supersede eval` run directory)
     <output_dir>/heldout/step-NNNNN/    the adapter's held-out answers after step NNNNN (same format)
-    <output_dir>/runs/                  TensorBoard event files (report_to: tensorboard)
+    <output_dir>/runs/<date>_<host>/    TensorBoard event files of each start (report_to: tensorboard)
     <output_dir>/checkpoint-N/          LoRA adapter, optimizer, scheduler, RNG, trainer state,
-                                        supersede_state.json (curriculum, stop rule)
+                                        supersede_state.json (curriculum, stop rule, log lengths, options)
     <output_dir>/adapter-final/         the LoRA adapter at the end of training
+    <output_dir>/.staging/              a checkpoint being written (renamed into place when complete)
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from supersede_env.training.checkpoints import FINAL_ADAPTER, STAGING_DIR, complete_checkpoints, publish_folder
 from supersede_env.training.config import ConfigError, TrainingSetup
 from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
+from supersede_env.training.policy import check_lora_targets
+from supersede_env.training.run_dir import open_run_dir, prepare, run_options
 
 log = logging.getLogger(__name__)
-
-FINAL_ADAPTER = "adapter-final"
-RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the last checkpoint in output_dir"
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,11 @@ class TrainingInputs:
 class RunOutcome:
     output_dir: Path
     global_step: int
-    final_adapter: Path
+    final_adapter: Path | None  # None when interrupted
+    last_checkpoint: Path | None  # where a resume continues
+    tensorboard_dir: Path | None  # None without report_to: tensorboard
     stopped_by_rule: bool
+    interrupted: bool
     metrics: dict[str, Any]
 
 
@@ -74,29 +79,12 @@ def load_inputs(setup: TrainingSetup) -> TrainingInputs:
                           "(TRL's eval loop needs an eval dataset this trainer does not have); leave it 'no'")
     if args.multi_objective_aggregation != "sum_then_normalize":
         raise ConfigError(f"{source}: field multi_objective_aggregation: only sum_then_normalize is supported")
+    check_lora_targets(setup)
     pools = load_pools(args, source)
     heldout = None
     if args.heldout_eval_steps > 0:
         heldout = load_heldout(args, training_ids=pools.ids(), source=source)
     return TrainingInputs(setup, pools, heldout)
-
-
-def checkpoint_to_resume(args: Any, source: str) -> str | None:
-    """``resume_from_checkpoint``: a checkpoint folder, ``true``/``last`` for the last one in output_dir, or None."""
-    from transformers.trainer_utils import get_last_checkpoint
-
-    value = args.resume_from_checkpoint
-    if value is None:
-        return None
-    if str(value).lower() in RESUME_LAST:
-        folder = Path(args.output_dir)
-        last = get_last_checkpoint(str(folder)) if folder.is_dir() else None
-        if last is None:
-            raise ConfigError(f"{source}: field resume_from_checkpoint: no checkpoint-* in {folder}")
-        return last
-    if not Path(value).is_dir():
-        raise ConfigError(f"{source}: field resume_from_checkpoint: {value} is not a checkpoint folder")
-    return str(value)
 
 
 def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any] | None = None) -> Any:
@@ -129,6 +117,7 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
         reward_funcs=reward_funcs,
         callbacks=callbacks,
         log_dir=output_dir,
+        run_options=run_options(inputs.setup),
     )
     if inputs.heldout is not None:
         trainer.add_callback(
@@ -138,37 +127,59 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
 
 
 def run(inputs: TrainingInputs) -> RunOutcome:
-    """Train (from ``resume_from_checkpoint`` when given) and save the final adapter."""
-    import yaml
+    """Open the output folder, train (from the checkpoint it resumes, if any) and save the final adapter.
 
-    from supersede_env.core.atomic import atomic_write_text
+    Ctrl-C (``KeyboardInterrupt``) ends the run with ``interrupted`` set: the newest checkpoint is
+    where a resume continues.
+    """
     from supersede_env.training.callbacks import ZeroAdvantageStop
     from supersede_env.training.heldout import HeldoutEvaluation
     from supersede_env.training.policy import load_policy
 
-    args = inputs.args
-    output_dir = Path(args.output_dir)
-    checkpoint = checkpoint_to_resume(args, inputs.setup.source)
-    if int(os.environ.get("RANK", "0")) == 0:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        resolved = inputs.setup.to_dict()
-        resolved.pop("resume_from_checkpoint", None)
-        atomic_write_text(output_dir / "config.yaml", "# resolved options of this run (reusable with --config)\n"
-                          + yaml.safe_dump(resolved, sort_keys=False))
-    policy = load_policy(inputs.setup)
-    log.info("training %s (%s parameters) on %d episode levels", policy.identity["model"],
-             f"{policy.identity['parameters']:,}", len(inputs.pools.levels))
-    trainer = build_trainer(inputs, policy)
-    trainer.train(resume_from_checkpoint=checkpoint)
-    final = output_dir / FINAL_ADAPTER
-    trainer.save_model(str(final))
+    opened = open_run_dir(inputs.setup)  # every check, the lock; nothing rewritten yet
+    try:
+        prepare(opened, inputs.setup)
+        policy = load_policy(inputs.setup)
+        log.info("training %s (%s parameters) on %d episode levels", policy.identity["model"],
+                 f"{policy.identity['parameters']:,}", len(inputs.pools.levels))
+        trainer = build_trainer(inputs, policy)
+        interrupted = False
+        try:
+            trainer.train(resume_from_checkpoint=str(opened.resume_from) if opened.resume_from else None)
+            _save_final_adapter(trainer, opened.path)
+        except KeyboardInterrupt:
+            interrupted = True
+    finally:
+        opened.release()
     callbacks = trainer.callback_handler.callbacks
     stop = next((cb for cb in callbacks if isinstance(cb, ZeroAdvantageStop)), None)
     heldout = next((cb for cb in callbacks if isinstance(cb, HeldoutEvaluation)), None)
+    complete = complete_checkpoints(opened.path)
     return RunOutcome(
-        output_dir=output_dir,
+        output_dir=opened.path,
         global_step=trainer.state.global_step,
-        final_adapter=final,
+        final_adapter=None if interrupted else opened.path / FINAL_ADAPTER,
+        last_checkpoint=complete[-1] if complete else None,
+        tensorboard_dir=_tensorboard_dir(callbacks),
         stopped_by_rule=bool(stop and stop.stopped_at is not None),
+        interrupted=interrupted,
         metrics=dict(heldout.last_metrics) if heldout is not None else {},
     )
+
+
+def _save_final_adapter(trainer: Any, folder: Path) -> None:
+    """``adapter-final``, written beside and renamed into place (a kill leaves the previous one whole)."""
+    staged = folder / STAGING_DIR / FINAL_ADAPTER
+    trainer.save_model(str(staged))
+    trainer.accelerator.wait_for_everyone()
+    if trainer.args.should_save:
+        publish_folder(staged, folder / FINAL_ADAPTER)
+
+
+def _tensorboard_dir(callbacks: list[Any]) -> Path | None:
+    """Where transformers' TensorBoard callback writes this run's events (``<output_dir>/runs/<date>_<host>``)."""
+    from transformers.integrations import TensorBoardCallback
+
+    board = next((cb for cb in callbacks if isinstance(cb, TensorBoardCallback)), None)
+    folder = getattr(board, "logging_dir", None) if board is not None else None
+    return Path(folder) if folder else None

@@ -53,7 +53,8 @@ weight the importance mask sets to zero (``sampling/importance_sampling_zeroed/*
 The rest is bookkeeping: metrics into TRL's log (reward, verdict mix, memo length and cuts,
 truncations, advantages, tokens/s, seconds spent generating and grading), ``rollouts.jsonl``, the curriculum and the stop rule (callbacks
 receive a :class:`.rollout_log.BatchSummary` through ``on_rollout_batch``), and their state in every
-checkpoint (``supersede_state.json``). The held-out evaluation is a callback (:mod:`.heldout`).
+checkpoint (``supersede_state.json``; checkpoints are written whole, :mod:`.checkpoints`). The
+held-out evaluation is a callback (:mod:`.heldout`).
 """
 
 from __future__ import annotations
@@ -70,14 +71,13 @@ from typing import Any
 import torch
 from accelerate.utils import gather_object
 from datasets import Dataset
-from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, rotate_checkpoints
 from trl import GRPOTrainer
 from trl.models import unwrap_model_for_generation
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import use_adapter
 
 from supersede_env.core import rollout
-from supersede_env.core.atomic import atomic_write_text
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.records import VerdictRecord, verdict_record
@@ -90,6 +90,7 @@ from supersede_env.training.advantages import (
     group_advantages,
     zero_std_groups,
 )
+from supersede_env.training.checkpoints import STAGING_DIR, STATE_FILE, log_lengths, publish
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.episode_pools import EpisodePools
 from supersede_env.training.generation_rounds import GenerationRounds, SampledCall, generation_settings, round_size
@@ -108,8 +109,6 @@ from supersede_env.training.samples import (
 from supersede_env.training.sampler_logprobs import SampledLogprobs, sampling_processors, without_warpers
 from supersede_env.training.weight_sync import install_exact_sync
 
-STATE_FILE = "supersede_state.json"
-
 
 @dataclass(frozen=True)
 class RolloutResult:
@@ -125,7 +124,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
     curriculum level; ``reward_funcs`` are TRL reward functions called once per rollout with the
     columns ``episode``, ``transcript`` and ``verdict`` (the rollout's strict-mode grade; default:
     :class:`.reward.SupersessionReward`);
-    ``log_dir`` is where ``rollouts.jsonl`` goes (None writes none).
+    ``log_dir`` is where ``rollouts.jsonl`` goes (None writes none); ``run_options`` are the options
+    each checkpoint records (:func:`.run_dir.run_options`).
     """
 
     def __init__(
@@ -139,8 +139,11 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         reward_funcs: list[Any] | None = None,
         callbacks: list[Any] | None = None,
         log_dir: str | Path | None = None,
+        run_options: dict[str, Any] | None = None,
     ) -> None:
         self.pools = pools
+        self.run_options = dict(run_options or {})  # recorded in every checkpoint (a resume must keep them)
+        self._staging: Path | None = None
         self.condition = parse_condition(args.condition)
         self.curriculum = Curriculum(
             levels=pools.levels, advance_at=args.curriculum_advance_at, patience=args.curriculum_patience
@@ -489,6 +492,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         metrics["samples/per_rollout"].append(n_samples / rollouts)
         metrics["samples/filler_rows"].append(n_fillers)
         metrics["tokens/batch"].append(prompt_tokens + completion_tokens)
+        metrics["tokens/prompt"].append(prompt_tokens)
+        metrics["tokens/completion"].append(completion_tokens)
         metrics["tokens/generated_per_s"].append(completion_tokens / generation_s if generation_s > 0 else 0.0)
         metrics["timing/generation_s"].append(generation_s)
         metrics["timing/reward_s"].append(reward_s)  # grading and reward functions, this process's rollouts
@@ -534,29 +539,41 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             metrics["tokens/per_s"] = [sum(metrics["tokens/batch"]) / max(sum(metrics["step_time"]), 1e-9)]
         super().log(logs, start_time)
 
-    # -- checkpoints ----------------------------------------------------------------------------
+    # -- checkpoints (written whole: see checkpoints.py) -------------------------------------------
     def _run_state(self) -> dict[str, Any]:
         callbacks = {
             type(cb).__name__: cb.state_dict()
             for cb in self.callback_handler.callbacks
             if hasattr(cb, "state_dict") and hasattr(cb, "load_state_dict")
         }
-        return {"curriculum": self.curriculum.to_dict(), "callbacks": callbacks}
+        logs = log_lengths(self.log_dir) if self.log_dir is not None else {}
+        return {"step": self.state.global_step, "curriculum": self.curriculum.to_dict(), "callbacks": callbacks,
+                "logs": logs, "options": dict(self.run_options)}
+
+    def _get_output_dir(self, trial: Any) -> str:
+        # While a checkpoint is saved, transformers and TRL write it under the staging folder.
+        return str(self._staging) if self._staging is not None else super()._get_output_dir(trial=trial)
 
     def _save_checkpoint(self, model: Any, trial: Any) -> None:
-        super()._save_checkpoint(model, trial)
+        run_dir = Path(super()._get_output_dir(trial=trial))
+        name = f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
+        self._staging = run_dir / STAGING_DIR
+        try:
+            super()._save_checkpoint(model, trial)
+        finally:
+            self._staging = None
+        self.accelerator.wait_for_everyone()  # every process's files (RNG states) are in the staged folder
         if self.args.should_save:
-            folder = Path(self._get_output_dir(trial=trial)) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
-            atomic_write_text(folder / STATE_FILE, json.dumps(self._run_state(), indent=2) + "\n")
+            publish(run_dir / STAGING_DIR / name, self._run_state(), run_dir / name)
+            rotate_checkpoints(output_dir=str(run_dir), save_total_limit=self.args.save_total_limit,
+                               best_model_checkpoint=self.state.best_model_checkpoint, use_mtime=True)
+        self.accelerator.wait_for_everyone()  # no process reads or rotates before the checkpoint is in place
 
     def _load_optimizer_and_scheduler(self, checkpoint: str | None) -> None:
         super()._load_optimizer_and_scheduler(checkpoint)
         if checkpoint is None:
             return
-        path = Path(checkpoint) / STATE_FILE
-        if not path.is_file():
-            return
-        saved = json.loads(path.read_text(encoding="utf-8"))
+        saved = json.loads((Path(checkpoint) / STATE_FILE).read_text(encoding="utf-8"))
         self.curriculum = self.curriculum.restored(saved["curriculum"])
         for cb in self.callback_handler.callbacks:
             state = saved.get("callbacks", {}).get(type(cb).__name__)

@@ -40,16 +40,17 @@ def merged_weight(layer: Any) -> torch.Tensor:
     if layer.merged:
         raise RuntimeError("an adapter is merged into the base weights; the exact sync never merges in place")
     merged = base.data
-    for adapter in layer.active_adapters:
-        if adapter not in layer.lora_A:
-            continue
-        if adapter in layer.lora_variant or layer.lora_bias.get(adapter, False):
-            raise NotImplementedError(
-                f"adapter {adapter!r}: the exact sync merges plain LoRA only (no DoRA or other variants, no LoRA bias)"
-            )
-        # Out of place: `merged` becomes a new tensor; the addition is done in the wider of the two dtypes
-        # and rounded once, exactly as PEFT's in-place `W += delta` rounds on its first cycle.
-        merged = merged + layer.get_delta_weight(adapter)
+    with torch.no_grad():  # a weight to push, not part of any graph
+        for adapter in layer.active_adapters:
+            if adapter not in layer.lora_A:
+                continue
+            if adapter in layer.lora_variant or layer.lora_bias.get(adapter, False):
+                raise NotImplementedError(
+                    f"adapter {adapter!r}: the exact sync merges plain LoRA only (no DoRA or other variants, "
+                    "no LoRA bias)")
+            # Out of place: `merged` becomes a new tensor; the addition is done in the wider of the two dtypes
+            # and rounded once, exactly as PEFT's in-place `W += delta` rounds on its first cycle.
+            merged = merged + layer.get_delta_weight(adapter)
     return merged.to(base.dtype)
 
 

@@ -1,0 +1,272 @@
+"""The training run's folder (``output_dir``): one run per folder, one writer at a time, resumed exactly.
+
+- **A new run** starts in an absent or empty folder. ``overwrite_output_dir`` first removes an earlier
+  run's files, and refuses a folder that holds anything a run does not write (it never deletes a
+  file of yours). Anything else is refused in one line, before any model loads.
+- **One writer.** ``run.lock`` is held with ``flock`` for the whole run (as ``supersede eval`` does),
+  so a second trainer on the same folder fails at once naming the holder's pid; the OS drops the lock
+  however the holder ends (``kill -9`` included).
+- **Checkpoints appear whole.** The trainer writes ``checkpoint-N`` in ``.staging/`` and renames it
+  into place once everything is inside, ``supersede_state.json`` last (:mod:`.checkpoints`); a folder
+  without that file is not a checkpoint, so ``last`` never picks a torn one.
+- **A resume continues the run it names**: ``last`` (or ``true``) is the newest checkpoint of this
+  folder; a named one must be a checkpoint of this folder and its newest (a resume from an older one
+  would leave later checkpoints of another history beside the new ones). The options that define
+  the run (:data:`FIXED_ON_RESUME`) must equal the checkpoint's, and are compared before anything is
+  rewritten. Then the logs are **cut back** to the length they had when the checkpoint was written
+  (``metrics.jsonl``, ``rollouts.jsonl``), and held-out evaluations and checkpoints after it are
+  removed, so every step appears once.
+
+Only the main process (``RANK`` 0) locks and writes; the other processes of a ``torchrun`` only
+read which checkpoint to resume.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from supersede_env.core.errors import ConfigError, RunLockError
+from supersede_env.core.output_paths import check_output_dir
+from supersede_env.training.checkpoints import (
+    FINAL_ADAPTER,
+    LOGS,
+    STAGING_DIR,
+    STATE_FILE,
+    checkpoint_step,
+    complete_checkpoints,
+    read_state,
+)
+
+LOCK_FILE = "run.lock"
+CONFIG_FILE = "config.yaml"
+RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the newest checkpoint of output_dir"
+# What a run writes at the top of its folder (checkpoint-N folders besides): what overwrite_output_dir may remove.
+RUN_ENTRIES = frozenset({CONFIG_FILE, LOCK_FILE, *LOGS, "heldout", "runs", FINAL_ADAPTER, "base-model",
+                         STAGING_DIR, "README.md"})  # README.md: TRL's model card
+_TEMPORARY = re.compile(r"^\.(config\.yaml\..+\.tmp|adapter-final\.partial)$")  # atomic writes a kill interrupted
+HELDOUT_STEP = re.compile(r"^step-(\d+)(\.partial)?$")
+
+# The options that define a run: a resume must use the checkpoint's values (the model and its adapter's
+# shape, what a rollout is, the data, the reward and the held-out set). The rest (learning rate,
+# max_steps, saving and logging, the stop rule's patience...) may change on resume.
+FIXED_ON_RESUME = (
+    "model_source", "model_name_or_path", "dtype", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
+    "lora_target_modules", "lora_modules_to_save", "use_rslora", "use_dora", "lora_task_type",
+    "condition", "num_generations", "seed", "stale_weight", "curriculum_levels",
+    "episodes_source", "episodes_path", "episodes_n", "episodes_seed", "episodes_sessions",
+    "episodes_abstention_rate", "episodes_question_types", "episodes_limit",
+    "heldout_source", "heldout_path", "heldout_n", "heldout_seed", "heldout_difficulty", "heldout_limit",
+)
+
+
+@dataclass
+class RunDir:
+    """The opened folder: where the run resumes from (if it does) and, on the main process, the held lock."""
+
+    path: Path
+    resume_from: Path | None = None
+    resume_state: dict[str, Any] = field(default_factory=dict)
+    overwrite: bool = False
+    _lock_fd: int | None = None
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing the only descriptor drops the flock
+            self._lock_fd = None
+
+
+def is_main_process() -> bool:
+    return int(os.environ.get("RANK", "0")) == 0
+
+
+def run_options(setup: Any) -> dict[str, Any]:
+    """What a checkpoint records of the options: the resolved :data:`FIXED_ON_RESUME` ones and every given one."""
+    from supersede_env.training.config import _plain
+
+    out = {name: _plain(_value(setup, name)) for name in FIXED_ON_RESUME}
+    out.update(setup.to_dict())
+    for name in ("resume_from_checkpoint", "overwrite_output_dir"):
+        out.pop(name, None)
+    return out
+
+
+def _value(setup: Any, name: str) -> Any:
+    return getattr(setup.model, name) if hasattr(setup.model, name) else getattr(setup.args, name)
+
+
+def open_run_dir(setup: Any) -> RunDir:
+    """Check the folder for this run and (main process) lock it; nothing is written but the lock file."""
+    args, source = setup.args, setup.source
+    folder = Path(args.output_dir).expanduser()
+    resume = args.resume_from_checkpoint
+    if resume is not None and args.overwrite_output_dir:
+        raise ConfigError(f"{source}: field overwrite_output_dir: cannot be combined with resume_from_checkpoint "
+                          "(overwrite starts a new run, resume continues one)")
+    check_output_dir(folder, f"{source}: field output_dir")  # not a file, under a folder this process can write
+    if resume is None:
+        if is_main_process():
+            _check_new_run(folder, args.overwrite_output_dir, source)
+        opened = RunDir(folder, overwrite=args.overwrite_output_dir)
+    else:
+        checkpoint = _checkpoint_to_resume(folder, str(resume), source)
+        state = read_state(checkpoint)
+        _check_unchanged(state, run_options(setup), checkpoint, source)
+        opened = RunDir(folder, resume_from=checkpoint, resume_state=state)
+    if is_main_process():
+        folder.mkdir(parents=True, exist_ok=True)
+        opened._lock_fd = _lock(folder)
+        if resume is None:  # again under the lock: another run may have started between the check and the lock
+            _check_new_run(folder, args.overwrite_output_dir, source)
+    return opened
+
+
+def prepare(opened: RunDir, setup: Any) -> None:
+    """The writes, once every check has passed: clear or cut back the folder, then write ``config.yaml``."""
+    import yaml
+
+    from supersede_env.core.atomic import atomic_write_text
+
+    if not is_main_process():
+        return
+    folder = opened.path
+    shutil.rmtree(folder / STAGING_DIR, ignore_errors=True)  # a checkpoint a kill left half-written
+    if opened.overwrite:
+        for entry in _run_entries(folder):
+            if entry.name != LOCK_FILE:
+                _remove(entry)
+    if opened.resume_from is not None:
+        _cut_back(folder, opened.resume_from, opened.resume_state)
+    resolved = setup.to_dict()
+    for name in ("resume_from_checkpoint", "overwrite_output_dir"):
+        resolved.pop(name, None)
+    resolved["output_dir"] = str(setup.args.output_dir)
+    atomic_write_text(folder / CONFIG_FILE, "# resolved options of this run (reusable with --config)\n"
+                      + yaml.safe_dump(resolved, sort_keys=False))
+
+
+# -- checks ----------------------------------------------------------------------------------------
+def _check_new_run(folder: Path, overwrite: bool, source: str) -> None:
+    if not folder.is_dir():
+        return
+    present = sorted(e.name for e in folder.iterdir() if e.name != LOCK_FILE)
+    if not present:
+        return
+    if not overwrite:
+        raise ConfigError(
+            f"{source}: field output_dir: {folder} is not empty ({_listing(present)}); continue that run with "
+            "--resume_from_checkpoint last, start over with --overwrite_output_dir true, or choose another folder")
+    foreign = sorted(set(present) - {e.name for e in _run_entries(folder)})
+    if foreign:
+        raise ConfigError(
+            f"{source}: field overwrite_output_dir: {folder} holds files no training run writes "
+            f"({_listing(foreign)}); nothing was removed: choose an empty or new folder")
+
+
+def _run_entries(folder: Path) -> list[Path]:
+    return [e for e in folder.iterdir()
+            if e.name in RUN_ENTRIES or checkpoint_step(e.name) is not None or _TEMPORARY.match(e.name)]
+
+
+def _listing(names: list[str]) -> str:
+    return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+
+
+def _checkpoint_to_resume(folder: Path, value: str, source: str) -> Path:
+    def fail(problem: str) -> ConfigError:
+        return ConfigError(f"{source}: field resume_from_checkpoint: {problem}")
+
+    complete = complete_checkpoints(folder) if folder.is_dir() else []
+    if value.lower() in RESUME_LAST:
+        if not complete:
+            raise fail(f"no complete checkpoint in {folder} (a checkpoint-N folder holding {STATE_FILE})")
+        return complete[-1]
+    chosen = Path(value).expanduser()
+    step = checkpoint_step(chosen.name)
+    if step is None or not chosen.is_dir() or not folder.is_dir() or not chosen.parent.samefile(folder):
+        raise fail(f"{value} is not a checkpoint of output_dir {folder} (a run resumes in its own folder; "
+                   "'last' picks its newest checkpoint)")
+    if chosen not in complete and not any(chosen.samefile(c) for c in complete):
+        raise fail(f"{value} is incomplete (no {STATE_FILE}: its run was stopped while writing it); "
+                   f"resume from {complete[-1].name if complete else 'an earlier checkpoint'} instead")
+    later = [c.name for c in complete if checkpoint_step(c.name) > step]
+    if later:
+        raise fail(f"{chosen.name} is not the newest checkpoint ({', '.join(later)} came after it): resuming "
+                   "from it would mix two histories in one folder; move the later checkpoints elsewhere first")
+    return chosen
+
+
+def _check_unchanged(state: Mapping[str, Any], now: Mapping[str, Any], checkpoint: Path, source: str) -> None:
+    then = state.get("options", {})
+    changed = [name for name in FIXED_ON_RESUME if name in then and then[name] != now.get(name)]
+    if changed:
+        name = changed[0]
+        more = f" (also {', '.join(changed[1:])})" if len(changed) > 1 else ""
+        raise ConfigError(
+            f"{source}: field {name}: {now.get(name)!r} differs from {then[name]!r}, which {checkpoint.name} was "
+            f"trained with{more}; a resume keeps the run's model, adapter, rollouts, data, reward and held-out "
+            "set (start a new run in another folder to change them)")
+
+
+# -- writes ----------------------------------------------------------------------------------------
+def _cut_back(folder: Path, checkpoint: Path, state: Mapping[str, Any]) -> None:
+    """Logs, held-out evaluations and checkpoints as they were when ``checkpoint`` was written."""
+    step = checkpoint_step(checkpoint.name)
+    lengths = state.get("logs", {})
+    for name in LOGS:
+        path = folder / name
+        keep = int(lengths.get(name, 0))
+        size = path.stat().st_size if path.is_file() else 0
+        if size < keep:
+            raise ConfigError(f"{path}: holds {size:,} bytes but {checkpoint.name} was written when it held "
+                              f"{keep:,}; this log is not that run's (restore it, or start a new run)")
+        if size > keep:
+            with path.open("r+b") as handle:
+                handle.truncate(keep)
+    heldout = folder / "heldout"
+    if heldout.is_dir():
+        for entry in heldout.iterdir():
+            match = HELDOUT_STEP.match(entry.name)
+            if match and int(match.group(1)) > step:
+                _remove(entry)
+    for entry in folder.iterdir():
+        later = checkpoint_step(entry.name)
+        if later is not None and later > step:  # only incomplete ones can be later (complete ones were refused)
+            _remove(entry)
+
+
+def _remove(entry: Path) -> None:
+    if entry.is_dir() and not entry.is_symlink():
+        shutil.rmtree(entry)
+    else:
+        entry.unlink(missing_ok=True)
+
+
+def _lock(folder: Path) -> int:
+    """Lock ``folder`` for this process (``run.lock`` holds its pid), or raise naming the holder."""
+    path = folder / LOCK_FILE
+    try:
+        # O_NOFOLLOW: a planted symlink must not make us create or truncate a file elsewhere
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RunLockError(f"{path} is a symbolic link; a run folder's files must be its own") from None
+        raise
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        os.close(fd)
+        pid = holder if holder.isdigit() else "unknown"  # the holder writes its pid right after locking
+        raise RunLockError(f"{folder} is in use by another supersede train (pid {pid}); "
+                           "wait for it to finish or stop it, or choose another output_dir") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd

@@ -1,0 +1,198 @@
+"""The training run's folder: one run per folder, one writer, checkpoints whole, resumes cut back (no model loads).
+
+Checkpoints here are made by hand the way the trainer writes them (a ``checkpoint-N`` folder with
+``trainer_state.json`` and ``supersede_state.json``); tests/test_training_e2e.py and
+tests/test_training_kills.py make them by training.
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+
+from supersede_env.core.errors import ConfigError, RunLockError
+from supersede_env.training.checkpoints import STATE_FILE, complete_checkpoints
+from supersede_env.training.config import parse_config
+from supersede_env.training.run_dir import open_run_dir, prepare, run_options
+
+TINY = Path(__file__).resolve().parents[1] / "configs" / "grpo-tiny-cpu.yaml"
+
+
+def _setup(out, *extra):
+    return parse_config(["--config", str(TINY), "--output_dir", str(out), *extra])
+
+
+def _checkpoint(out, step, setup, logs=None, *, complete=True):
+    folder = out / f"checkpoint-{step}"
+    folder.mkdir(parents=True)
+    (folder / "trainer_state.json").write_text(json.dumps({"global_step": step}))
+    if complete:
+        state = {"step": step, "curriculum": {}, "callbacks": {}, "options": run_options(setup),
+                 "logs": logs or {"metrics.jsonl": 0, "rollouts.jsonl": 0}}
+        (folder / STATE_FILE).write_text(json.dumps(state))
+    return folder
+
+
+def _lines(*steps):
+    return "".join(json.dumps({"step": s}) + "\n" for s in steps)
+
+
+def test_a_new_run_takes_an_empty_folder_and_locks_it(tmp_path):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    opened = open_run_dir(setup)
+    try:
+        assert opened.resume_from is None and int((out / "run.lock").read_text()) == os.getpid()
+        with pytest.raises(RunLockError, match=rf"in use by another supersede train \(pid {os.getpid()}\)"):
+            open_run_dir(setup)  # a second trainer on the same folder
+        prepare(opened, setup)
+        assert "output_dir: " + str(out) in (out / "config.yaml").read_text()
+    finally:
+        opened.release()
+    opened = open_run_dir(_setup(out, "--overwrite_output_dir", "true"))  # the lock is free again
+    opened.release()
+
+
+def test_a_folder_holding_anything_is_refused_without_touching_it(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError) as err:
+        open_run_dir(_setup(out))
+    message = str(err.value)
+    assert "\n" not in message and f"{out} is not empty (notes.txt)" in message
+    assert "--resume_from_checkpoint last" in message and "--overwrite_output_dir true" in message
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]  # not even a lock file
+    with pytest.raises(ConfigError, match="holds files no training run writes \\(notes.txt\\); nothing was removed"):
+        open_run_dir(_setup(out, "--overwrite_output_dir", "true"))
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_overwrite_removes_an_earlier_runs_files(tmp_path):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    _checkpoint(out, 4, setup)
+    for name in ("metrics.jsonl", "rollouts.jsonl", "config.yaml", "README.md"):
+        (out / name).write_text(_lines(1, 2, 3, 4))
+    for folder in ("adapter-final", "heldout/step-00004", "runs/Dec01_host", ".staging/checkpoint-5"):
+        (out / folder).mkdir(parents=True)
+    again = _setup(out, "--overwrite_output_dir", "true")
+    opened = open_run_dir(again)
+    try:
+        prepare(opened, again)
+    finally:
+        opened.release()
+    assert sorted(p.name for p in out.iterdir()) == ["config.yaml", "run.lock"]
+    assert "overwrite_output_dir" not in (out / "config.yaml").read_text()  # the resume command must not overwrite
+
+
+def test_resume_continues_from_the_newest_complete_checkpoint_and_cuts_the_logs_back(tmp_path):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    metrics, rollouts = _lines(1, 2), _lines(1, 1, 2, 2)
+    _checkpoint(out, 1, setup, {"metrics.jsonl": len(_lines(1)), "rollouts.jsonl": len(_lines(1, 1))})
+    _checkpoint(out, 2, setup, {"metrics.jsonl": len(metrics), "rollouts.jsonl": len(rollouts)})
+    _checkpoint(out, 3, setup, complete=False)  # torn: written before checkpoints were staged, or by hand
+    (out / ".staging" / "checkpoint-3").mkdir(parents=True)  # what a kill mid-checkpoint leaves
+    (out / "metrics.jsonl").write_text(metrics + _lines(3) + '{"step": 4, "lo')  # a kill mid-line
+    (out / "rollouts.jsonl").write_text(rollouts + _lines(3, 3))
+    for name in ("base", "step-00002", "step-00003", "step-00004.partial"):
+        (out / "heldout" / name).mkdir(parents=True)
+    (out / "config.yaml").write_text("# the run's options\n")
+
+    resumed = _setup(out, "--resume_from_checkpoint", "last", "--max_steps", "6", "--learning_rate", "5e-4")
+    opened = open_run_dir(resumed)
+    try:
+        assert opened.resume_from == out / "checkpoint-2"
+        prepare(opened, resumed)
+    finally:
+        opened.release()
+    assert (out / "metrics.jsonl").read_text() == metrics  # steps 1, 2 once each; the killed step 3 is gone
+    assert (out / "rollouts.jsonl").read_text() == rollouts
+    assert sorted(p.name for p in (out / "heldout").iterdir()) == ["base", "step-00002"]
+    assert [c.name for c in complete_checkpoints(out)] == ["checkpoint-1", "checkpoint-2"]
+    assert not (out / "checkpoint-3").exists() and not (out / ".staging").exists()
+    text = (out / "config.yaml").read_text()
+    assert "max_steps: 6" in text and "learning_rate: 0.0005" in text and "resume_from_checkpoint" not in text
+
+
+@pytest.mark.parametrize("option, value, field", [
+    ("--lora_r", "16", "lora_r"), ("--condition", "memo:200", "condition"), ("--model_source", "embedded", "model_source"),
+    ("--episodes_seed", "3", "episodes_seed"), ("--num_generations", "1", None),
+])
+def test_options_that_define_the_run_cannot_change_on_resume(tmp_path, option, value, field):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    _checkpoint(out, 2, setup, {"metrics.jsonl": 9, "rollouts.jsonl": 0})
+    (out / "metrics.jsonl").write_text(_lines(1, 2, 3))
+    (out / "config.yaml").write_text("# the run's options\n")
+    with pytest.raises(ConfigError) as err:
+        open_run_dir(_setup(out, "--resume_from_checkpoint", "last", option, value))
+    if field is not None:  # num_generations 1 fails TRL's own check first, as any bad value does
+        assert f"field {field}: " in str(err.value) and "which checkpoint-2 was trained with" in str(err.value)
+    assert (out / "metrics.jsonl").read_text() == _lines(1, 2, 3)  # nothing rewritten
+    assert (out / "config.yaml").read_text() == "# the run's options\n" and not (out / "run.lock").exists()
+
+
+def test_only_the_newest_checkpoint_of_the_runs_own_folder_resumes(tmp_path):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    _checkpoint(out, 1, setup)
+    _checkpoint(out, 2, setup)
+    _checkpoint(out, 3, setup, complete=False)
+    other = tmp_path / "other"
+    _checkpoint(other, 5, setup)
+
+    def refusal(value):
+        with pytest.raises(ConfigError) as err:
+            open_run_dir(_setup(out, "--resume_from_checkpoint", value))
+        assert "\n" not in str(err.value)
+        return str(err.value)
+
+    assert "checkpoint-1 is not the newest checkpoint (checkpoint-2 came after it)" in refusal(str(out / "checkpoint-1"))
+    assert "is incomplete (no supersede_state.json" in refusal(str(out / "checkpoint-3"))
+    assert "is not a checkpoint of output_dir" in refusal("/etc")
+    assert "is not a checkpoint of output_dir" in refusal(str(other / "checkpoint-5"))
+    assert "no complete checkpoint in" in refusal_in(tmp_path / "empty")
+    opened = open_run_dir(_setup(out, "--resume_from_checkpoint", str(out / "checkpoint-2")))
+    opened.release()
+    with pytest.raises(ConfigError, match="cannot be combined with resume_from_checkpoint"):
+        open_run_dir(_setup(out, "--resume_from_checkpoint", "last", "--overwrite_output_dir", "true"))
+
+
+def refusal_in(out):
+    with pytest.raises(ConfigError) as err:
+        open_run_dir(_setup(out, "--resume_from_checkpoint", "last"))
+    return str(err.value)
+
+
+def test_a_log_shorter_than_its_checkpoint_says_is_not_that_runs(tmp_path):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    _checkpoint(out, 2, setup, {"metrics.jsonl": 500, "rollouts.jsonl": 0})
+    (out / "metrics.jsonl").write_text(_lines(1))
+    resumed = _setup(out, "--resume_from_checkpoint", "last")
+    opened = open_run_dir(resumed)
+    try:
+        with pytest.raises(ConfigError, match="metrics.jsonl: holds 12 bytes but checkpoint-2 was written when it held 500"):
+            prepare(opened, resumed)
+    finally:
+        opened.release()
+
+
+def test_a_second_trainer_on_a_folder_in_use_exits_2_before_any_model_loads(tmp_path, capsys):
+    from supersede_env.commands.train import standalone
+
+    out = tmp_path / "run"
+    holder = open_run_dir(_setup(out))
+    try:
+        assert standalone(["--config", str(TINY), "--output_dir", str(out)]) == 2
+    finally:
+        holder.release()
+    err = capsys.readouterr().err.strip()
+    assert err == (f"supersede train: error: {out} is in use by another supersede train (pid {os.getpid()}); "
+                   "wait for it to finish or stop it, or choose another output_dir")
+    assert sorted(p.name for p in out.iterdir()) == ["run.lock"]
