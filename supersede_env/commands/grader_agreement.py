@@ -55,11 +55,14 @@ def _print_table(stats: Sequence[AgreementStats], title: str) -> None:
     console.print(table)
 
 
-def main(args: argparse.Namespace) -> int:
-    if args.json_path:
-        from supersede_env.core.output_paths import check_output_file
+# How the --json file begins (json.dumps of report_dict, indented): what this command may replace.
+JSON_SIGNATURE = b'{\n  "file": '
 
-        check_output_file(args.json_path, "--json")  # before grading, not after
+
+def main(args: argparse.Namespace) -> int:
+    from supersede_env.core.output_paths import output_file
+
+    out = output_file(args.json_path, "option --json", signature=JSON_SIGNATURE) if args.json_path else None  # before grading
     rows = read_judged_rows(args.file)
     types = {r.question_type for r in rows}
     if args.question_type is not None and args.question_type not in types:
@@ -76,10 +79,8 @@ def main(args: argparse.Namespace) -> int:
         for res in shown:
             print()
             print(format_disagreement(res))
-    if args.json_path:
-        from supersede_env.core.atomic import atomic_write_text
-
-        atomic_write_text(args.json_path, json.dumps(report_dict(str(args.file), stats, args.mode), indent=2) + "\n")
+    if out is not None:
+        out.write_text(json.dumps(report_dict(str(args.file), stats, args.mode), indent=2) + "\n")
     return 0
 
 

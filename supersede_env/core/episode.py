@@ -30,13 +30,18 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from supersede_env.core.atomic import atomic_writer
 from supersede_env.core.errors import EpisodeError
 from supersede_env.core.jsonl import json_lines
+from supersede_env.core.limits import (MAX_EPISODE_CHARS, MAX_EPISODES, MAX_GOLD_CHARS, MAX_QUESTION_CHARS,
+                                       MAX_SESSIONS, MAX_STALE_VALUES)
+from supersede_env.core.safe_text import check_id, excerpt, for_console
 
 SCHEMA_VERSION = 1
+# How every line :func:`write_episodes` writes begins: a file that does not is not ours to replace.
+FILE_SIGNATURE = b'{"schema_version": '
 
 Role = Literal["user", "assistant"]
 SlotOp = Literal["create", "update", "reinforce", "none"]
@@ -165,6 +170,47 @@ def _fail(where: str, item: str, fieldname: str, problem: str) -> EpisodeError:
     return EpisodeError(f"{where}: item {item}: field {fieldname}: {problem}")
 
 
+def item_name(raw_id: Any) -> str:
+    """An item's id as an error message shows it: printable, one line, at most 60 characters."""
+    text = for_console(str(raw_id))
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def has_content(text: str) -> bool:
+    """Whether a value says something: at least one letter or digit (not only spaces, punctuation or
+    zero-width characters)."""
+    return any(c.isalnum() for c in text)
+
+
+def same_value(a: str, b: str) -> bool:
+    """Two values that are the same once case and spacing are set aside."""
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+def check_gold(where: str, item: str, answer: str, stale: Sequence[str], *, abstention: bool,
+               field_prefix: str = "", error: type[Exception] = EpisodeError) -> None:
+    """The gold answer and its superseded values: bounded, saying something, and apart.
+
+    Used by every reader of episodes (episode files, LongMemEval) with its own error type."""
+    def fail(fieldname: str, problem: str) -> Exception:
+        return error(f"{where}: item {item}: field {field_prefix}{fieldname}: {problem}")
+
+    if len(answer) > MAX_GOLD_CHARS:
+        raise fail("answer", f"{len(answer):,} characters (at most {MAX_GOLD_CHARS:,})")
+    if not abstention and not has_content(answer):
+        raise fail("answer", "holds no letter or digit" if answer.strip() else "empty on an answerable item")
+    if len(stale) > MAX_STALE_VALUES:
+        raise fail("stale_values", f"{len(stale)} values (at most {MAX_STALE_VALUES})")
+    for index, value in enumerate(stale):
+        if len(value) > MAX_GOLD_CHARS:
+            raise fail(f"stale_values[{index}]", f"{len(value):,} characters (at most {MAX_GOLD_CHARS:,})")
+        if not has_content(value):
+            raise fail(f"stale_values[{index}]", f"{excerpt(value, 20)} holds no letter or digit")
+        if not abstention and same_value(value, answer):
+            raise fail(f"stale_values[{index}]", f"{excerpt(value, 40)} is the answer itself; a superseded "
+                       "value must differ from the current one")
+
+
 def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, item: str,
          *, optional: bool = False, default: Any = None) -> Any:
     if key not in raw or raw[key] is None:
@@ -195,29 +241,34 @@ def _str_list(value: Any, where: str, item: str, fieldname: str) -> tuple[str, .
 def _parse_episode(raw: Any, where: str) -> Episode:
     if not isinstance(raw, Mapping):
         raise EpisodeError(f"{where}: expected a JSON object, got {type(raw).__name__}")
-    item = str(raw.get("id", "<no id>"))
+    item = item_name(raw.get("id", "<no id>"))
     unknown = sorted(set(raw) - _EPISODE_KEYS)
     if unknown:
-        raise _fail(where, item, unknown[0], "unknown field (see supersede_env/schema/episode.schema.json)")
+        raise _fail(where, item, item_name(unknown[0]), "unknown field (see supersede_env/schema/episode.schema.json)")
     version = raw.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise _fail(where, item, "schema_version", f"{version!r} is not supported (expected {SCHEMA_VERSION})")
     ep_id = _get(raw, "id", str, where, item)
+    if (problem := check_id(ep_id)) is not None:
+        raise _fail(where, item, "id", problem)
     source = _get(raw, "source", str, where, item)
     if source not in SOURCES:
         raise _fail(where, item, "source", f"{source!r} is not one of {', '.join(SOURCES)}")
     sessions_raw = _get(raw, "sessions", list, where, item)
     if not sessions_raw:
         raise _fail(where, item, "sessions", "empty")
+    if len(sessions_raw) > MAX_SESSIONS:
+        raise _fail(where, item, "sessions", f"{len(sessions_raw):,} sessions (at most {MAX_SESSIONS:,})")
     sessions = tuple(_parse_session(s, where, item, i) for i, s in enumerate(sessions_raw))
+    chars = sum(len(t.content) for s in sessions for t in s.turns)
+    if chars > MAX_EPISODE_CHARS:
+        raise _fail(where, item, "sessions", f"{chars:,} characters of turns (at most {MAX_EPISODE_CHARS:,})")
     question = _get(raw, "question", str, where, item)
-    if not question.strip():
-        raise _fail(where, item, "question", "empty")
+    check_question(where, item, question)
     answer = _get(raw, "answer", str, where, item)
     abstention = _get(raw, "abstention", bool, where, item, optional=True, default=False)
-    if not answer.strip() and not abstention:
-        raise _fail(where, item, "answer", "empty on an answerable item")
     stale = _str_list(raw.get("stale_values") or [], where, item, "stale_values")
+    check_gold(where, item, answer, stale, abstention=abstention)
     states_raw = raw.get("states")
     states = None
     if states_raw is not None:
@@ -247,6 +298,18 @@ def _parse_episode(raw: Any, where: str) -> Episode:
         slot_questions=slot_questions,
         meta=dict(meta),
     )
+
+
+def check_question(where: str, item: str, question: str, *, fieldname: str = "question",
+                   error: type[Exception] = EpisodeError) -> None:
+    """A question says something and is at most :data:`~.limits.MAX_QUESTION_CHARS` characters."""
+    if not question.strip():
+        raise error(f"{where}: item {item}: field {fieldname}: empty")
+    if not has_content(question):
+        raise error(f"{where}: item {item}: field {fieldname}: holds no letter or digit")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise error(f"{where}: item {item}: field {fieldname}: {len(question):,} characters (at most "
+                    f"{MAX_QUESTION_CHARS:,})")
 
 
 def _parse_session(raw: Any, where: str, item: str, index: int) -> Session:
@@ -300,12 +363,10 @@ def _parse_slot_question(raw: Any, where: str, item: str, index: int) -> SlotQue
     for key in ("slot", "question", "answer"):
         if not isinstance(raw.get(key), str):
             raise _fail(where, item, f"{name}.{key}", "expected a string")
-    return SlotQuestion(
-        slot=raw["slot"],
-        question=raw["question"],
-        answer=raw["answer"],
-        stale_values=_str_list(raw.get("stale_values") or [], where, item, f"{name}.stale_values"),
-    )
+    stale = _str_list(raw.get("stale_values") or [], where, item, f"{name}.stale_values")
+    check_question(where, item, raw["question"], fieldname=f"{name}.question")
+    check_gold(where, item, raw["answer"], stale, abstention=False, field_prefix=f"{name}.")
+    return SlotQuestion(slot=raw["slot"], question=raw["question"], answer=raw["answer"], stale_values=stale)
 
 
 # -- JSONL I/O -------------------------------------------------------------------------------
@@ -317,6 +378,8 @@ def read_episodes(path: str | os.PathLike[str]) -> list[Episode]:
 def iter_episodes(path: str | os.PathLike[str]) -> Iterator[Episode]:
     seen: set[str] = set()
     for where, _, raw in json_lines(path, EpisodeError):
+        if len(seen) >= MAX_EPISODES:
+            raise EpisodeError(f"{where}: more than {MAX_EPISODES:,} episodes in one file")
         episode = Episode.from_dict(raw, where=where)
         if episode.id in seen:
             raise _fail(where, episode.id, "id", "duplicate id in this file")
@@ -326,11 +389,16 @@ def iter_episodes(path: str | os.PathLike[str]) -> Iterator[Episode]:
 
 def write_episodes(path: str | os.PathLike[str], episodes: Iterable[Episode]) -> int:
     """Write episodes as JSONL atomically (all or nothing). Returns the number written."""
-    count = 0
     with atomic_writer(path) as handle:
-        for episode in episodes:
-            handle.write(json.dumps(episode.to_dict(), ensure_ascii=False) + "\n")
-            count += 1
+        return write_episode_lines(handle, episodes)
+
+
+def write_episode_lines(handle: IO[str], episodes: Iterable[Episode]) -> int:
+    """Write episodes to an open text file, one JSON line each. Returns the number written."""
+    count = 0
+    for episode in episodes:
+        handle.write(json.dumps(episode.to_dict(), ensure_ascii=False) + "\n")
+        count += 1
     return count
 
 

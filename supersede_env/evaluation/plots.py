@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from supersede_env.core.output_paths import output_file
 from supersede_env.evaluation.summary import GRADER_NAMES, RunSummary
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def write_plots(summary: RunSummary, directory: Path) -> list[Path]:
@@ -26,11 +29,9 @@ def write_plots(summary: RunSummary, directory: Path) -> list[Path]:
 
 
 def _save(fig, path: Path) -> Path:  # noqa: ANN001
-    # write beside and rename: a reader never sees half a PNG
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.unlink(missing_ok=True)  # a leftover (or a planted link) is removed, never written through
-    fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png")
-    tmp.replace(path)
+    # atomic, and only over a PNG (never a link, a device or a FIFO): output_paths' rule
+    with output_file(path, f"the plots of {path.parent.parent}", signature=PNG_SIGNATURE).open("wb") as handle:
+        fig.savefig(handle, dpi=120, bbox_inches="tight", format="png")
     return path
 
 
