@@ -94,7 +94,7 @@ def error_line(command: str, message: str) -> str:
     text = for_console(" ".join(message.split()))
     if len(text) > MAX_ERROR_LINE:
         text = text[: MAX_ERROR_LINE - 3] + "..."
-    return f"supersede {command}: error: {text}"
+    return f"supersede {command}: error: {text}" if command else f"supersede: error: {text}"
 
 
 def undecodable_argument(argv: Sequence[str]) -> str | None:
@@ -102,15 +102,18 @@ def undecodable_argument(argv: Sequence[str]) -> str | None:
     surrogates), shown escaped; None when every one is text."""
     for arg in argv:
         if any("\ud800" <= c <= "\udfff" for c in arg):
-            return for_console(arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))[:80]
+            return for_console(arg)[:80]
     return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    bad = undecodable_argument(sys.argv[1:] if argv is None else argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    bad = undecodable_argument(given)
     if bad is not None:
-        parser.error(f"argument {bad!r} is not UTF-8 text (paths and values must be)")
+        command = given[0] if given and given[0] in COMMANDS else ""
+        print(error_line(command, f"argument '{bad}' is not UTF-8 text (paths and values must be)"), file=sys.stderr)
+        return 2
+    parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if rest and not getattr(args._module, "PASSES_ARGUMENTS", False):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")

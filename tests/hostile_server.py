@@ -58,12 +58,15 @@ class HostileServer:
     async def open(self, port: int = 0) -> None:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
-        app.router.add_get("/v1/models", lambda request: web.json_response({"object": "list", "data": []}))
+        app.router.add_get("/v1/models", self._models)
         self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": []})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
@@ -87,7 +90,7 @@ class HostileServer:
                 self.bytes_sent += CHUNK
             await response.write(('"' + after).encode())
             await response.write_eof()
-        except (ConnectionResetError, RuntimeError):  # the client stopped reading: what it should do
+        except (ConnectionError, RuntimeError):  # the client stopped reading: what it should do
             pass
         return response
 

@@ -234,6 +234,48 @@ def test_the_console_shows_each_episodes_real_reward_and_a_summary(eval_run):
             "current 0.500, stale 0.500") in eval_run.log
 
 
+# -- a hostile server: echoed keys, lone surrogates -------------------------------------------------
+SURROGATE_MARKER = "[a reply the server garbles]"
+
+
+def echoing_model(prompt: str) -> str | Fault:
+    if SURROGATE_MARKER in prompt:
+        return "city: Tromso \ud83d"  # a lone surrogate: sent as the JSON escape "\ud83d"
+    return scripted_model(prompt)
+
+
+def test_a_server_that_echoes_the_key_and_sends_lone_surrogates(tmp_path):
+    """Through vf-eval: the key the client sends (``--client.api-key-var``) is echoed in every reply
+    and error body; it is masked in ``trace.info`` (the env's step records and verdict rows) and in
+    the texts verifiers keeps on the traces, so no file of the run holds it. An episode file holding
+    the ``"\ud83d"`` escape loads; a reply holding it is refused by verifiers' client as malformed,
+    which fails that call, and the run still finishes."""
+    hostile = [*EPISODES, episode("garbled", ["My city is Oslo.", f"{SURROGATE_MARKER} My city is now Tromso."],
+                                  "Tromso", ["Oslo"])]
+    lines = [json.dumps(e.to_dict()) for e in hostile]
+    raw = json.loads(lines[0])
+    raw["sessions"][1]["turns"][0]["content"] += " \ud83d"  # in the file as the escape, as a hostile file has it
+    lines[0] = json.dumps(raw)
+    (tmp_path / "episodes.jsonl").write_text("\n".join(lines) + "\n")
+    with ChatServer(reply=echoing_model, api_key=API_KEY, echo_auth=True, echo_auth_replies=True) as server:
+        result = vf_eval(server, tmp_path / "episodes.jsonl", tmp_path / "outputs", "-n", "4", "-r", "1", "--no-rich")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert API_KEY not in result.stderr
+    run_dir, records = read_run(tmp_path / "outputs")
+    held = [str(p) for p in run_dir.rglob("*") if p.is_file() and API_KEY.encode() in p.read_bytes()]
+    assert held == []
+    by_id = {r["task"]["data"]["id"]: r for r in records}
+    current = by_id["current"]["traces"]
+    assert all("(you sent Bearer ***)" in t["info"]["supersede_step"]["reply"] for t in current)
+    assert "Bearer ***" in current[-1]["info"]["supersede_verdict"]["answer"]
+    assert current[-1]["info"]["supersede_verdict"]["grader"]["label"] == "current"
+    assert "\ufffd" in current[1]["task"]["data"]["prompt"][0]["content"]  # the escape, made safe on load
+    failed = by_id["failed"]["traces"][-1]
+    assert failed["info"]["supersede_step"]["status"] == "failed" and API_KEY not in json.dumps(failed)
+    garbled = by_id["garbled"]
+    assert garbled["ok"] is False and garbled["traces"][-1]["info"]["supersede_step"]["status"] == "failed"
+
+
 # -- each episode counts once, and it is the accuracy `supersede eval` reports ----------------------
 @dataclass(frozen=True)
 class PairedRun:

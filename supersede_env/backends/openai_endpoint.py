@@ -70,7 +70,7 @@ RETRY_STATUS = frozenset({408, 429})
 # How much of an error body goes into the failure message.
 BODY_SNIPPET_CHARS = 200
 # The pre-run check: one GET /models, answered within this time, read up to this many bytes.
-PREFLIGHT_TIMEOUT_S = 10.0
+PREFLIGHT_TIMEOUT_S = 5.0
 PREFLIGHT_BODY_BYTES = 4 * 2**20
 
 

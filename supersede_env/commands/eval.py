@@ -34,6 +34,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from supersede_env.core.episode_source import DIFFICULTIES, SOURCE_ALIASES, SOURCES
@@ -178,22 +179,25 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
     with contextlib.ExitStack() as held:
         # 1. everything that needs no model: backend specs, run directory (a resume takes its lock
         # here), data, resume replay
-        if not config.resume:
-            check_specs(config, explicit)  # before the data loads; a resumed run's specs are its recorded ones
+        if not config.resume:  # before the data loads; a resumed run's specs are its recorded ones
+            check_specs(config, explicit)
+            if config.out:  # the local paths first, then one cheap request to each endpoint
+                rundir.check_new_run_dir(Path(config.out).expanduser())
+            config.check_data_path()
+            await preflight(config)  # nothing is written before it
         opened = rundir.open_run(config, explicit=explicit)
         if opened.lock is not None:
             held.callback(opened.lock.release)
         config = opened.config
         if opened.resuming:
             check_specs(config, explicit)
+            await preflight(config)
         plan = plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
                           judged=config.judge is not None)
         secrets = key_values(config)
         if opened.resuming:
             _say_snapshot_is_used(config, explicit, opened)
-        # 2. one cheap request to each endpoint (nothing is written before it), then the judge and
-        # the backend (the embedded model loads here: no call is made yet)
-        await preflight(config)
+        # 2. the judge and the backend (the embedded model loads here: no call is made yet)
         notices = FailureNotices()
         judge = make_judge(config, notices) if config.judge else None
         backend = make_backend(config, notices)
@@ -313,7 +317,7 @@ async def preflight(config: EvalConfig) -> None:
     """One cheap request to each endpoint (model and judge, together) before any record is written:
     an endpoint that cannot work is one line and exit status 2 within seconds (docs/evaluation.md)."""
     from supersede_env.backends import parse_backend_spec
-    from supersede_env.backends.openai_endpoint import OpenAIEndpointBackend
+    from supersede_env.backends.openai_endpoint import PREFLIGHT_TIMEOUT_S, OpenAIEndpointBackend
 
     checks = []
     for option, spec, key_env in (("--model", config.model, config.api_key_env),
@@ -321,7 +325,7 @@ async def preflight(config: EvalConfig) -> None:
         parsed = parse_backend_spec(spec) if spec else None
         if parsed is not None and parsed.kind == "openai":
             checks.append((option, key_env, OpenAIEndpointBackend(parsed.base_url, parsed.model, api_key_env=key_env)))
-    results = await asyncio.gather(*(backend.preflight(min(config.timeout, 10.0)) for _, _, backend in checks))
+    results = await asyncio.gather(*(backend.preflight(min(config.timeout, PREFLIGHT_TIMEOUT_S)) for _, _, backend in checks))
     for (option, key_env, _), result in zip(checks, results, strict=True):
         if result.problem is not None:
             key_hint = ""

@@ -137,6 +137,7 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
     async def run(self, task: SupersedeTask, agents: vf.Agents) -> None:
         episode, condition = task.episode, task.condition
         self.secrets = seat_keys(agents)
+        mask_keys_in_logs(self.secrets)
         state = rollout.start(episode, condition)
         while (request := rollout.next_request(state)) is not None:
             step_task = StepTask(
@@ -194,9 +195,33 @@ def seat_keys(agents: vf.Agents) -> tuple[str, ...]:
     return tuple(sorted(key for key in keys if key and key != "EMPTY"))
 
 
+class _MaskKeys(logging.Filter):
+    """Masks the keys in every record a handler emits (verifiers logs a provider's error body, which a
+    server that echoes the Authorization header fills with the key)."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            record.msg, record.args = mask_text(message, self.secrets), None
+        return True
+
+
+def mask_keys_in_logs(secrets: tuple[str, ...]) -> None:
+    """Put the key filter on the handlers of verifiers' library logger and of the root logger (once)."""
+    if not secrets:
+        return
+    for handler in (*logging.getLogger("verifiers.v1").handlers, *logging.getLogger().handlers):
+        if not any(isinstance(f, _MaskKeys) and f.secrets == secrets for f in handler.filters):
+            handler.addFilter(_MaskKeys(secrets))
+
+
 def mask_trace(trace: vf.Trace, secrets: tuple[str, ...]) -> None:
-    """Mask the keys in the texts verifiers keeps on a trace (its messages, errors and reply), where a
-    server that echoes the Authorization header puts them. The token ids are left as they are: a
+    """Mask the keys in the texts verifiers keeps on a trace (its messages, its errors and its calls'
+    errors, its reply), where a server that echoes the Authorization header puts them. The token ids are left as they are: a
     trainer learns from those, and the text is what a person reads in ``traces.jsonl``."""
     if not secrets:
         return
@@ -206,8 +231,9 @@ def mask_trace(trace: vf.Trace, secrets: tuple[str, ...]) -> None:
             value = getattr(message, name, None)
             if isinstance(value, str) and any(secret in value for secret in secrets):
                 setattr(message, name, mask_text(value, secrets))
-    for error in trace.errors:
-        if any(secret in error.message for secret in secrets):
+    errors = [*trace.errors, *(call.error for call in trace.calls if call.error is not None)]
+    for error in errors:
+        if isinstance(error.message, str) and any(secret in error.message for secret in secrets):
             error.message = mask_text(error.message, secrets)
     if trace.root_reply and any(secret in trace.root_reply for secret in secrets):
         trace.root_reply = mask_text(trace.root_reply, secrets)
