@@ -22,6 +22,7 @@ import asyncio
 import json
 import sys
 import threading
+import time
 from typing import Any
 
 from aiohttp import web
@@ -32,9 +33,10 @@ CHUNK = 1 << 20
 
 def completion(content_json: str, model: Any) -> tuple[str, str]:
     """The text before and after a reply's content (already a JSON string literal)."""
-    head = json.dumps({"id": "chatcmpl-hostile", "object": "chat.completion", "created": 0, "model": model})[:-1]
+    head = json.dumps({"id": "chatcmpl-hostile", "object": "chat.completion", "created": int(time.time()),
+                       "model": model})[:-1]
     before = head + ', "choices": [{"index": 0, "message": {"role": "assistant", "content": '
-    after = '}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}'
+    after = '}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}'
     return before + content_json, after
 
 

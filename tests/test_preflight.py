@@ -2,8 +2,9 @@
 
 An endpoint that cannot work (nothing listening, a refused key, a wrong path, a model the server
 does not serve, a server that never answers) ends ``supersede eval`` with one line and exit status 2
-within 15 seconds, and nothing is written: no run directory, no record, no chat request. Each case
-runs as a real process, the way a user meets it.
+within 15 seconds, and nothing is written: no run directory, no record, no chat request. The cases a
+new user meets first (a closed port, a wrong path, a refused key, a server that never answers) run
+as real processes, start-up included; the others in this process.
 """
 
 from __future__ import annotations
@@ -38,12 +39,17 @@ def silent_port() -> Iterator[int]:
         yield sock.getsockname()[1]
 
 
-def run_eval(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProcess, float]:
+def run_eval(tmp_path: Path, *options: str, process: bool = True) -> tuple[subprocess.CompletedProcess, float]:
+    """``supersede eval`` as a real process (start-up included in the time), or in this one."""
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 2)
-    command = cli_command("eval", "--no-progress", "--episodes", str(episodes), "--conditions", "full,memo:300",
-                          "--out", str(tmp_path / "run"), *options)
+    argv = ("eval", "--no-progress", "--episodes", str(episodes), "--conditions", "full,memo:300",
+            "--out", str(tmp_path / "run"), *options)
     started = time.perf_counter()
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    if process:
+        result = subprocess.run(cli_command(*argv), capture_output=True, text=True, timeout=120)
+    else:
+        code, stdout, stderr = run_cli(*argv)
+        result = subprocess.CompletedProcess(argv, code, stdout, stderr)
     return result, time.perf_counter() - started
 
 
@@ -90,7 +96,7 @@ def test_a_server_that_refuses_the_key(tmp_path):
 def test_a_wrong_key(tmp_path, monkeypatch):
     monkeypatch.setenv("SUPERSEDE_WRONG_KEY", "sk-a-wrong-key-1111")
     with FakeChatServer(reply=scripted_reply, api_key="sk-the-right-key-000", echo_auth=True) as server:
-        result, elapsed = run_eval(tmp_path, "--model", f"openai:m@{server.url}", "--api-key-env", "SUPERSEDE_WRONG_KEY")
+        result, elapsed = run_eval(tmp_path, "--model", f"openai:m@{server.url}", "--api-key-env", "SUPERSEDE_WRONG_KEY", process=False)
     assert_one_line_refusal(result, elapsed, tmp_path, "(--api-key-env SUPERSEDE_WRONG_KEY sends the key in "
                                                        "SUPERSEDE_WRONG_KEY)")
     assert "sk-a-wrong-key-1111" not in result.stderr and "you sent Bearer ***" in result.stderr
@@ -99,7 +105,7 @@ def test_a_wrong_key(tmp_path, monkeypatch):
 def test_a_model_the_server_does_not_serve(tmp_path):
     with FakeChatServer(reply=scripted_reply, models=("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-lora")) as server:
         url = server.url
-        result, elapsed = run_eval(tmp_path, "--model", f"openai:Qwen3-8B@{url}")
+        result, elapsed = run_eval(tmp_path, "--model", f"openai:Qwen3-8B@{url}", process=False)
         assert server.calls == 0
     assert_one_line_refusal(result, elapsed, tmp_path, f"option --model: model 'Qwen3-8B' is not served at "
                                                        f"{url} (it serves 'Qwen/Qwen3-8B', 'Qwen/Qwen3-8B-lora')")
@@ -115,7 +121,7 @@ def test_the_judge_is_checked_too(tmp_path):
     port = closed_port()
     with FakeChatServer(reply=scripted_reply) as server:
         result, elapsed = run_eval(tmp_path, "--model", f"openai:m@{server.url}", "--judge",
-                                   f"openai:judge@http://127.0.0.1:{port}/v1")
+                                   f"openai:judge@http://127.0.0.1:{port}/v1", process=False)
         assert server.calls == 0
     assert_one_line_refusal(result, elapsed, tmp_path, f"option --judge: cannot reach http://127.0.0.1:{port}/v1")
 

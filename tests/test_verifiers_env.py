@@ -457,15 +457,16 @@ def test_the_grader_mode_is_the_one_the_task_grades_with(tmp_path, monkeypatch):
     assert SupersedeTasksetConfig().grader_mode == "strict"  # the training reward by default
 
 
-def test_validate_passes_gold_answers_and_catches_a_gold_that_cannot_win(tmp_path):
+def test_validate_passes_gold_answers_and_a_gold_that_cannot_win_is_refused_on_load(tmp_path):
     from supersede_env.verifiers_env import SupersedeTaskset, SupersedeTasksetConfig
 
     synthetic = list(SupersedeTaskset(SupersedeTasksetConfig(n=12, seed=7, difficulty="L1")))
     assert all(asyncio.run(task.validate(None)) for task in synthetic)
     broken = episode("broken", ["My city is Rome."], "Rome", ["Rome"])  # gold equals a superseded value
     write_episodes(tmp_path / "broken.jsonl", [broken])
-    (task,) = SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "broken.jsonl")))
-    assert asyncio.run(task.validate(None)) is False
+    with pytest.raises(SystemExit, match=r"broken.jsonl:1: item broken: field stale_values\[0\]: 'Rome' is the "
+                                         "answer itself"):
+        list(SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "broken.jsonl"))))
 
 
 def vf_validate(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

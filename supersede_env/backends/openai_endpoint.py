@@ -50,13 +50,13 @@ import os
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 from yarl import URL
 
 from supersede_env.backends.base import Backend, describe_exception, failed_reply
+from supersede_env.backends.preflight import Preflight, connection_reason, preflight_verdict
 from supersede_env.core.api_keys import key_problem, mask_text
 from supersede_env.core.errors import BackendError
 from supersede_env.core.limits import reply_limit
@@ -240,10 +240,10 @@ class OpenAIEndpointBackend(Backend):
             return Preflight(problem=f"no answer from {url} within {timeout_s:g}s (is the server up and "
                                      "serving? a loading server answers once its model is in memory)")
         except aiohttp.ClientError as exc:
-            return Preflight(problem=f"cannot reach {self.base_url}: {_connection_reason(exc)}")
+            return Preflight(problem=f"cannot reach {self.base_url}: {connection_reason(exc)}")
         finally:
             await self.aclose()  # this loop's connections; a run opens its own
-        return _preflight_verdict(self.base_url, self.model, status, mask_text(text, self._secrets))
+        return preflight_verdict(self.base_url, self.model, status, mask_text(text, self._secrets))
 
     async def aclose(self) -> None:
         """Close this loop's connections (and forget clients of loops that are gone)."""
@@ -320,45 +320,6 @@ async def _read_body(response: aiohttp.ClientResponse, limit: int) -> str | None
                 return None
             break
     return bytes(data[:limit]).decode("utf-8", errors="replace")
-
-
-@dataclass(frozen=True)
-class Preflight:
-    """What the pre-run check found: ``problem`` (the run cannot work) or ``note`` (worth a line)."""
-
-    problem: str | None = None
-    note: str | None = None
-
-
-def _preflight_verdict(base_url: str, model: str, status: int, text: str) -> Preflight:
-    url = base_url + "/models"
-    snippet = for_console(" ".join(clean(text)[:BODY_SNIPPET_CHARS].split()))
-    said = f": {snippet}" if snippet else ""
-    if status in (401, 403):
-        return Preflight(problem=f"{url} refused the request (HTTP {status}{said}); the API key is missing "
-                                 "or wrong")
-    if status == 404:
-        hint = (f"; did you mean {base_url}/v1?" if not URL(base_url).path.rstrip("/").endswith("/v1")
-                else "; is this the server's OpenAI-compatible API?")
-        return Preflight(problem=f"HTTP 404 from {url}: no OpenAI-compatible API at {base_url}{hint}")
-    if status != 200:
-        return Preflight(note=f"{url} answered HTTP {status}{said}; the run goes on (its calls are retried)")
-    try:
-        listed = [str(m["id"]) for m in json.loads(text)["data"]]
-    except (ValueError, KeyError, TypeError):
-        return Preflight(problem=f"{url} did not answer as an OpenAI-compatible API ('{snippet[:80]}'); "
-                                 f"is {base_url} the API's base URL?")
-    if not listed or model in listed or f"{model}:latest" in listed:  # Ollama serves NAME as NAME:latest
-        return Preflight()
-    shown = ", ".join(repr(for_console(m)) for m in listed[:8]) + (f" and {len(listed) - 8} more" if len(listed) > 8 else "")
-    return Preflight(problem=f"model {model!r} is not served at {base_url} (it serves {shown})")
-
-
-def _connection_reason(exc: aiohttp.ClientError) -> str:
-    """Why a connection failed, in words (the OS's reason, not the exception's repr)."""
-    cause = getattr(exc, "os_error", None) or exc.__cause__
-    reason = getattr(cause, "strerror", None) or describe_exception(exc)
-    return " ".join(str(reason).split())[:200]
 
 
 def _read_key(variable: str) -> str:

@@ -15,9 +15,9 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from supersede_env.core.agreement import (TABLE_HEADER, AgreementStats, agreement_table, disagreements,
-                                          format_disagreement, format_table, grade_rows, read_judged_rows,
-                                          report_dict, table_rows)
+from supersede_env.core.agreement import (TABLE_HEADER, AgreementStats, JudgedRow, agreement_table,
+                                          disagreements, format_disagreement, format_table, grade_rows,
+                                          read_judged_rows, report_dict, table_rows)
 from supersede_env.core.errors import AgreementDataError
 from supersede_env.core.grader import MODES
 
@@ -59,11 +59,24 @@ def _print_table(stats: Sequence[AgreementStats], title: str) -> None:
 JSON_SIGNATURE = b'{\n  "file": '
 
 
+def _check_sizes(rows: Sequence[JudgedRow], file: str) -> None:
+    from supersede_env.core.limits import MAX_ANSWER_CHARS, MAX_GOLD_CHARS, MAX_QUESTION_CHARS
+
+    for row in rows:
+        for name, value, bound in (("question", row.question, MAX_QUESTION_CHARS),
+                                   ("gold_answer", row.gold, MAX_GOLD_CHARS),
+                                   ("hypothesis", row.answer, MAX_ANSWER_CHARS)):
+            if len(value) > bound:
+                raise AgreementDataError(f"{file}:{row.line}: field '{name}': {len(value):,} characters "
+                                         f"(at most {bound:,})")
+
+
 def main(args: argparse.Namespace) -> int:
     from supersede_env.core.output_paths import output_file
 
     out = output_file(args.json_path, "option --json", signature=JSON_SIGNATURE) if args.json_path else None  # before grading
     rows = read_judged_rows(args.file)
+    _check_sizes(rows, args.file)  # what reaches the grader is bounded (docs/evaluation.md)
     types = {r.question_type for r in rows}
     if args.question_type is not None and args.question_type not in types:
         raise AgreementDataError(f"--type {args.question_type!r}: no row of that type in {args.file} "

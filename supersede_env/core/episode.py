@@ -35,9 +35,9 @@ from typing import IO, Any, Literal
 from supersede_env.core.atomic import atomic_writer
 from supersede_env.core.errors import EpisodeError
 from supersede_env.core.jsonl import json_lines
-from supersede_env.core.limits import (MAX_EPISODE_CHARS, MAX_EPISODES, MAX_GOLD_CHARS, MAX_QUESTION_CHARS,
-                                       MAX_SESSIONS, MAX_STALE_VALUES)
-from supersede_env.core.safe_text import check_id, excerpt, for_console
+from supersede_env.core.episode_checks import check_gold, check_question, item_name
+from supersede_env.core.limits import MAX_EPISODE_CHARS, MAX_EPISODES, MAX_SESSIONS
+from supersede_env.core.safe_text import check_id
 
 SCHEMA_VERSION = 1
 # How every line :func:`write_episodes` writes begins: a file that does not is not ours to replace.
@@ -170,47 +170,6 @@ def _fail(where: str, item: str, fieldname: str, problem: str) -> EpisodeError:
     return EpisodeError(f"{where}: item {item}: field {fieldname}: {problem}")
 
 
-def item_name(raw_id: Any) -> str:
-    """An item's id as an error message shows it: printable, one line, at most 60 characters."""
-    text = for_console(str(raw_id))
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def has_content(text: str) -> bool:
-    """Whether a value says something: at least one letter or digit (not only spaces, punctuation or
-    zero-width characters)."""
-    return any(c.isalnum() for c in text)
-
-
-def same_value(a: str, b: str) -> bool:
-    """Two values that are the same once case and spacing are set aside."""
-    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
-
-
-def check_gold(where: str, item: str, answer: str, stale: Sequence[str], *, abstention: bool,
-               field_prefix: str = "", error: type[Exception] = EpisodeError) -> None:
-    """The gold answer and its superseded values: bounded, saying something, and apart.
-
-    Used by every reader of episodes (episode files, LongMemEval) with its own error type."""
-    def fail(fieldname: str, problem: str) -> Exception:
-        return error(f"{where}: item {item}: field {field_prefix}{fieldname}: {problem}")
-
-    if len(answer) > MAX_GOLD_CHARS:
-        raise fail("answer", f"{len(answer):,} characters (at most {MAX_GOLD_CHARS:,})")
-    if not abstention and not has_content(answer):
-        raise fail("answer", "holds no letter or digit" if answer.strip() else "empty on an answerable item")
-    if len(stale) > MAX_STALE_VALUES:
-        raise fail("stale_values", f"{len(stale)} values (at most {MAX_STALE_VALUES})")
-    for index, value in enumerate(stale):
-        if len(value) > MAX_GOLD_CHARS:
-            raise fail(f"stale_values[{index}]", f"{len(value):,} characters (at most {MAX_GOLD_CHARS:,})")
-        if not has_content(value):
-            raise fail(f"stale_values[{index}]", f"{excerpt(value, 20)} holds no letter or digit")
-        if not abstention and same_value(value, answer):
-            raise fail(f"stale_values[{index}]", f"{excerpt(value, 40)} is the answer itself; a superseded "
-                       "value must differ from the current one")
-
-
 def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, item: str,
          *, optional: bool = False, default: Any = None) -> Any:
     if key not in raw or raw[key] is None:
@@ -298,18 +257,6 @@ def _parse_episode(raw: Any, where: str) -> Episode:
         slot_questions=slot_questions,
         meta=dict(meta),
     )
-
-
-def check_question(where: str, item: str, question: str, *, fieldname: str = "question",
-                   error: type[Exception] = EpisodeError) -> None:
-    """A question says something and is at most :data:`~.limits.MAX_QUESTION_CHARS` characters."""
-    if not question.strip():
-        raise error(f"{where}: item {item}: field {fieldname}: empty")
-    if not has_content(question):
-        raise error(f"{where}: item {item}: field {fieldname}: holds no letter or digit")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise error(f"{where}: item {item}: field {fieldname}: {len(question):,} characters (at most "
-                    f"{MAX_QUESTION_CHARS:,})")
 
 
 def _parse_session(raw: Any, where: str, item: str, index: int) -> Session:

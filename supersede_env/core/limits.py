@@ -13,6 +13,7 @@ from __future__ import annotations
 MAX_EPISODES = 100_000  # episodes one source may yield (generated, read or kept)
 MAX_QUESTION_CHARS = 4_000
 MAX_GOLD_CHARS = 2_000  # the gold answer, each superseded value, each decoy
+MAX_ANSWER_CHARS = 65_536  # an answer read from a file (grader-agreement's judged answers)
 MAX_STALE_VALUES = 64
 MAX_SESSIONS = 1_000
 MAX_EPISODE_CHARS = 16_000_000  # all the turns of one episode together

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.core.errors import LongMemEvalDownloadError, LongMemEvalError
-from supersede_env.core.episode import ROLES, Episode, Session, Turn, check_gold, check_question, item_name
+from supersede_env.core.episode import ROLES, Episode, Session, Turn
+from supersede_env.core.episode_checks import check_gold, check_question, item_name
 from supersede_env.core.limits import MAX_EPISODE_CHARS, MAX_EPISODES, MAX_JSON_FILE_BYTES, MAX_SESSIONS
 from supersede_env.core.safe_text import check_id, clean_value
 from supersede_env.core.longmemeval_annotations import Annotation, annotate, check_item, load_annotations

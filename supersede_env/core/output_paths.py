@@ -7,7 +7,8 @@ just before the new file is renamed into place. The rule:
 
 - a **file** target must be absent, or a regular file that is empty or begins the way this command's
   own output begins (its ``signature``): never a directory, a symbolic link (wherever it points), a
-  device, a FIFO, a socket or a file of other content;
+  device, a FIFO, a socket or a file of other content (inside a directory the command owns, such as
+  a run directory, any regular file may be replaced: :data:`ANY_CONTENT`);
 - a **directory** target must be absent, an empty directory, or a directory the caller recognises
   as its own (``owned``: a run of this tool); never a symbolic link or anything but a directory;
 - the nearest existing parent must be a directory this process can create entries in.
@@ -30,7 +31,11 @@ from typing import IO
 from supersede_env.core.atomic import atomic_writer
 from supersede_env.core.errors import ConfigError
 
-__all__ = ["OutputFile", "output_file", "check_output_file", "check_output_dir"]
+__all__ = ["ANY_CONTENT", "OutputFile", "output_file", "check_output_file", "check_output_dir"]
+
+# The signature of a file inside a directory the command owns (a run directory, checked as such):
+# any regular file there may be replaced; a link, a device, a FIFO or a socket still may not.
+ANY_CONTENT = (b"",)
 
 
 @dataclass(frozen=True)

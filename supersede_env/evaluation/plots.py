@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from supersede_env.core.output_paths import output_file
+from supersede_env.core.output_paths import ANY_CONTENT, output_file
 from supersede_env.evaluation.summary import GRADER_NAMES, RunSummary
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def write_plots(summary: RunSummary, directory: Path) -> list[Path]:
@@ -29,8 +27,8 @@ def write_plots(summary: RunSummary, directory: Path) -> list[Path]:
 
 
 def _save(fig, path: Path) -> Path:  # noqa: ANN001
-    # atomic, and only over a PNG (never a link, a device or a FIFO): output_paths' rule
-    with output_file(path, f"the plots of {path.parent.parent}", signature=PNG_SIGNATURE).open("wb") as handle:
+    # atomic, and never over a link, a device or a FIFO (output_paths' rule for a run directory's files)
+    with output_file(path, f"the plots of {path.parent.parent}", signature=ANY_CONTENT).open("wb") as handle:
         fig.savefig(handle, dpi=120, bbox_inches="tight", format="png")
     return path
 

@@ -15,15 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.core.errors import ConfigError
-from supersede_env.core.output_paths import check_output_dir, output_file
+from supersede_env.core.output_paths import ANY_CONTENT, check_output_dir, output_file
 from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, ConditionSummary, OutcomeCounts, RunSummary
 from supersede_env.core.verdict import LABELS
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOTS_DIR = "plots"
-# How each report file begins: an existing file that does not is not the report's to replace.
-SIGNATURES = {REPORT_MD: b"# supersede", REPORT_JSON: b'{\n  "schema_version": '}
 
 
 @dataclass(frozen=True)
@@ -36,8 +34,8 @@ class ReportFiles:
 def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> ReportFiles:
     """Write report.json, report.md and the PNG plots into ``run_dir`` (each atomically)."""
     where = f"the report of {run_dir}"
-    json_out = output_file(run_dir / REPORT_JSON, where, signature=SIGNATURES[REPORT_JSON])
-    md_out = output_file(run_dir / REPORT_MD, where, signature=SIGNATURES[REPORT_MD])
+    json_out = output_file(run_dir / REPORT_JSON, where, signature=ANY_CONTENT)  # in a run directory: ours
+    md_out = output_file(run_dir / REPORT_MD, where, signature=ANY_CONTENT)
     if plots:  # never written through a link out of the run directory, nor into anything but a directory
         check_output_dir(run_dir / PLOTS_DIR, f"{where} (or pass --no-plots)")
     json_out.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")

@@ -42,6 +42,7 @@ import verifiers.v1 as vf
 
 from supersede_env.core import rollout
 from supersede_env.core.api_keys import mask_text, mask_values
+from supersede_env.core.limits import reply_limit
 from supersede_env.core.records import to_dict
 from supersede_env.core.model_call import ModelReply
 from supersede_env.core.rollout import RolloutState, StepRecord, Transcript
@@ -159,8 +160,9 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
             seat = agents.answer if request.kind == "answer" else agents.memo
             # Scoring waits for the episode's end (finalize): the answer does not exist yet.
             trace = await seat.run(step_task.defer_scoring())
-            state = rollout.advance(state, reply_from_trace(trace, self.secrets))
-            mask_trace(trace, self.secrets)
+            limit = reply_limit(request.max_tokens)
+            state = rollout.advance(state, reply_from_trace(trace, self.secrets, limit=limit))
+            mask_trace(trace, self.secrets, limit=limit)
             trace.info[STEP_INFO] = mask_values(state.steps[-1].to_dict(), self.secrets)
 
     async def finalize(self, task: SupersedeTask, episode: vf.Episode) -> None:
@@ -219,18 +221,25 @@ def mask_keys_in_logs(secrets: tuple[str, ...]) -> None:
             handler.addFilter(_MaskKeys(secrets))
 
 
-def mask_trace(trace: vf.Trace, secrets: tuple[str, ...]) -> None:
+def mask_trace(trace: vf.Trace, secrets: tuple[str, ...], *, limit: int | None = None) -> None:
     """Mask the keys in the texts verifiers keeps on a trace (its messages, its errors and its calls'
-    errors, its reply), where a server that echoes the Authorization header puts them. The token ids are left as they are: a
-    trainer learns from those, and the text is what a person reads in ``traces.jsonl``."""
-    if not secrets:
-        return
+    errors, its reply), where a server that echoes the Authorization header puts them, and cut a
+    reply over ``limit`` bytes (a failed call: see :func:`reply_from_trace`) to that size. The token ids
+    are left as they are: a trainer learns from those, and the text is what a person reads in
+    ``traces.jsonl``."""
     for node in trace.nodes:
         message = node.message
         for name in ("content", "reasoning_content"):
             value = getattr(message, name, None)
-            if isinstance(value, str) and any(secret in value for secret in secrets):
+            if not isinstance(value, str):
+                continue
+            if limit is not None and node.sampled and len(value) > limit:
+                value = value[:limit] + f" [cut: {len(value):,} characters, over the reply limit]"
+                setattr(message, name, value)
+            if secrets and any(secret in value for secret in secrets):
                 setattr(message, name, mask_text(value, secrets))
+    if not secrets:
+        return
     errors = [*trace.errors, *(call.error for call in trace.calls if call.error is not None)]
     for error in errors:
         if isinstance(error.message, str) and any(secret in error.message for secret in secrets):
@@ -239,8 +248,9 @@ def mask_trace(trace: vf.Trace, secrets: tuple[str, ...]) -> None:
         trace.root_reply = mask_text(trace.root_reply, secrets)
 
 
-def reply_from_trace(trace: vf.Trace, secrets: tuple[str, ...] = ()) -> ModelReply:
-    """What one agent run returned, as the rollout's reply; a failed run is a failed reply. The text is
+def reply_from_trace(trace: vf.Trace, secrets: tuple[str, ...] = (), *, limit: int | None = None) -> ModelReply:
+    """What one agent run returned, as the rollout's reply; a failed run is a failed reply, and so is a
+    reply over ``limit`` bytes of UTF-8 (the bound ``supersede eval`` puts on a reply body). The text is
     made safe here, where it enters (:mod:`supersede_env.core.safe_text`), and the keys masked in it,
     so the rollout, its next prompt and ``trace.info`` all hold the same masked text."""
     latency = sum(call.time.duration for call in trace.calls) or None
@@ -251,10 +261,14 @@ def reply_from_trace(trace: vf.Trace, secrets: tuple[str, ...] = ()) -> ModelRep
     replies = trace.assistant_messages
     if not replies:
         return ModelReply.failed(f"no model reply (stopped: {trace.stop_condition})", latency_s=latency)
+    text = replies[-1].content or ""
+    if limit is not None and len(text) > limit // 4 and len(text.encode("utf-8", "surrogatepass")) > limit:
+        return ModelReply.failed(f"reply larger than {limit:,} bytes (the limit for this call's tokens; see "
+                                 "docs/evaluation.md)", latency_s=latency)
     usage = trace.usage
     last_call = next((call for call in reversed(trace.calls) if call.error is None), None)
     return ModelReply(
-        text=mask_text(clean(replies[-1].content or ""), secrets),
+        text=mask_text(clean(text), secrets),
         tokens_in=usage.input_tokens if usage is not None else None,
         tokens_out=usage.completion_tokens if usage is not None else None,
         latency_s=latency,
