@@ -111,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = undecodable_argument(given)
     if bad is not None:
         command = given[0] if given and given[0] in COMMANDS else ""
-        print(error_line(command, f"argument '{bad}' is not UTF-8 text (paths and values must be)"), file=sys.stderr)
+        print(error_line(command, f"argument '{bad}' is not UTF-8 text (paths and values must be)"),
+              file=sys.stderr)
         return 2
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)

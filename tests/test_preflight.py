@@ -96,7 +96,8 @@ def test_a_server_that_refuses_the_key(tmp_path):
 def test_a_wrong_key(tmp_path, monkeypatch):
     monkeypatch.setenv("SUPERSEDE_WRONG_KEY", "sk-a-wrong-key-1111")
     with FakeChatServer(reply=scripted_reply, api_key="sk-the-right-key-000", echo_auth=True) as server:
-        result, elapsed = run_eval(tmp_path, "--model", f"openai:m@{server.url}", "--api-key-env", "SUPERSEDE_WRONG_KEY", process=False)
+        result, elapsed = run_eval(tmp_path, "--model", f"openai:m@{server.url}", "--api-key-env",
+                                   "SUPERSEDE_WRONG_KEY", process=False)
     assert_one_line_refusal(result, elapsed, tmp_path, "(--api-key-env SUPERSEDE_WRONG_KEY sends the key in "
                                                        "SUPERSEDE_WRONG_KEY)")
     assert "sk-a-wrong-key-1111" not in result.stderr and "you sent Bearer ***" in result.stderr

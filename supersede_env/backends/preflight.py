@@ -28,6 +28,7 @@ class Preflight:
 
     problem: str | None = None
     note: str | None = None
+    refused_key: bool = False  # HTTP 401 or 403: the caller says which option sends the key
 
 
 def preflight_verdict(base_url: str, model: str, status: int, text: str) -> Preflight:
@@ -37,7 +38,7 @@ def preflight_verdict(base_url: str, model: str, status: int, text: str) -> Pref
     said = f": {snippet}" if snippet else ""
     if status in (401, 403):
         return Preflight(problem=f"{url} refused the request (HTTP {status}{said}); the API key is missing "
-                                 "or wrong")
+                                 "or wrong", refused_key=True)
     if status == 404:
         hint = (f"; did you mean {base_url}/v1?" if not URL(base_url).path.rstrip("/").endswith("/v1")
                 else "; is this the server's OpenAI-compatible API?")

@@ -324,12 +324,14 @@ async def preflight(config: EvalConfig) -> None:
                                   ("--judge", config.judge, config.judge_api_key_env)):
         parsed = parse_backend_spec(spec) if spec else None
         if parsed is not None and parsed.kind == "openai":
-            checks.append((option, key_env, OpenAIEndpointBackend(parsed.base_url, parsed.model, api_key_env=key_env)))
-    results = await asyncio.gather(*(backend.preflight(min(config.timeout, PREFLIGHT_TIMEOUT_S)) for _, _, backend in checks))
+            backend = OpenAIEndpointBackend(parsed.base_url, parsed.model, api_key_env=key_env)
+            checks.append((option, key_env, backend))
+    timeout = min(config.timeout, PREFLIGHT_TIMEOUT_S)
+    results = await asyncio.gather(*(backend.preflight(timeout) for _, _, backend in checks))
     for (option, key_env, _), result in zip(checks, results, strict=True):
         if result.problem is not None:
             key_hint = ""
-            if "refused the request" in result.problem:
+            if result.refused_key:
                 flag = "--api-key-env" if option == "--model" else "--judge-api-key-env"
                 key_hint = f" ({flag} {key_env} sends the key in {key_env})" if key_env else \
                     f" (none was sent: {flag} VAR names the variable holding it)"

@@ -74,7 +74,8 @@ def _check_sizes(rows: Sequence[JudgedRow], file: str) -> None:
 def main(args: argparse.Namespace) -> int:
     from supersede_env.core.output_paths import output_file
 
-    out = output_file(args.json_path, "option --json", signature=JSON_SIGNATURE) if args.json_path else None  # before grading
+    # the output path is checked before any grading, not after it
+    out = output_file(args.json_path, "option --json", signature=JSON_SIGNATURE) if args.json_path else None
     rows = read_judged_rows(args.file)
     _check_sizes(rows, args.file)  # what reaches the grader is bounded (docs/evaluation.md)
     types = {r.question_type for r in rows}

@@ -54,8 +54,8 @@ def mask_text(text: str, secrets: Sequence[str]) -> str:
 
 
 def mask_values(value: Any, secrets: Sequence[str]) -> Any:
-    """A JSON-ready value with every string value cleaned (:mod:`.safe_text`) and its secrets masked;
-    mapping keys, numbers, booleans and None as they are."""
+    """A JSON-ready value with every string cleaned (:mod:`.safe_text`) and the secrets masked in its
+    string values; mapping keys (cleaned only), numbers, booleans and None as they are."""
     ordered = usable(secrets)
 
     def walk(item: Any) -> Any:
@@ -65,8 +65,8 @@ def mask_values(value: Any, secrets: Sequence[str]) -> Any:
                 if secret in item:
                     item = item.replace(secret, MASK)
             return item
-        if isinstance(item, Mapping):
-            return {k: walk(v) for k, v in item.items()}
+        if isinstance(item, Mapping):  # keys are cleaned, never masked: a field name stays a field name
+            return {clean(k) if isinstance(k, str) else k: walk(v) for k, v in item.items()}
         if isinstance(item, list | tuple):
             return [walk(v) for v in item]
         return item

@@ -203,7 +203,8 @@ def _parse_episode(raw: Any, where: str) -> Episode:
     item = item_name(raw.get("id", "<no id>"))
     unknown = sorted(set(raw) - _EPISODE_KEYS)
     if unknown:
-        raise _fail(where, item, item_name(unknown[0]), "unknown field (see supersede_env/schema/episode.schema.json)")
+        raise _fail(where, item, item_name(unknown[0]),
+                    "unknown field (see supersede_env/schema/episode.schema.json)")
     version = raw.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise _fail(where, item, "schema_version", f"{version!r} is not supported (expected {SCHEMA_VERSION})")

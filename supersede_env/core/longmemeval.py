@@ -207,7 +207,8 @@ def _validate_item(item: Any, index: int, where: str) -> list[datetime]:
     answer = expect("answer", (str, int), "a string or an integer")
     if isinstance(answer, str) and not answer.strip():
         raise _fail(where, name, "answer", "empty")
-    check_gold(where, name, str(answer), (), abstention=_is_abstention(item["question_id"]), error=LongMemEvalError)
+    check_gold(where, name, str(answer), (), abstention=_is_abstention(item["question_id"]),
+               error=LongMemEvalError)
     try:
         parse_longmemeval_date(expect("question_date", str, "a string"))
     except ValueError as exc:
@@ -240,7 +241,8 @@ def _validate_item(item: Any, index: int, where: str) -> list[datetime]:
         _validate_session(session, where, name, f"haystack_sessions[{i}]")
     chars = sum(len(turn["content"]) for session in sessions for turn in session)
     if chars > MAX_EPISODE_CHARS:
-        raise _fail(where, name, "haystack_sessions", f"{chars:,} characters of turns (at most {MAX_EPISODE_CHARS:,})")
+        raise _fail(where, name, "haystack_sessions",
+                    f"{chars:,} characters of turns (at most {MAX_EPISODE_CHARS:,})")
     if not any(sessions):
         raise _fail(where, name, "haystack_sessions", "every session is empty")
     return parsed

@@ -59,7 +59,8 @@ class OutputFile:
             handle.write(text)
 
 
-def output_file(path: str | os.PathLike[str], option: str, *, signature: bytes | Sequence[bytes] = ()) -> OutputFile:
+def output_file(path: str | os.PathLike[str], option: str, *,
+                signature: bytes | Sequence[bytes] = ()) -> OutputFile:
     """Check a file target now (see the module's rule) and return it, ready to be written."""
     target = OutputFile(_as_path(path, option), option,
                         (signature,) if isinstance(signature, bytes) else tuple(signature))
@@ -84,7 +85,8 @@ def check_output_dir(path: str | os.PathLike[str], option: str, *,
         _check_parents(target, option)
         return target
     if stat.S_ISLNK(info.st_mode):
-        raise ConfigError(f"{option}: {target} is a symbolic link; give the directory itself (nothing was written)")
+        raise ConfigError(f"{option}: {target} is a symbolic link; give the directory itself "
+                          "(nothing was written)")
     if not stat.S_ISDIR(info.st_mode):
         raise ConfigError(f"{option}: {target} exists and is not a directory ({_kind(info.st_mode)}; "
                           "nothing was written)")

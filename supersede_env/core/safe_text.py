@@ -86,6 +86,6 @@ def for_console(text: str) -> str:
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """A short, printable, quoted excerpt of input for an error message (its length when cut)."""
     shown = for_console(text[:limit])
-    if len(text) > limit:
-        return f"'{shown}...' ({len(text):,} characters)"
+    if len(text) > limit or len(shown) > limit:  # escapes lengthen what is shown: cut that too
+        return f"'{shown[:limit]}...' ({len(text):,} characters)"
     return f"'{shown}'"

@@ -125,7 +125,8 @@ class EvalConfig:
         for name in ("model", "judge"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise ConfigError(f"option {option_flag(name)}: expected a backend spec, got {excerpt(repr(value))}")
+                raise ConfigError(f"option {option_flag(name)}: expected a backend spec, "
+                                  f"got {excerpt(repr(value))}")
         for name in ("api_key_env", "judge_api_key_env"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.isidentifier()):
@@ -233,7 +234,8 @@ def normalise_values(values: Mapping[str, Any], *, where: str) -> dict[str, Any]
     for raw_key, value in values.items():
         key = str(raw_key).replace("-", "_")
         if key not in FIELD_NAMES:
-            raise ConfigError(f"{where}: unknown key {excerpt(str(raw_key), 40)} (known: {', '.join(FIELD_NAMES)})")
+            raise ConfigError(f"{where}: unknown key {excerpt(str(raw_key), 40)} "
+                              f"(known: {', '.join(FIELD_NAMES)})")
         if key in _TUPLE_FIELDS and value is not None:
             if isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]

@@ -264,7 +264,8 @@ def create_run(opened: OpenedRun, header: RunHeader, *, secrets: Sequence[str] =
     try:
         write_snapshot(staging, opened.episodes)
         settings = {k: v for k, v in opened.config.to_dict().items() if k not in ("resume", "retry_failed", "demo")}
-        atomic_write_text(staging / CONFIG_FILE, "# supersede eval configuration of this run (reusable with --config)\n"
+        atomic_write_text(staging / CONFIG_FILE,
+                          "# supersede eval configuration of this run (reusable with --config)\n"
                           + yaml.safe_dump(mask_values(settings, secrets), sort_keys=False, allow_unicode=True))
         with RecordWriter(staging / RECORDS_FILE, secrets=secrets) as writer:
             writer.append(header)

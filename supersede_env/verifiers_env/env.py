@@ -248,7 +248,8 @@ def mask_trace(trace: vf.Trace, secrets: tuple[str, ...], *, limit: int | None =
         trace.root_reply = mask_text(trace.root_reply, secrets)
 
 
-def reply_from_trace(trace: vf.Trace, secrets: tuple[str, ...] = (), *, limit: int | None = None) -> ModelReply:
+def reply_from_trace(trace: vf.Trace, secrets: tuple[str, ...] = (), *,
+                     limit: int | None = None) -> ModelReply:
     """What one agent run returned, as the rollout's reply; a failed run is a failed reply, and so is a
     reply over ``limit`` bytes of UTF-8 (the bound ``supersede eval`` puts on a reply body). The text is
     made safe here, where it enters (:mod:`supersede_env.core.safe_text`), and the keys masked in it,
