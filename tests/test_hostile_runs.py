@@ -92,6 +92,7 @@ def test_a_key_that_is_also_a_field_name_is_masked_in_values_and_the_run_stays_r
     assert any("you sent Bearer ***" in v for v in values)
     assert not any(key in v for v in values)  # masked in every value, and every field name intact
     assert len(read_records(out / "records.jsonl").records) == len(lines)
+    assert all(v.well_formed is True and v.grader is not None for v in load_run(out).verdicts.values())
     for name in ("report.json", "config.yaml"):
         assert f"Bearer {key}" not in (out / name).read_text()
 
