@@ -15,6 +15,9 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from supersede_env.core.errors import UserError
+from supersede_env.core.safe_text import for_console
+
+MAX_ERROR_LINE = 600  # characters of an error line: the option, the file and line, a short excerpt
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -31,7 +34,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, with a usage error as one line (the usage text is one ``--help`` away)."""
 
     def error(self, message: str) -> NoReturn:
-        text = " ".join(message.split())
+        text = for_console(" ".join(message.split()))
         if len(text) > 300:  # e.g. a 5,000-digit "number" quoted back
             text = text[:297] + "..."
         self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
@@ -76,16 +79,41 @@ def run_command(
     try:
         return int(run(args) or 0)
     except UserError as exc:  # every error a user can fix (supersede_env.core.errors); anything else is a bug
-        print(f"supersede {command}: error: {exc}", file=sys.stderr)
+        print(error_line(command, str(exc)), file=sys.stderr)
         return 2
     except OSError as exc:  # a full disk, a path that cannot be written: the system's reason and the path
-        reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+        reason = exc.strerror or str(exc) or type(exc).__name__
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"supersede {command}: error: {where}{reason}", file=sys.stderr)
+        print(error_line(command, f"{where}{reason}"), file=sys.stderr)
         return 2
+
+
+def error_line(command: str, message: str) -> str:
+    """One printable line, however the message was built: input quoted in it (an id with a line break
+    or an escape sequence, a megabyte of YAML) cannot add lines, move the cursor or flood the screen."""
+    text = for_console(" ".join(message.split()))
+    if len(text) > MAX_ERROR_LINE:
+        text = text[: MAX_ERROR_LINE - 3] + "..."
+    return f"supersede {command}: error: {text}" if command else f"supersede: error: {text}"
+
+
+def undecodable_argument(argv: Sequence[str]) -> str | None:
+    """The first command-line argument that is not UTF-8 text (Python keeps its bytes as lone
+    surrogates), shown escaped; None when every one is text."""
+    for arg in argv:
+        if any("\ud800" <= c <= "\udfff" for c in arg):
+            return for_console(arg)[:80]
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    bad = undecodable_argument(given)
+    if bad is not None:
+        command = given[0] if given and given[0] in COMMANDS else ""
+        print(error_line(command, f"argument '{bad}' is not UTF-8 text (paths and values must be)"),
+              file=sys.stderr)
+        return 2
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if rest and not getattr(args._module, "PASSES_ARGUMENTS", False):

@@ -17,6 +17,8 @@ Behaviour is set by attributes, which a test may change between calls:
 - ``echo_auth``: error bodies repeat the request's Authorization header (a careless proxy), to
   check that clients mask the key; ``echo_auth_replies``: so do the contents of successful replies.
 
+``GET /v1/models`` lists ``models`` (default: none, which a client cannot check a name against).
+
 Replies longer than ``max_tokens`` words are cut there with ``finish_reason="length"``; usage counts
 words. Every request is kept in ``requests`` (body and Authorization header).
 """
@@ -80,6 +82,7 @@ class FakeChatServer:
         api_key: str | None = None,
         echo_auth: bool = False,
         echo_auth_replies: bool = False,
+        models: tuple[str, ...] = (),
         seed: int = 0,
     ) -> None:
         self.reply = reply or (lambda prompt: "ok")
@@ -92,6 +95,7 @@ class FakeChatServer:
         self.api_key = api_key
         self.echo_auth = echo_auth
         self.echo_auth_replies = echo_auth_replies
+        self.models = models
         self.requests: list[ReceivedRequest] = []
         self._random = random.Random(seed)
         self._lock = threading.Lock()
@@ -158,6 +162,7 @@ class FakeChatServer:
         self._release = asyncio.Event()
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
         self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=1024)
@@ -184,6 +189,13 @@ class FakeChatServer:
 
     def _error_text(self, message: str, authorization: str | None) -> str:
         return f"{message} (you sent {authorization})" if self.echo_auth else message
+
+    async def _models(self, request: web.Request) -> web.Response:
+        authorization = request.headers.get("Authorization")
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            return web.json_response({"error": {"message": self._error_text("invalid API key", authorization)}},
+                                     status=401)
+        return web.json_response({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
 
     async def _chat(self, request: web.Request) -> web.Response:
         try:

@@ -1,5 +1,6 @@
 import asyncio
 import logging
+import re
 import time
 
 import pytest
@@ -142,13 +143,20 @@ async def test_api_key_goes_in_the_header_and_nowhere_else(fake_server, monkeypa
     assert backend.identity()["api_key_set"] is True
 
 
-async def test_without_the_key_variable_a_placeholder_is_sent(fake_server, monkeypatch):
-    monkeypatch.delenv("SUPERSEDE_TEST_KEY", raising=False)
-    backend = backend_for(fake_server, api_key_env="SUPERSEDE_TEST_KEY")
-    assert (await backend.complete(request())).text == "ok"
-    await backend.aclose()
-    assert fake_server.requests[0].authorization == "Bearer EMPTY"
-    assert backend.identity()["api_key_set"] is False
+@pytest.mark.parametrize(("value", "problem"), [
+    (None, "is not set"), ("", "is empty"), ("true", "holds 4 characters; an API key this short is implausible"),
+    ("sk-with space-0123", "holds a space"), ("sk-line\nbreak-0123", "holds a space, a control"),
+])
+def test_a_named_key_variable_must_hold_a_plausible_key(fake_server, monkeypatch, value, problem):
+    """Never "EMPTY" in place of a key the user meant to send, and no key so short that masking it
+    would rewrite ordinary text ("true", "1234")."""
+    if value is None:
+        monkeypatch.delenv("SUPERSEDE_TEST_KEY", raising=False)
+    else:
+        monkeypatch.setenv("SUPERSEDE_TEST_KEY", value)
+    with pytest.raises(BackendError, match=f"environment variable SUPERSEDE_TEST_KEY {re.escape(problem)}"):
+        backend_for(fake_server, api_key_env="SUPERSEDE_TEST_KEY")
+    assert fake_server.calls == 0
 
 
 async def test_no_key_is_sent_unless_a_variable_is_named(fake_server, monkeypatch):

@@ -19,6 +19,8 @@ import io
 import json
 import os
 import shutil
+import socket
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -272,12 +274,12 @@ def no_space_after_records(n: int) -> Callable[[Path, pytest.MonkeyPatch], None]
 
 
 def no_space_for_the_report(_: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import supersede_env.evaluation.report as report
+    from supersede_env.core.output_paths import OutputFile
 
-    def full(path: Any, text: str) -> None:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    def full(self: OutputFile, text: str) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path))
 
-    monkeypatch.setattr(report, "atomic_write_text", full)
+    monkeypatch.setattr(OutputFile, "write_text", full)
 
 
 def without_torch(_: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -417,7 +419,7 @@ CASES: list[Case] = [
     Case("out is a file", ("eval", "--no-progress", "--model", "{model}", "--episodes", "{eps}", "--out", "{tmp}/afile"),
          "option --out: {tmp}/afile exists and is not a directory", files={"afile": "x"}),
     Case("out is a link", EVAL_EPS, "option --out: {tmp}/run is a symbolic link", setup=out_is_a_link),
-    Case("out holds other files", EVAL_EPS, "{tmp}/run is not empty and is not a supersede eval run",
+    Case("out holds other files", EVAL_EPS, "{tmp}/run is not empty and was not written by this command",
          files={"run/config.yaml": "mine\n", "run/report.md": "my notes\n"}),
     Case("out holds a dangling records link", EVAL_EPS, "option --out: {tmp}/run/records.jsonl is a symbolic link",
          setup=dangling_records_link),
@@ -693,9 +695,98 @@ def test_bad_input_is_one_line_exit_2_no_traceback(case, tmp_path, server, finis
 
 
 def test_the_corpus_is_large_and_names_are_unique():
-    names = [c.name for c in CASES]
+    names = [c.name for c in CASES] + [c["name"] for c in DATA_CASES]
     assert len(names) == len(set(names))
-    assert len(CASES) >= 130
+    assert len(CASES) >= 130 and len(DATA_CASES) >= 60
+
+
+# -- the corpus as data (tests/fixtures/bad_inputs.json; its "about" says how a case is written) -----
+DATA_CASES: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "fixtures" / "bad_inputs.json").read_text(encoding="utf-8"))["cases"]
+
+
+def built(value: Any) -> Any:
+    """A case's value with every {prefix, repeat, times, suffix} object made into its string."""
+    if isinstance(value, dict) and "repeat" in value:
+        return value.get("prefix", "") + value["repeat"] * value["times"] + value.get("suffix", "")
+    if isinstance(value, dict):
+        return {k: built(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [built(v) for v in value]
+    return value
+
+
+def file_text(spec: Any) -> str:
+    """A case's file: text as it is, or episodes / a LongMemEval file built from changes to good ones."""
+    spec = built(spec)
+    if isinstance(spec, str):
+        return spec
+    if "episodes" in spec:
+        lines = [json.dumps(make_episode().to_dict())]
+        lines += [json.dumps({**make_episode(id="bad-one").to_dict(), **change}) for change in spec["episodes"]]
+        lines += [spec["suffix_line"]] if "suffix_line" in spec else []
+        return "\n".join(lines) + "\n"
+    return json.dumps([lme_item("good_0"), {**lme_item("bad_item_7"), **spec["longmemeval"]}])
+
+
+def plant(kind: str, path: Path, tmp: Path) -> None:
+    """Put a thing a command must never write over at ``path`` (what ``setup`` names)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("creating a device node needs root")
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # what /dev/null is
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+    elif kind == "symlink":
+        (tmp / "outside.txt").write_text("a file outside the target\n")
+        path.symlink_to(tmp / "outside.txt")
+    elif kind == "symlink-run":
+        path.symlink_to(tmp / "done")
+    else:
+        assert kind == "foreign", kind
+        path.write_text("my own notes, not this command's output\n")
+
+
+def snapshot(path: Path) -> tuple[int, str | None]:
+    info = os.lstat(path)
+    kept = path.resolve().read_text() if path.resolve().is_file() and not stat.S_ISFIFO(info.st_mode) else None
+    return stat.S_IFMT(info.st_mode), kept
+
+
+@pytest.mark.parametrize("case", DATA_CASES, ids=[c["name"] for c in DATA_CASES])
+def test_the_data_corpus(case, tmp_path, server, finished_run, monkeypatch):
+    argv = prepare(Case(case["name"], tuple(built(case["argv"])), case["expect"]), tmp_path, server, finished_run,
+                   monkeypatch)
+    for rel, spec in case.get("files", {}).items():
+        (tmp_path / rel).write_text(file_text(spec), encoding="utf-8")
+    for name, value in case.get("env", {}).items():
+        monkeypatch.setenv(name, value)
+    planted = []
+    if any(rel.startswith("done") or kind == "symlink-run" for kind, rel in case.get("setup", [])) \
+            and not (tmp_path / "done").exists():
+        shutil.copytree(finished_run, tmp_path / "done")
+    for kind, rel in case.get("setup", []):
+        plant(kind, tmp_path / rel, tmp_path)
+        planted.append((tmp_path / rel, snapshot(tmp_path / rel)))
+    before = server.calls
+    code, stdout, stderr = run_supersede(argv)
+    assert code == case["exit"], stderr[-2000:]
+    assert "Traceback" not in stderr
+    expected = case["expect"].format(tmp=tmp_path)
+    assert expected in stderr, stderr[-2000:]
+    if case["exit"] == 2:
+        lines = [line for line in stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and ": error: " in lines[0] and len(lines[0]) < 700, stderr[-2000:]
+        assert server.calls == before and stdout == ""
+    for path, seen in planted:  # nothing planted was replaced, written through or changed
+        assert snapshot(path) == seen, path
 
 
 # -- the same, as real processes (what a shell sees) ----------------------------------------------

@@ -234,6 +234,48 @@ def test_the_console_shows_each_episodes_real_reward_and_a_summary(eval_run):
             "current 0.500, stale 0.500") in eval_run.log
 
 
+# -- a hostile server: echoed keys, lone surrogates -------------------------------------------------
+SURROGATE_MARKER = "[a reply the server garbles]"
+
+
+def echoing_model(prompt: str) -> str | Fault:
+    if SURROGATE_MARKER in prompt:
+        return "city: Tromso \ud83d"  # a lone surrogate: sent as the JSON escape "\ud83d"
+    return scripted_model(prompt)
+
+
+def test_a_server_that_echoes_the_key_and_sends_lone_surrogates(tmp_path):
+    """Through vf-eval: the key the client sends (``--client.api-key-var``) is echoed in every reply
+    and error body; it is masked in ``trace.info`` (the env's step records and verdict rows) and in
+    the texts verifiers keeps on the traces, so no file of the run holds it. An episode file holding
+    the ``"\ud83d"`` escape loads; a reply holding it is refused by verifiers' client as malformed,
+    which fails that call, and the run still finishes."""
+    hostile = [*EPISODES, episode("garbled", ["My city is Oslo.", f"{SURROGATE_MARKER} My city is now Tromso."],
+                                  "Tromso", ["Oslo"])]
+    lines = [json.dumps(e.to_dict()) for e in hostile]
+    raw = json.loads(lines[0])
+    raw["sessions"][1]["turns"][0]["content"] += " \ud83d"  # in the file as the escape, as a hostile file has it
+    lines[0] = json.dumps(raw)
+    (tmp_path / "episodes.jsonl").write_text("\n".join(lines) + "\n")
+    with ChatServer(reply=echoing_model, api_key=API_KEY, echo_auth=True, echo_auth_replies=True) as server:
+        result = vf_eval(server, tmp_path / "episodes.jsonl", tmp_path / "outputs", "-n", "4", "-r", "1", "--no-rich")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert API_KEY not in result.stderr
+    run_dir, records = read_run(tmp_path / "outputs")
+    held = [str(p) for p in run_dir.rglob("*") if p.is_file() and API_KEY.encode() in p.read_bytes()]
+    assert held == []
+    by_id = {r["task"]["data"]["id"]: r for r in records}
+    current = by_id["current"]["traces"]
+    assert all("(you sent Bearer ***)" in t["info"]["supersede_step"]["reply"] for t in current)
+    assert "Bearer ***" in current[-1]["info"]["supersede_verdict"]["answer"]
+    assert current[-1]["info"]["supersede_verdict"]["grader"]["label"] == "current"
+    assert "\ufffd" in current[1]["task"]["data"]["prompt"][0]["content"]  # the escape, made safe on load
+    failed = by_id["failed"]["traces"][-1]
+    assert failed["info"]["supersede_step"]["status"] == "failed" and API_KEY not in json.dumps(failed)
+    garbled = by_id["garbled"]
+    assert garbled["ok"] is False and garbled["traces"][-1]["info"]["supersede_step"]["status"] == "failed"
+
+
 # -- each episode counts once, and it is the accuracy `supersede eval` reports ----------------------
 @dataclass(frozen=True)
 class PairedRun:
@@ -415,15 +457,16 @@ def test_the_grader_mode_is_the_one_the_task_grades_with(tmp_path, monkeypatch):
     assert SupersedeTasksetConfig().grader_mode == "strict"  # the training reward by default
 
 
-def test_validate_passes_gold_answers_and_catches_a_gold_that_cannot_win(tmp_path):
+def test_validate_passes_gold_answers_and_a_gold_that_cannot_win_is_refused_on_load(tmp_path):
     from supersede_env.verifiers_env import SupersedeTaskset, SupersedeTasksetConfig
 
     synthetic = list(SupersedeTaskset(SupersedeTasksetConfig(n=12, seed=7, difficulty="L1")))
     assert all(asyncio.run(task.validate(None)) for task in synthetic)
     broken = episode("broken", ["My city is Rome."], "Rome", ["Rome"])  # gold equals a superseded value
     write_episodes(tmp_path / "broken.jsonl", [broken])
-    (task,) = SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "broken.jsonl")))
-    assert asyncio.run(task.validate(None)) is False
+    with pytest.raises(SystemExit, match=r"broken.jsonl:1: item broken: field stale_values\[0\]: 'Rome' is the "
+                                         "answer itself"):
+        list(SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "broken.jsonl"))))
 
 
 def vf_validate(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

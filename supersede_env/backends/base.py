@@ -27,7 +27,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from supersede_env.core.api_keys import mask_text
 from supersede_env.core.model_call import ChatRequest, ModelReply
+from supersede_env.core.safe_text import clean
 
 # Longest error text kept in a reply: enough to diagnose, short enough for a JSONL record.
 MAX_ERROR_CHARS = 500
@@ -69,7 +71,7 @@ def failed_reply(error: object, *, started: float | None = None, secrets: Sequen
     ``started`` is a :func:`time.perf_counter` value; the latency is measured from it.
     """
     message = error if isinstance(error, str) else describe_exception(error)
-    message = redact(" ".join(message.split()), secrets)
+    message = mask_text(clean(" ".join(message.split())), secrets)
     if len(message) > MAX_ERROR_CHARS:
         message = message[: MAX_ERROR_CHARS - 3] + "..."
     latency = None if started is None else time.perf_counter() - started
@@ -81,11 +83,3 @@ def describe_exception(exc: object) -> str:
     text = str(exc).strip()
     name = type(exc).__name__
     return f"{name}: {text}" if text else name
-
-
-def redact(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every non-trivial secret replaced by ``***``."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text

@@ -16,11 +16,24 @@ in flight (the README's measured figures; ``tests/benchmarks/bench_endpoint.py``
 - after ``max_retries`` retries the reply is ``ModelReply.failed(reason)``; no exception escapes.
 - ``latency_s`` is the caller's wait: from the first attempt to the final reply, back-off included.
   ``payload`` is ``{"attempts": n}``.
+- a reply body is read up to :func:`~supersede_env.core.limits.reply_limit` bytes (64 KiB plus 64
+  bytes per requested token); a longer one is a failed call, never retried, and the connection is
+  dropped without reading the rest, so no server can make a run hold more than that per call.
+- reply text is cleaned (:mod:`supersede_env.core.safe_text`: lone surrogates and control
+  characters replaced) before anyone sees it.
+- ``on_failed_attempt(message)``, when given, hears every failed attempt as it happens (a hanging
+  server after its first timeout, not after all retries); ``supersede eval`` prints the first of
+  each kind.
 
 No key is sent unless ``api_key_env`` names an environment variable (a local vLLM needs none; the
-placeholder ``"EMPTY"`` goes in its place). The key is sent only in the ``Authorization`` header to
-this backend's URL; it is masked in every error message and in reply texts (a server that echoes it),
-and never appears in ``identity()``, ``repr`` or logs.
+placeholder ``"EMPTY"`` goes in its place); a named variable that is unset, empty or implausibly
+short is refused (:func:`supersede_env.core.api_keys.key_problem`). The key is sent only in the
+``Authorization`` header to this backend's URL; it is masked in every error message and in reply
+texts (a server that echoes it), and never appears in ``identity()``, ``repr`` or logs.
+
+:meth:`OpenAIEndpointBackend.preflight` is the one cheap request made before a run: it lists the
+server's models, so that an unreachable server, a refused key, a wrong path or a model the server
+does not serve is one line at start, not a run of failed calls.
 
 A reply whose ``content`` is null but which carries reasoning (vLLM's ``reasoning_content``) is
 returned as ``<think>REASONING</think>``, so the rollout strips it and records an empty output; a
@@ -36,15 +49,19 @@ import logging
 import os
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import aiohttp
 from yarl import URL
 
-from supersede_env.backends.base import Backend, describe_exception, failed_reply, redact
+from supersede_env.backends.base import Backend, describe_exception, failed_reply
+from supersede_env.backends.preflight import Preflight, connection_reason, preflight_verdict
+from supersede_env.core.api_keys import key_problem, mask_text
 from supersede_env.core.errors import BackendError
+from supersede_env.core.limits import reply_limit
 from supersede_env.core.model_call import ChatRequest, ModelReply
+from supersede_env.core.safe_text import clean, for_console
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +69,9 @@ PLACEHOLDER_KEY = "EMPTY"
 RETRY_STATUS = frozenset({408, 429})
 # How much of an error body goes into the failure message.
 BODY_SNIPPET_CHARS = 200
+# The pre-run check: one GET /models, answered within this time, read up to this many bytes.
+PREFLIGHT_TIMEOUT_S = 5.0
+PREFLIGHT_BODY_BYTES = 4 * 2**20
 
 
 class _Retryable(Exception):
@@ -89,6 +109,7 @@ class OpenAIEndpointBackend(Backend):
         max_backoff_s: float = 30.0,
         max_connections: int = 256,
         extra_body: Mapping[str, Any] | None = None,
+        on_failed_attempt: Callable[[str], None] | None = None,
     ) -> None:
         self.base_url = check_base_url(base_url)
         if not model or not model.strip():
@@ -116,8 +137,9 @@ class OpenAIEndpointBackend(Backend):
         self.max_backoff_s = float(max_backoff_s)
         self.max_connections = int(max_connections)
         self._url = self.base_url + "/chat/completions"
-        self._api_key = (os.environ.get(api_key_env) if api_key_env else None) or PLACEHOLDER_KEY
+        self._api_key = _read_key(api_key_env) if api_key_env else PLACEHOLDER_KEY
         self._secrets = (self._api_key,) if self._api_key != PLACEHOLDER_KEY else ()
+        self.on_failed_attempt = on_failed_attempt
         # A session's connections belong to the event loop that opened them: one session a loop.
         self._clients: dict[asyncio.AbstractEventLoop, aiohttp.ClientSession] = {}
         self._random = random.Random()
@@ -150,12 +172,14 @@ class OpenAIEndpointBackend(Backend):
             **self.extra_body,
         }
         client = self._client()
+        limit = reply_limit(request.max_tokens)
         attempt = 0
         while True:
             attempt += 1
             try:
-                reply = await self._attempt(client, body)
+                reply = await self._attempt(client, body, limit)
             except _Final as exc:
+                self._heard(str(exc))
                 return failed_reply(f"{exc} (attempt {attempt})", started=started, secrets=self._secrets)
             except _Retryable as exc:
                 error = str(exc)
@@ -166,6 +190,7 @@ class OpenAIEndpointBackend(Backend):
                 error, retry_after = f"request error: {describe_exception(exc)}", None
             else:
                 return _with_timing(reply, started, attempt, self._secrets)
+            self._heard(error)
             if attempt > self.max_retries:
                 return failed_reply(
                     f"{error} (gave up after {attempt} attempts)", started=started, secrets=self._secrets
@@ -175,7 +200,7 @@ class OpenAIEndpointBackend(Backend):
                 "%s: attempt %d failed (%s); retrying in %.2fs",
                 self.model,
                 attempt,
-                redact(error, self._secrets),
+                mask_text(error, self._secrets),
                 wait,
             )
             await asyncio.sleep(wait)
@@ -199,6 +224,27 @@ class OpenAIEndpointBackend(Backend):
 
         return asyncio.run(run_all())
 
+    async def preflight(self, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> Preflight:
+        """One cheap request before a run: ``GET /models``. Says (``problem``, one line) whether the
+        server cannot be reached, refuses the key (401/403), has no API at this path (404: with a
+        hint when the URL lacks ``/v1``) or does not list this model (a server that lists none is not
+        checked); ``note`` for an answer that is not a clear no (a 5xx, a 429), which the run's
+        retries handle."""
+        url = self.base_url + "/models"
+        try:
+            async with asyncio.timeout(timeout_s):
+                async with self._client().get(url) as response:
+                    status = response.status
+                    text = await _read_body(response, PREFLIGHT_BODY_BYTES) or ""
+        except TimeoutError:
+            return Preflight(problem=f"no answer from {url} within {timeout_s:g}s (is the server up and "
+                                     "serving? a loading server answers once its model is in memory)")
+        except aiohttp.ClientError as exc:
+            return Preflight(problem=f"cannot reach {self.base_url}: {connection_reason(exc)}")
+        finally:
+            await self.aclose()  # this loop's connections; a run opens its own
+        return preflight_verdict(self.base_url, self.model, status, mask_text(text, self._secrets))
+
     async def aclose(self) -> None:
         """Close this loop's connections (and forget clients of loops that are gone)."""
         loop = asyncio.get_running_loop()
@@ -209,6 +255,11 @@ class OpenAIEndpointBackend(Backend):
             del self._clients[other]
 
     # -- internals ------------------------------------------------------------------------------
+    def _heard(self, error: str) -> None:
+        """Tell the listener about a failed attempt (one line, the key masked)."""
+        if self.on_failed_attempt is not None:
+            self.on_failed_attempt(mask_text(" ".join(error.split()), self._secrets))
+
     def _client(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
@@ -218,19 +269,25 @@ class OpenAIEndpointBackend(Backend):
                 # connection is the caller's concurrency, not a server fault.
                 timeout=aiohttp.ClientTimeout(total=None),
                 connector=aiohttp.TCPConnector(limit=self.max_connections),
-                headers={"Authorization": f"Bearer {self._api_key}"},
+                # uncompressed bodies only: the size limit is on what is held, and a compressed
+                # body could expand past it inside one chunk
+                headers={"Authorization": f"Bearer {self._api_key}", "Accept-Encoding": "identity"},
+                auto_decompress=False,
             )
             self._clients[loop] = client
         return client
 
-    async def _attempt(self, client: aiohttp.ClientSession, body: dict[str, Any]) -> ModelReply:
+    async def _attempt(self, client: aiohttp.ClientSession, body: dict[str, Any], limit: int) -> ModelReply:
         async with asyncio.timeout(self.timeout_s):
             async with client.post(self._url, json=body) as response:
                 status = response.status
-                text = await response.text(errors="replace")
                 retry_after = response.headers.get("retry-after")
+                text = await _read_body(response, limit if status == 200 else BODY_SNIPPET_CHARS * 4)
+        if text is None:
+            raise _Final(f"reply larger than {limit:,} bytes (the limit for {body['max_tokens']} tokens; "
+                         "see docs/evaluation.md), not read further")
         if status != 200:
-            snippet = " ".join(text[:BODY_SNIPPET_CHARS].split())
+            snippet = for_console(" ".join(clean(text)[:BODY_SNIPPET_CHARS].split()))
             message = (
                 f"HTTP {status} from {self._url}: {snippet}" if snippet else f"HTTP {status} from {self._url}"
             )
@@ -245,6 +302,32 @@ class OpenAIEndpointBackend(Backend):
         if retry_after_s is not None:
             wait = max(wait, min(retry_after_s, self.max_backoff_s))
         return wait
+
+
+async def _read_body(response: aiohttp.ClientResponse, limit: int) -> str | None:
+    """The body as text, read up to ``limit`` bytes; None when a 200 body is longer (an error body is
+    cut there instead: only its start is shown). Bad UTF-8 is replaced, never raised."""
+    declared = response.content_length
+    if response.status == 200 and declared is not None and declared > limit:
+        response.close()  # the rest is never read: the connection is dropped
+        return None
+    data = bytearray()
+    async for chunk in response.content.iter_chunked(1 << 16):
+        data += chunk
+        if len(data) > limit:
+            response.close()
+            if response.status == 200:
+                return None
+            break
+    return bytes(data[:limit]).decode("utf-8", errors="replace")
+
+
+def _read_key(variable: str) -> str:
+    value = os.environ.get(variable)
+    problem = key_problem(value)
+    if problem is not None:
+        raise BackendError(f"endpoint backend: environment variable {variable} {problem}")
+    return value  # type: ignore[return-value]
 
 
 def check_base_url(base_url: str) -> str:
@@ -291,22 +374,22 @@ def _parse_completion(body: str) -> ModelReply:
         finish_reason = choice.get("finish_reason")
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         raise _Retryable(
-            f"reply is not a chat completion: {' '.join(body[:BODY_SNIPPET_CHARS].split())!r}"
+            f"reply is not a chat completion: '{for_console(' '.join(clean(body)[:BODY_SNIPPET_CHARS].split()))}'"
         ) from None
     if content is not None and not isinstance(content, str):
         raise _Retryable(f"reply content is a {type(content).__name__}, not text")
     if content is None and not reasoning and finish_reason is None:
         raise _Retryable("reply has no content and no finish_reason")
-    text = content or ""
+    text = clean(content or "")  # "\ud83d" is valid JSON and not text: made safe here, once
     if isinstance(reasoning, str) and reasoning:
-        text = f"<think>{reasoning}</think>{text}"
+        text = f"<think>{clean(reasoning)}</think>{text}"
     usage = data.get("usage") if isinstance(data, dict) else None
     usage = usage if isinstance(usage, dict) else {}
     return ModelReply(
         text=text,
         tokens_in=_int_or_none(usage.get("prompt_tokens")),
         tokens_out=_int_or_none(usage.get("completion_tokens")),
-        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+        finish_reason=clean(finish_reason)[:40] if isinstance(finish_reason, str) else None,
     )
 
 
@@ -316,7 +399,7 @@ def _int_or_none(value: Any) -> int | None:
 
 def _with_timing(reply: ModelReply, started: float, attempts: int, secrets: Sequence[str] = ()) -> ModelReply:
     return ModelReply(
-        text=redact(reply.text, secrets) if reply.text else reply.text,
+        text=mask_text(reply.text, secrets) if reply.text else reply.text,
         tokens_in=reply.tokens_in,
         tokens_out=reply.tokens_out,
         latency_s=time.perf_counter() - started,

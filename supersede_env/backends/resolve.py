@@ -39,6 +39,7 @@ OPTIONS: dict[str, frozenset[str]] = {
     "openai": frozenset(
         {
             "api_key_env",
+            "on_failed_attempt",
             "temperature",
             "timeout_s",
             "max_retries",

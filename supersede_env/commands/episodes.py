@@ -54,12 +54,14 @@ def episode_source(args: argparse.Namespace) -> EpisodeSource:
 
 
 def main(args: argparse.Namespace) -> int:
+    from supersede_env.core.episode import FILE_SIGNATURE, write_episode_lines
     from supersede_env.core.episode_source import load_episodes
-    from supersede_env.core.episode import write_episodes
-    from supersede_env.core.output_paths import check_output_file
+    from supersede_env.core.output_paths import output_file
 
     source = episode_source(args)
-    check_output_file(args.out, "--out")
-    count = write_episodes(args.out, load_episodes(source))
-    print(f"wrote {count} episodes to {args.out}", file=sys.stderr)
+    out = output_file(args.out, "option --out", signature=FILE_SIGNATURE)  # before anything is generated
+    episodes = load_episodes(source)
+    with out.open() as handle:
+        count = write_episode_lines(handle, episodes)
+    print(f"wrote {count} episodes to {out.path}", file=sys.stderr)
     return 0

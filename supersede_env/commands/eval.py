@@ -32,10 +32,13 @@ import asyncio
 import contextlib
 import os
 import sys
+from collections import Counter
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from supersede_env.core.episode_source import DIFFICULTIES, SOURCE_ALIASES, SOURCES
+from supersede_env.core.safe_text import for_console
 from supersede_env.evaluation.config import (FIELD_NAMES, POLICY_CHOICES, ConfigError, EvalConfig, build_config,
                                              field_default, field_help, load_config_file)
 
@@ -169,26 +172,35 @@ def _write_failure(exc: OSError, config: EvalConfig) -> str:
 async def _run(config: EvalConfig, explicit: set[str]) -> int:
     from supersede_env.core.errors import UserError
     from supersede_env.evaluation import rundir
+    from supersede_env.evaluation.failures import FailureNotices
     from supersede_env.evaluation.runner import plan_pairs, run_pairs
     from supersede_env.core.records import RecordWriter
 
     with contextlib.ExitStack() as held:
         # 1. everything that needs no model: backend specs, run directory (a resume takes its lock
         # here), data, resume replay
-        if not config.resume:
-            check_specs(config, explicit)  # before the data loads; a resumed run's specs are its recorded ones
+        if not config.resume:  # before the data loads; a resumed run's specs are its recorded ones
+            check_specs(config, explicit)
+            if config.out:  # the local paths first, then one cheap request to each endpoint
+                rundir.check_new_run_dir(Path(config.out).expanduser())
+            config.check_data_path()
+            await preflight(config)  # nothing is written before it
         opened = rundir.open_run(config, explicit=explicit)
         if opened.lock is not None:
             held.callback(opened.lock.release)
         config = opened.config
         if opened.resuming:
             check_specs(config, explicit)
+            await preflight(config)
         plan = plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
                           judged=config.judge is not None)
         secrets = key_values(config)
+        if opened.resuming:
+            _say_snapshot_is_used(config, explicit, opened)
         # 2. the judge and the backend (the embedded model loads here: no call is made yet)
-        judge = make_judge(config) if config.judge else None
-        backend = make_backend(config)
+        notices = FailureNotices()
+        judge = make_judge(config, notices) if config.judge else None
+        backend = make_backend(config, notices)
         try:
             model_identity = backend.identity()
             judge_identity = _judge_identity(judge, config)
@@ -205,7 +217,7 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
                 stats = await run_pairs(plan, backend, writer, judge=judge, concurrency=config.concurrency,
                                         batch_size=config.batch_size, progress=progress_mode(config),
                                         progress_interval=config.progress_interval,
-                                        description=opened.run_dir.name)
+                                        description=opened.run_dir.name, notices=notices)
         finally:
             await backend.aclose()
             if judge is not None and hasattr(judge, "aclose"):
@@ -248,7 +260,13 @@ def exit_status(summary: RunSummary, run_dir: Any) -> int:
     empty = sum(c.empty_answers for c in summary.conditions)
     total = sum(c.pairs for c in summary.conditions)
     if failed or pending or unjudged:
-        parts = ([f"{failed} of {total} pairs failed"] if failed else []) \
+        reasons: Counter[str] = Counter()
+        for condition in summary.conditions:
+            reasons.update(condition.failure_reasons)
+        common = (f" (most common reason: {for_console(reason)[:200]}, {count} of {failed})"
+                  if failed and (reason_count := reasons.most_common(1)) and (reason := reason_count[0][0])
+                  and (count := reason_count[0][1]) else "")
+        parts = ([f"{failed} of {total} pairs failed{common}"] if failed else []) \
             + ([f"{pending} of {total} pairs not run"] if pending else []) \
             + ([f"{unjudged} graded pairs have no judge verdict (the judge call failed)"] if unjudged else [])
         print(f"supersede eval: {'; '.join(parts)}; listed in the report, never scored; exit status "
@@ -278,40 +296,94 @@ def check_specs(config: EvalConfig, explicit: set[str]) -> None:
     spec = parse_backend_spec(config.model)
     if spec.kind != "openai" and config.temperature != 0:
         raise ConfigError(f"option --temperature: in-process generation is greedy; {config.temperature} needs an endpoint")
-    if config.api_key_env and "api_key_env" in explicit and config.api_key_env not in os.environ:
-        raise ConfigError(f"option --api-key-env: environment variable {config.api_key_env} is not set")
+    _check_key("api_key_env", config.api_key_env)
     if config.judge:
         judge_spec = parse_backend_spec(config.judge)
         if judge_spec.kind != "openai":
             raise ConfigError(f"option --judge: {config.judge!r}: the judge needs an endpoint, openai:MODEL@URL")
-        key = config.judge_api_key_env
-        if key and "judge_api_key_env" in explicit and key not in os.environ:
-            raise ConfigError(f"option --judge-api-key-env: environment variable {key} is not set")
+        _check_key("judge_api_key_env", config.judge_api_key_env)
 
 
-def make_backend(config: EvalConfig) -> Any:
+def _check_key(name: str, variable: str | None) -> None:
+    """A named key variable must hold a plausible key (a resumed run's recorded names too)."""
+    from supersede_env.core.api_keys import key_problem
+    from supersede_env.evaluation.config import option_flag
+
+    if variable and (problem := key_problem(os.environ.get(variable))) is not None:
+        raise ConfigError(f"option {option_flag(name)}: environment variable {variable} {problem}")
+
+
+async def preflight(config: EvalConfig) -> None:
+    """One cheap request to each endpoint (model and judge, together) before any record is written:
+    an endpoint that cannot work is one line and exit status 2 within seconds (docs/evaluation.md)."""
+    from supersede_env.backends import parse_backend_spec
+    from supersede_env.backends.openai_endpoint import PREFLIGHT_TIMEOUT_S, OpenAIEndpointBackend
+
+    checks = []
+    for option, spec, key_env in (("--model", config.model, config.api_key_env),
+                                  ("--judge", config.judge, config.judge_api_key_env)):
+        parsed = parse_backend_spec(spec) if spec else None
+        if parsed is not None and parsed.kind == "openai":
+            backend = OpenAIEndpointBackend(parsed.base_url, parsed.model, api_key_env=key_env)
+            checks.append((option, key_env, backend))
+    timeout = min(config.timeout, PREFLIGHT_TIMEOUT_S)
+    results = await asyncio.gather(*(backend.preflight(timeout) for _, _, backend in checks))
+    for (option, key_env, _), result in zip(checks, results, strict=True):
+        if result.problem is not None:
+            key_hint = ""
+            if result.refused_key:
+                flag = "--api-key-env" if option == "--model" else "--judge-api-key-env"
+                key_hint = f" ({flag} {key_env} sends the key in {key_env})" if key_env else \
+                    f" (none was sent: {flag} VAR names the variable holding it)"
+            raise ConfigError(f"option {option}: {result.problem}{key_hint}; nothing was run")
+        if result.note is not None:
+            print(f"supersede eval: note: {result.note}", file=sys.stderr)
+
+
+def _say_snapshot_is_used(config: EvalConfig, explicit: set[str], opened: Any) -> None:
+    """A resumed run reads its own episode snapshot; say so when the file named again has changed."""
+    from supersede_env.core.episode import fingerprint
+    from supersede_env.core.errors import UserError
+    from supersede_env.core.episode_source import load_episodes
+
+    if "path" not in explicit or config.source == "synthetic":
+        return
+    try:
+        current = load_episodes(config.episode_source())
+    except (UserError, OSError):
+        current = None
+    if current is None or fingerprint(current) != opened.log.header.episodes_sha256:
+        print(f"supersede eval: note: {config.path} differs from the episodes this run started on (or cannot "
+              f"be read); the run's own snapshot, {opened.run_dir / 'episodes.jsonl'}, is used", file=sys.stderr)
+
+
+def make_backend(config: EvalConfig, notices: Any = None) -> Any:
     """The model backend (an in-process model loads here); options go where they apply."""
     from supersede_env.backends import parse_backend_spec, resolve_backend
 
     spec = parse_backend_spec(config.model)
     if spec.kind == "openai":
-        return resolve_backend(spec, **_endpoint_options(config, config.api_key_env, config.temperature))
+        return resolve_backend(spec, **_endpoint_options(config, config.api_key_env, config.temperature,
+                                                         notices.listener("model") if notices else None))
     return resolve_backend(spec, max_batch_size=config.batch_size)
 
 
-def make_judge(config: EvalConfig) -> Any:
+def make_judge(config: EvalConfig, notices: Any = None) -> Any:
     from supersede_env.backends import parse_backend_spec, resolve_backend
     from supersede_env.core.judge import Judge
 
     backend = resolve_backend(parse_backend_spec(config.judge),
-                              **_endpoint_options(config, config.judge_api_key_env, 0.0))
+                              **_endpoint_options(config, config.judge_api_key_env, 0.0,
+                                                  notices.listener("judge") if notices else None))
     return Judge(backend)
 
 
-def _endpoint_options(config: EvalConfig, key_env: str | None, temperature: float) -> dict[str, Any]:
+def _endpoint_options(config: EvalConfig, key_env: str | None, temperature: float,
+                      on_failed_attempt: Any = None) -> dict[str, Any]:
     # the connection pool must not be what limits the concurrency
     return dict(api_key_env=key_env, temperature=temperature, timeout_s=config.timeout,
-                max_retries=config.retries, backoff_s=config.backoff, max_connections=max(64, config.concurrency))
+                max_retries=config.retries, backoff_s=config.backoff, max_connections=max(64, config.concurrency),
+                on_failed_attempt=on_failed_attempt)
 
 
 def _judge_identity(judge: Any, config: EvalConfig) -> Mapping[str, Any] | None:

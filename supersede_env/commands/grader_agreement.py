@@ -15,9 +15,9 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from supersede_env.core.agreement import (TABLE_HEADER, AgreementStats, agreement_table, disagreements,
-                                          format_disagreement, format_table, grade_rows, read_judged_rows,
-                                          report_dict, table_rows)
+from supersede_env.core.agreement import (TABLE_HEADER, AgreementStats, JudgedRow, agreement_table,
+                                          disagreements, format_disagreement, format_table, grade_rows,
+                                          read_judged_rows, report_dict, table_rows)
 from supersede_env.core.errors import AgreementDataError
 from supersede_env.core.grader import MODES
 
@@ -55,12 +55,29 @@ def _print_table(stats: Sequence[AgreementStats], title: str) -> None:
     console.print(table)
 
 
-def main(args: argparse.Namespace) -> int:
-    if args.json_path:
-        from supersede_env.core.output_paths import check_output_file
+# How the --json file begins (json.dumps of report_dict, indented): what this command may replace.
+JSON_SIGNATURE = b'{\n  "file": '
 
-        check_output_file(args.json_path, "--json")  # before grading, not after
+
+def _check_sizes(rows: Sequence[JudgedRow], file: str) -> None:
+    from supersede_env.core.limits import MAX_ANSWER_CHARS, MAX_GOLD_CHARS, MAX_QUESTION_CHARS
+
+    for row in rows:
+        for name, value, bound in (("question", row.question, MAX_QUESTION_CHARS),
+                                   ("gold_answer", row.gold, MAX_GOLD_CHARS),
+                                   ("hypothesis", row.answer, MAX_ANSWER_CHARS)):
+            if len(value) > bound:
+                raise AgreementDataError(f"{file}:{row.line}: field '{name}': {len(value):,} characters "
+                                         f"(at most {bound:,})")
+
+
+def main(args: argparse.Namespace) -> int:
+    from supersede_env.core.output_paths import output_file
+
+    # the output path is checked before any grading, not after it
+    out = output_file(args.json_path, "option --json", signature=JSON_SIGNATURE) if args.json_path else None
     rows = read_judged_rows(args.file)
+    _check_sizes(rows, args.file)  # what reaches the grader is bounded (docs/evaluation.md)
     types = {r.question_type for r in rows}
     if args.question_type is not None and args.question_type not in types:
         raise AgreementDataError(f"--type {args.question_type!r}: no row of that type in {args.file} "
@@ -76,10 +93,8 @@ def main(args: argparse.Namespace) -> int:
         for res in shown:
             print()
             print(format_disagreement(res))
-    if args.json_path:
-        from supersede_env.core.atomic import atomic_write_text
-
-        atomic_write_text(args.json_path, json.dumps(report_dict(str(args.file), stats, args.mode), indent=2) + "\n")
+    if out is not None:
+        out.write_text(json.dumps(report_dict(str(args.file), stats, args.mode), indent=2) + "\n")
     return 0
 
 

@@ -43,19 +43,24 @@ def _episodes(args: argparse.Namespace) -> list[Episode]:
     return load_episodes(episode_source)
 
 
-def main(args: argparse.Namespace) -> int:
-    from supersede_env.core.atomic import atomic_write_text
+# How the --json file begins (json.dumps of the payload below, indented): what this command may replace.
+JSON_SIGNATURE = b'{\n  "episodes": '
 
+
+def main(args: argparse.Namespace) -> int:
+    from supersede_env.core.output_paths import output_file
+
+    out = output_file(args.json_out, "option --json", signature=JSON_SIGNATURE) if args.json_out else None
     episodes = _episodes(args)
     result = audit(episodes, seed=args.seed, withhold=args.withhold_candidates)
     print(render(result, examples=not args.no_examples))
-    if args.json_out:
+    if out is not None:
         payload = {"episodes": result.episodes, "skipped": result.skipped, "thresholds": THRESHOLDS, "failures": result.failures(),
                    "false_pass": {m: result.false_pass(m) for m in MODES},
                    "false_fail": {m: result.false_fail(m) for m in MODES},
                    "blind": [dict(zip(("family", "official", "strict", "uniform_guess"), row)) for row in result.blind()],
                    "families": [asdict(f) for f in result.families]}
-        atomic_write_text(args.json_out, json.dumps(payload, indent=2) + "\n")
+        out.write_text(json.dumps(payload, indent=2) + "\n")
     return 1 if result.failures() else 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -26,10 +26,13 @@ _FILE_MODE = 0o666 & ~_current_umask()
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO]:
+def atomic_writer(path: str | os.PathLike[str], mode: str = "w", *,
+                  before_replace: Callable[[], None] | None = None) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success fsync and rename it over ``path``.
 
-    On any exception the temporary file is removed and ``path`` is left untouched.
+    On any exception the temporary file is removed and ``path`` is left untouched. ``before_replace``
+    runs just before the rename (:mod:`.output_paths` checks there that ``path`` is still a file
+    it may replace); an exception from it cancels the write the same way.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_writer supports modes 'w' and 'wb', not {mode!r}")
@@ -43,6 +46,8 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO]
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, _FILE_MODE)
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp_name, target)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from supersede_env.core.errors import ConditionError
+from supersede_env.core.limits import MAX_CONDITION_CHARS
+from supersede_env.core.safe_text import excerpt
 
 Mode = Literal["full", "memo", "ledger", "ledger-ops"]
 Policy = Literal["plain", "contract"]
@@ -34,7 +36,8 @@ PAPER_MEMO_TOKENS = 100
 ANSWER_TOKENS = {"plain": 64, "contract": 160}
 MAX_BUDGET = 1_000_000
 
-_CONDITION = re.compile(r"^(?P<mode>[a-z-]+)(?::(?P<budget>\d+))?(?P<flags>(?:\+[a-z]+)*)$")
+# ASCII digits only: "memo:३००" is not a budget (Python's \d matches every script's digits)
+_CONDITION = re.compile(r"^(?P<mode>[a-z-]+)(?::(?P<budget>[0-9]+))?(?P<flags>(?:\+[a-z]+)*)$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -83,17 +86,24 @@ class Condition:
 
 def parse_condition(text: str) -> Condition:
     """Parse ``memo:300+dates+contract`` and friends; a bare memo mode gets the 300-char budget."""
+    if len(text) > MAX_CONDITION_CHARS:
+        raise ConditionError(f"condition {excerpt(text, 40)}: longer than {MAX_CONDITION_CHARS} characters")
     spec = text.strip().lower()
-    match = _CONDITION.match(spec)
+    match = _CONDITION.fullmatch(spec)
     if not match:
-        raise ConditionError(f"cannot parse condition {text!r}; expected MODE[:BUDGET][+dates][+contract]")
+        raise ConditionError(f"cannot parse condition {excerpt(text)}; expected MODE[:BUDGET][+dates][+contract]")
     mode = match["mode"]
     if mode not in MODES:
         raise ConditionError(f"condition {text!r}: unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     budget = int(match["budget"]) if match["budget"] else (None if mode == "full" else DEFAULT_BUDGET)
     dates = False
     policy: str = "plain"
-    for flag in filter(None, match["flags"].split("+")):
+    flags = [flag for flag in match["flags"].split("+") if flag]
+    for flag in flags:
+        if flags.count(flag) > 1:  # a condition is at most 64 characters: counting is cheap
+            raise ConditionError(f"condition {text!r}: flag +{flag} given twice")
+        if flag in POLICIES and any(f in POLICIES and f != flag for f in flags):
+            raise ConditionError(f"condition {text!r}: +plain and +contract together; give one answer policy")
         if flag == "dates":
             dates = True
         elif flag in POLICIES:

@@ -30,13 +30,18 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from supersede_env.core.atomic import atomic_writer
 from supersede_env.core.errors import EpisodeError
 from supersede_env.core.jsonl import json_lines
+from supersede_env.core.episode_checks import check_gold, check_question, item_name
+from supersede_env.core.limits import MAX_EPISODE_CHARS, MAX_EPISODES, MAX_SESSIONS
+from supersede_env.core.safe_text import check_id
 
 SCHEMA_VERSION = 1
+# How every line :func:`write_episodes` writes begins: a file that does not is not ours to replace.
+FILE_SIGNATURE = b'{"schema_version": '
 
 Role = Literal["user", "assistant"]
 SlotOp = Literal["create", "update", "reinforce", "none"]
@@ -195,29 +200,35 @@ def _str_list(value: Any, where: str, item: str, fieldname: str) -> tuple[str, .
 def _parse_episode(raw: Any, where: str) -> Episode:
     if not isinstance(raw, Mapping):
         raise EpisodeError(f"{where}: expected a JSON object, got {type(raw).__name__}")
-    item = str(raw.get("id", "<no id>"))
+    item = item_name(raw.get("id", "<no id>"))
     unknown = sorted(set(raw) - _EPISODE_KEYS)
     if unknown:
-        raise _fail(where, item, unknown[0], "unknown field (see supersede_env/schema/episode.schema.json)")
+        raise _fail(where, item, item_name(unknown[0]),
+                    "unknown field (see supersede_env/schema/episode.schema.json)")
     version = raw.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise _fail(where, item, "schema_version", f"{version!r} is not supported (expected {SCHEMA_VERSION})")
     ep_id = _get(raw, "id", str, where, item)
+    if (problem := check_id(ep_id)) is not None:
+        raise _fail(where, item, "id", problem)
     source = _get(raw, "source", str, where, item)
     if source not in SOURCES:
         raise _fail(where, item, "source", f"{source!r} is not one of {', '.join(SOURCES)}")
     sessions_raw = _get(raw, "sessions", list, where, item)
     if not sessions_raw:
         raise _fail(where, item, "sessions", "empty")
+    if len(sessions_raw) > MAX_SESSIONS:
+        raise _fail(where, item, "sessions", f"{len(sessions_raw):,} sessions (at most {MAX_SESSIONS:,})")
     sessions = tuple(_parse_session(s, where, item, i) for i, s in enumerate(sessions_raw))
+    chars = sum(len(t.content) for s in sessions for t in s.turns)
+    if chars > MAX_EPISODE_CHARS:
+        raise _fail(where, item, "sessions", f"{chars:,} characters of turns (at most {MAX_EPISODE_CHARS:,})")
     question = _get(raw, "question", str, where, item)
-    if not question.strip():
-        raise _fail(where, item, "question", "empty")
+    check_question(where, item, question)
     answer = _get(raw, "answer", str, where, item)
     abstention = _get(raw, "abstention", bool, where, item, optional=True, default=False)
-    if not answer.strip() and not abstention:
-        raise _fail(where, item, "answer", "empty on an answerable item")
     stale = _str_list(raw.get("stale_values") or [], where, item, "stale_values")
+    check_gold(where, item, answer, stale, abstention=abstention)
     states_raw = raw.get("states")
     states = None
     if states_raw is not None:
@@ -300,12 +311,10 @@ def _parse_slot_question(raw: Any, where: str, item: str, index: int) -> SlotQue
     for key in ("slot", "question", "answer"):
         if not isinstance(raw.get(key), str):
             raise _fail(where, item, f"{name}.{key}", "expected a string")
-    return SlotQuestion(
-        slot=raw["slot"],
-        question=raw["question"],
-        answer=raw["answer"],
-        stale_values=_str_list(raw.get("stale_values") or [], where, item, f"{name}.stale_values"),
-    )
+    stale = _str_list(raw.get("stale_values") or [], where, item, f"{name}.stale_values")
+    check_question(where, item, raw["question"], fieldname=f"{name}.question")
+    check_gold(where, item, raw["answer"], stale, abstention=False, field_prefix=f"{name}.")
+    return SlotQuestion(slot=raw["slot"], question=raw["question"], answer=raw["answer"], stale_values=stale)
 
 
 # -- JSONL I/O -------------------------------------------------------------------------------
@@ -317,6 +326,8 @@ def read_episodes(path: str | os.PathLike[str]) -> list[Episode]:
 def iter_episodes(path: str | os.PathLike[str]) -> Iterator[Episode]:
     seen: set[str] = set()
     for where, _, raw in json_lines(path, EpisodeError):
+        if len(seen) >= MAX_EPISODES:
+            raise EpisodeError(f"{where}: more than {MAX_EPISODES:,} episodes in one file")
         episode = Episode.from_dict(raw, where=where)
         if episode.id in seen:
             raise _fail(where, episode.id, "id", "duplicate id in this file")
@@ -326,11 +337,16 @@ def iter_episodes(path: str | os.PathLike[str]) -> Iterator[Episode]:
 
 def write_episodes(path: str | os.PathLike[str], episodes: Iterable[Episode]) -> int:
     """Write episodes as JSONL atomically (all or nothing). Returns the number written."""
-    count = 0
     with atomic_writer(path) as handle:
-        for episode in episodes:
-            handle.write(json.dumps(episode.to_dict(), ensure_ascii=False) + "\n")
-            count += 1
+        return write_episode_lines(handle, episodes)
+
+
+def write_episode_lines(handle: IO[str], episodes: Iterable[Episode]) -> int:
+    """Write episodes to an open text file, one JSON line each. Returns the number written."""
+    count = 0
+    for episode in episodes:
+        handle.write(json.dumps(episode.to_dict(), ensure_ascii=False) + "\n")
+        count += 1
     return count
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from supersede_env.core.errors import EpisodeError, SourceError
 from supersede_env.core.episode import Episode
+from supersede_env.core.limits import MAX_EPISODES
 from supersede_env.core.synthetic import DIFFICULTIES, SyntheticConfig, parse_session_range
 
 __all__ = ["SOURCES", "SOURCE_ALIASES", "DIFFICULTIES", "EpisodeSource", "load_episodes", "source_help"]
@@ -72,6 +73,8 @@ class EpisodeSource:
             what = "a JSON file, or oracle / s" if source == "longmemeval" else "an episode JSONL file"
             raise SourceError("path", f"source {source} needs {what}")
         _check_int("n", self.n, 1)
+        if self.n > MAX_EPISODES:
+            raise SourceError("n", f"{self.n:,} episodes; at most {MAX_EPISODES:,} a run")
         _check_int("seed", self.seed, 0)
         if self.limit is not None:
             _check_int("limit", self.limit, 1)

@@ -1,5 +1,9 @@
 """Reading JSON Lines input files: one object per non-blank line, each error naming file:line.
 
+Every string of every line is cleaned (:mod:`.safe_text`: lone surrogates and control characters
+replaced) and a line is read up to :data:`~.limits.MAX_LINE_BYTES`, so no input line can fill the
+memory or make a later write fail to encode.
+
 Run records have their own reader (:mod:`supersede_env.core.records`): a run killed mid-write may leave
 a torn last line there, which is expected; in an input file it is an error.
 """
@@ -11,6 +15,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from supersede_env.core.limits import MAX_LINE_BYTES
+from supersede_env.core.safe_text import clean_value
 
 
 def unusable(exc: BaseException) -> str:
@@ -34,8 +41,10 @@ def json_lines(path: str | os.PathLike[str], error: type[Exception]) -> Iterator
     try:
         # bytes, decoded line by line, so that a bad byte is reported on its own line
         with file.open("rb") as handle:
-            for lineno, raw in enumerate(handle, 1):
+            for lineno, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), 1):
                 where = f"{file}:{lineno}"
+                if len(raw) > MAX_LINE_BYTES:
+                    raise error(f"{where}: a line longer than {MAX_LINE_BYTES // 2**20} MiB")
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
@@ -48,6 +57,6 @@ def json_lines(path: str | os.PathLike[str], error: type[Exception]) -> Iterator
                     raise error(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
                 except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
                     raise error(f"{where}: not usable JSON ({unusable(exc)})") from None
-                yield where, lineno, value
+                yield where, lineno, clean_value(value)
     except OSError as exc:
         raise error(f"{file}: cannot be read ({exc.strerror or exc})") from None

@@ -34,6 +34,9 @@ from typing import Any
 
 from supersede_env.core.errors import LongMemEvalDownloadError, LongMemEvalError
 from supersede_env.core.episode import ROLES, Episode, Session, Turn
+from supersede_env.core.episode_checks import check_gold, check_question, item_name
+from supersede_env.core.limits import MAX_EPISODE_CHARS, MAX_EPISODES, MAX_JSON_FILE_BYTES, MAX_SESSIONS
+from supersede_env.core.safe_text import check_id, clean_value
 from supersede_env.core.longmemeval_annotations import Annotation, annotate, check_item, load_annotations
 
 DEFAULT_QUESTION_TYPES: tuple[str, ...] = ("knowledge-update",)
@@ -102,6 +105,8 @@ def load_longmemeval(
     raw = _read_json(p)
     if not isinstance(raw, list):
         raise LongMemEvalError(f"{where}: expected a JSON list of items, got {type(raw).__name__}")
+    if len(raw) > MAX_EPISODES:
+        raise LongMemEvalError(f"{where}: {len(raw):,} items (at most {MAX_EPISODES:,})")
     checked = _validate_all(raw, where)
 
     if wanted is not None:
@@ -137,9 +142,13 @@ def _normalise_types(question_types: str | Sequence[str]) -> frozenset[str] | No
 def _read_json(p: Path) -> Any:
     if not p.is_file():
         raise LongMemEvalError(f"{p}: no such LongMemEval file")
+    size = p.stat().st_size
+    if size > MAX_JSON_FILE_BYTES:
+        raise LongMemEvalError(f"{p}: {size / 2**30:.1f} GiB, larger than the {MAX_JSON_FILE_BYTES // 2**30} GiB "
+                               "a LongMemEval file may be (the s release is 0.26 GiB)")
     try:
         with p.open("rb") as handle:
-            return json.load(handle)
+            return clean_value(json.load(handle))
     except json.JSONDecodeError as exc:
         raise LongMemEvalError(f"{p}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except UnicodeDecodeError as exc:
@@ -177,7 +186,7 @@ def _validate_item(item: Any, index: int, where: str) -> list[datetime]:
     if not isinstance(item, Mapping):
         raise LongMemEvalError(f"{where}: item #{index}: expected a JSON object, got {type(item).__name__}")
     qid = item.get("question_id")
-    name = qid if isinstance(qid, str) and qid else f"#{index}"
+    name = item_name(qid) if isinstance(qid, str) and qid else f"#{index}"
     for key in _REQUIRED_FIELDS:
         if key not in item or item[key] is None:
             raise _fail(where, name, key, "missing")
@@ -192,9 +201,14 @@ def _validate_item(item: Any, index: int, where: str) -> list[datetime]:
     for key in ("question_id", "question_type", "question"):
         if not expect(key, str, "a string").strip():
             raise _fail(where, name, key, "empty")
+    if (problem := check_id(item["question_id"])) is not None:
+        raise _fail(where, name, "question_id", problem)
+    check_question(where, name, item["question"], error=LongMemEvalError)
     answer = expect("answer", (str, int), "a string or an integer")
     if isinstance(answer, str) and not answer.strip():
         raise _fail(where, name, "answer", "empty")
+    check_gold(where, name, str(answer), (), abstention=_is_abstention(item["question_id"]),
+               error=LongMemEvalError)
     try:
         parse_longmemeval_date(expect("question_date", str, "a string"))
     except ValueError as exc:
@@ -209,6 +223,8 @@ def _validate_item(item: Any, index: int, where: str) -> list[datetime]:
         raise _fail(where, name, "haystack_session_ids", f"{len(session_ids)} ids for {len(sessions)} sessions")
     if not sessions:
         raise _fail(where, name, "haystack_sessions", "empty")
+    if len(sessions) > MAX_SESSIONS:
+        raise _fail(where, name, "haystack_sessions", f"{len(sessions):,} sessions (at most {MAX_SESSIONS:,})")
     answer_ids = _str_list(item, "answer_session_ids", where, name)
     known_ids = set(session_ids)
     for sid in answer_ids:
@@ -223,6 +239,10 @@ def _validate_item(item: Any, index: int, where: str) -> list[datetime]:
             raise _fail(where, name, f"haystack_dates[{i}]", str(exc)) from None
     for i, session in enumerate(sessions):
         _validate_session(session, where, name, f"haystack_sessions[{i}]")
+    chars = sum(len(turn["content"]) for session in sessions for turn in session)
+    if chars > MAX_EPISODE_CHARS:
+        raise _fail(where, name, "haystack_sessions",
+                    f"{chars:,} characters of turns (at most {MAX_EPISODE_CHARS:,})")
     if not any(sessions):
         raise _fail(where, name, "haystack_sessions", "every session is empty")
     return parsed
@@ -337,9 +357,20 @@ def fetch_longmemeval(
 
     filename = VARIANT_FILES[variant]
     where = f"{HF_REPO_ID}@{revision[:8]}/{filename}"
+    options = dict(repo_type="dataset", revision=revision, cache_dir=cache_dir, endpoint=endpoint)
+    try:  # a cached copy needs no network at all
+        return _verified(Path(hf_hub_download(HF_REPO_ID, filename, local_files_only=True, **options)),
+                         where, expected_sha256)
+    except (OSError, EntryNotFoundError):
+        pass
+    # Not cached: fail at once, in one line, when the Hub cannot be asked (offline, or unreachable),
+    # rather than after the Hub client's retries and their warnings.
+    unreachable = "HF_HUB_OFFLINE is set" if _hub_offline() else _hub_unreachable(endpoint)
+    if unreachable is not None:
+        raise LongMemEvalDownloadError(f"{where}: not in the Hugging Face cache, and {unreachable}; download it "
+                                       "once online, or pass a local file's path")
     try:
-        path = Path(hf_hub_download(HF_REPO_ID, filename, repo_type="dataset", revision=revision,
-                                    cache_dir=cache_dir, endpoint=endpoint))
+        path = Path(hf_hub_download(HF_REPO_ID, filename, **options))
     except (OSError, EntryNotFoundError) as exc:
         if _hub_offline():
             problem = "not in the Hugging Face cache, and HF_HUB_OFFLINE is set"
@@ -347,6 +378,10 @@ def fetch_longmemeval(
             problem = f"download failed ({type(exc).__name__}: {_first_sentence(exc)})"
         raise LongMemEvalDownloadError(f"{where}: {problem}; download it once online, or pass a local file's path") \
             from None
+    return _verified(path, where, expected_sha256)
+
+
+def _verified(path: Path, where: str, expected_sha256: str | None) -> Path:
     _verify(path, where, expected_sha256.lower() if expected_sha256 else None)
     return path
 
@@ -355,6 +390,41 @@ def _hub_offline() -> bool:
     from huggingface_hub import constants
 
     return bool(constants.HF_HUB_OFFLINE)
+
+
+def _lookup(host: str, port: int) -> tuple[str, int] | OSError:
+    import socket
+
+    try:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][:2]
+    except OSError as exc:
+        return exc
+
+
+def _hub_unreachable(endpoint: str | None, timeout_s: float = 3.0) -> str | None:
+    """Why the Hub's host cannot be reached (name lookup, then a TCP connection), or None when it can."""
+    import socket
+    import threading
+    from urllib.parse import urlsplit
+
+    from huggingface_hub import constants
+
+    url = urlsplit(endpoint or constants.ENDPOINT)
+    host, port = url.hostname or "", url.port or (443 if url.scheme == "https" else 80)
+    # the name lookup has no timeout of its own: it runs in a daemon thread that is not waited for
+    found: list[Any] = []
+    lookup = threading.Thread(target=lambda: found.append(_lookup(host, port)), daemon=True)
+    lookup.start()
+    lookup.join(timeout_s)
+    if not found:
+        return f"{host} cannot be reached (no answer within {timeout_s:g}s)"
+    if isinstance(found[0], OSError):
+        return f"{host} cannot be reached ({found[0].strerror or type(found[0]).__name__})"
+    try:
+        socket.create_connection(found[0], timeout=timeout_s).close()
+    except OSError as exc:
+        return f"{host} cannot be reached ({exc.strerror or type(exc).__name__})"
+    return None
 
 
 def _is_hex(text: str, digits: int) -> bool:

@@ -29,9 +29,11 @@ Durability: :class:`RecordWriter` writes, flushes and fsyncs every line as it is
 within a few milliseconds (``sync="group"``, for many concurrent endpoint calls). Lines are
 written whole and in order, so the file is always a prefix of what was appended.
 
-Secrets: a writer given the values of the API keys in use masks them in every line it writes
-(any field: replies, errors, answers, configuration), so no key reaches a run directory even when a
-server echoes it. The records file is opened with ``O_NOFOLLOW``: a planted symlink is refused,
+Secrets and text: a writer given the values of the API keys in use masks them in every string
+value of every line it writes (replies, errors, answers, configuration; never a field name, a number
+or JSON syntax: :mod:`supersede_env.core.api_keys`), so no key reaches a run directory even when a
+server echoes it; every string is cleaned on the way too (:mod:`supersede_env.core.safe_text`), so no
+line can fail to encode. The records file is opened with ``O_NOFOLLOW``: a planted symlink is refused,
 never written through.
 
 Reading tolerates exactly one kind of damage, the one a kill leaves: a partial last line. It is
@@ -51,14 +53,16 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
+from supersede_env.core.api_keys import mask_values
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
 from supersede_env.core.rollout import StepRecord, Transcript
+from supersede_env.core.safe_text import clean_value
 from supersede_env.core.verdict import LABELS, Verdict
 
 SCHEMA_VERSION = 2
@@ -294,9 +298,9 @@ def _check(record: Any, where: str) -> None:
                               f"{', '.join(LABELS)}")
 
 
-def dumps(record: Record) -> str:
-    """One JSONL line (with its newline)."""
-    return json.dumps(to_dict(record), ensure_ascii=False, separators=(",", ":")) + "\n"
+def dumps(record: Record, secrets: Sequence[str] = ()) -> str:
+    """One JSONL line (with its newline): every string value cleaned, ``secrets`` masked in them."""
+    return json.dumps(mask_values(to_dict(record), secrets), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 # -- reading ----------------------------------------------------------------------------------------
@@ -330,7 +334,7 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
             offset = end + 1
             continue
         try:
-            raw = json.loads(line.decode("utf-8"))
+            raw = clean_value(json.loads(line.decode("utf-8")))  # a record edited by hand: made safe too
             complete = end != -1
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a 5,000-digit number
             if end == -1 or not data[end + 1:].strip():  # the last line: cut by a kill mid-write
@@ -466,7 +470,7 @@ class RecordWriter:
     (they are asked again, never duplicated). This keeps every fsync, and even the write syscall,
     off an event loop that runs dozens of calls at once.
 
-    ``secrets``: strings (API keys) masked as ``***`` in every line written.
+    ``secrets``: strings (API keys) masked as ``***`` in every string value written.
     A failed write (a full disk) raises :class:`RecordWriteError` from that append or the next one.
     Use as a context manager; ``close()`` writes and fsyncs what is left.
     """
@@ -485,7 +489,7 @@ class RecordWriter:
                                   "of the run directory itself") from None
             raise
         self._handle: IO[str] = os.fdopen(fd, "a", encoding="utf-8")
-        self._mask = masker(secrets)
+        self._secrets = tuple(secrets)
         self._sync = sync
         self._lock = threading.Lock()
         self._queued: list[str] = []
@@ -499,7 +503,7 @@ class RecordWriter:
             self._thread.start()
 
     def append(self, record: Record) -> None:
-        line = self._mask(dumps(record))
+        line = dumps(record, self._secrets)
         if self._sync == "line":
             if self._handle.closed:
                 raise RuntimeError(f"{self.path}: writer is closed")
@@ -572,17 +576,3 @@ class RecordWriter:
         except RecordWriteError:
             if exc_type is None:
                 raise  # else the error already on its way out says it (the write failure, or what caused it)
-
-
-def masker(secrets: Sequence[str]) -> Callable[[str], str]:
-    """A function masking every secret in a JSON line, as written and as JSON escapes it."""
-    forms = {form for s in secrets if s and len(s) >= 4
-             for form in (s, json.dumps(s, ensure_ascii=False)[1:-1])}
-    ordered = sorted(forms, key=len, reverse=True)
-
-    def mask(line: str) -> str:
-        for form in ordered:
-            line = line.replace(form, "***")
-        return line
-
-    return mask

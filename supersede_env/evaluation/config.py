@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any, ClassVar
 from supersede_env.core.conditions import POLICIES, Condition, ConditionError, parse_condition
 from supersede_env.core.episode_source import EpisodeSource, source_help
 from supersede_env.core.errors import ConfigError, SourceError
+from supersede_env.core.limits import MAX_CONDITIONS
+from supersede_env.core.safe_text import excerpt
 
 DEFAULT_CONDITIONS: tuple[str, ...] = ("full", "memo:300", "ledger:300")
 POLICY_CHOICES: tuple[str, ...] = ("as-written", "plain", "contract", "both")
@@ -108,7 +111,7 @@ class EvalConfig:
         for name in ("timeout", "backoff", "temperature", "progress_interval"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise ConfigError(f"option {option_flag(name)}: expected a number, got {value!r}")
+                raise ConfigError(f"option {option_flag(name)}: expected a number, got {excerpt(repr(value))}")
         if self.timeout <= 0:
             raise ConfigError(f"option --timeout: must be > 0 seconds, got {self.timeout}")
         if self.progress_interval <= 0:
@@ -122,13 +125,16 @@ class EvalConfig:
         for name in ("model", "judge"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise ConfigError(f"option {option_flag(name)}: expected a backend spec, got {value!r}")
+                raise ConfigError(f"option {option_flag(name)}: expected a backend spec, "
+                                  f"got {excerpt(repr(value))}")
         for name in ("api_key_env", "judge_api_key_env"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.isidentifier()):
                 raise ConfigError(f"option {option_flag(name)}: {value!r} is not an environment variable name")
         if self.retry_failed and not self.resume:
             raise ConfigError("option --retry-failed: only used with --resume")
+        if self.out is not None and (not isinstance(self.out, str) or not self.out.strip()):
+            raise ConfigError(f"option --out: expected a directory path, got {self.out!r}")
         if self.resume and not self.out:
             raise ConfigError("option --resume: needs --out DIR (the run to continue)")
         self.resolved_conditions()  # parses every condition string, one-line error on the first bad one
@@ -159,10 +165,12 @@ class EvalConfig:
         """The conditions to run, with the policy option applied; duplicates are an error."""
         if isinstance(self.conditions, str) or not self.conditions:
             raise ConfigError("option --conditions: expected a non-empty list of conditions")
+        if len(self.conditions) > MAX_CONDITIONS:
+            raise ConfigError(f"option --conditions: {len(self.conditions):,} conditions; at most {MAX_CONDITIONS}")
         result: list[Condition] = []
         for text in self.conditions:
             if not isinstance(text, str):
-                raise ConfigError(f"option --conditions: {text!r} is not a condition string")
+                raise ConfigError(f"option --conditions: {excerpt(repr(text))} is not a condition string")
             try:
                 condition = parse_condition(text)
             except ConditionError as exc:
@@ -174,8 +182,7 @@ class EvalConfig:
                 result.extend(replace(condition, policy=p) for p in POLICIES)  # type: ignore[arg-type]
             else:
                 result.append(replace(condition, policy=self.policy))  # type: ignore[arg-type]
-        names = [c.name for c in result]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        duplicates = sorted(name for name, count in Counter(c.name for c in result).items() if count > 1)
         if duplicates:
             raise ConfigError(f"option --conditions: condition given twice: {', '.join(duplicates)}")
         return result
@@ -227,7 +234,8 @@ def normalise_values(values: Mapping[str, Any], *, where: str) -> dict[str, Any]
     for raw_key, value in values.items():
         key = str(raw_key).replace("-", "_")
         if key not in FIELD_NAMES:
-            raise ConfigError(f"{where}: unknown key {raw_key!r} (known: {', '.join(FIELD_NAMES)})")
+            raise ConfigError(f"{where}: unknown key {excerpt(str(raw_key), 40)} "
+                              f"(known: {', '.join(FIELD_NAMES)})")
         if key in _TUPLE_FIELDS and value is not None:
             if isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
@@ -241,22 +249,12 @@ def normalise_values(values: Mapping[str, Any], *, where: str) -> dict[str, Any]
 
 
 def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The YAML mapping of a config file, keys normalised; errors name the file."""
-    import yaml
+    """The YAML mapping of a config file, keys normalised; errors name the file. Read by the safe
+    loader (:mod:`supersede_env.core.yaml_input`: size-capped, no aliases, no duplicate keys)."""
+    from supersede_env.core.yaml_input import load_yaml
 
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise ConfigError(f"option --config: {p}: no such file")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{p}: not valid YAML ({' '.join(str(exc).split())})") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-        from supersede_env.core.jsonl import unusable
-
-        raise ConfigError(f"{p}: not usable YAML ({unusable(exc)})") from None
+    data = load_yaml(p, ConfigError)
     if data is None:
         return {}
     if not isinstance(data, Mapping):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from supersede_env.core.output_paths import ANY_CONTENT, output_file
 from supersede_env.evaluation.summary import GRADER_NAMES, RunSummary
 
 
@@ -26,11 +27,9 @@ def write_plots(summary: RunSummary, directory: Path) -> list[Path]:
 
 
 def _save(fig, path: Path) -> Path:  # noqa: ANN001
-    # write beside and rename: a reader never sees half a PNG
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.unlink(missing_ok=True)  # a leftover (or a planted link) is removed, never written through
-    fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png")
-    tmp.replace(path)
+    # atomic, and never over a link, a device or a FIFO (output_paths' rule for a run directory's files)
+    with output_file(path, f"the plots of {path.parent.parent}", signature=ANY_CONTENT).open("wb") as handle:
+        fig.savefig(handle, dpi=120, bbox_inches="tight", format="png")
     return path
 
 

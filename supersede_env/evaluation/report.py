@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from supersede_env.core.atomic import atomic_write_text
 from supersede_env.core.errors import ConfigError
+from supersede_env.core.output_paths import ANY_CONTENT, check_output_dir, output_file
 from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, ConditionSummary, OutcomeCounts, RunSummary
 from supersede_env.core.verdict import LABELS
 
@@ -33,19 +33,19 @@ class ReportFiles:
 
 def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> ReportFiles:
     """Write report.json, report.md and the PNG plots into ``run_dir`` (each atomically)."""
-    if (run_dir / PLOTS_DIR).is_symlink():  # never write through a link out of the run directory
-        raise ConfigError(f"{run_dir / PLOTS_DIR} is a symbolic link; remove it (the plots are written "
-                              "only inside the run directory), or pass --no-plots")
-    json_path = run_dir / REPORT_JSON
-    atomic_write_text(json_path, json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    where = f"the report of {run_dir}"
+    json_out = output_file(run_dir / REPORT_JSON, where, signature=ANY_CONTENT)  # in a run directory: ours
+    md_out = output_file(run_dir / REPORT_MD, where, signature=ANY_CONTENT)
+    if plots:  # never written through a link out of the run directory, nor into anything but a directory
+        check_output_dir(run_dir / PLOTS_DIR, f"{where} (or pass --no-plots)")
+    json_out.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
     made: tuple[Path, ...] = ()
     if plots:
         from supersede_env.evaluation.plots import write_plots
 
         made = tuple(write_plots(summary, run_dir / PLOTS_DIR))
-    md_path = run_dir / REPORT_MD
-    atomic_write_text(md_path, render_markdown(summary, run_dir=run_dir, plots=[p.relative_to(run_dir) for p in made]))
-    return ReportFiles(md_path, json_path, made)
+    md_out.write_text(render_markdown(summary, run_dir=run_dir, plots=[p.relative_to(run_dir) for p in made]))
+    return ReportFiles(md_out.path, json_out.path, made)
 
 
 # -- formatting helpers -----------------------------------------------------------------------------
@@ -334,7 +334,7 @@ def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, Repo
     from supersede_env.evaluation.rundir import read_snapshot
     from supersede_env.evaluation.summary import summarize
 
-    run_dir = Path(run_dir).expanduser()
+    run_dir = check_output_dir(run_dir, "RUN_DIR")  # the report is written into it
     if not (run_dir / RECORDS_FILE).is_file():
         raise ConfigError(f"{run_dir}: not a run directory ({RECORDS_FILE} is missing)")
     if (run_dir / RECORDS_FILE).is_symlink():

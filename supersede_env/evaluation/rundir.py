@@ -42,6 +42,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from supersede_env.core.api_keys import mask_values
 from supersede_env.core.atomic import _current_umask
 from supersede_env.core.conditions import Condition
 from supersede_env.core.episode_source import load_episodes
@@ -50,7 +51,7 @@ from supersede_env.evaluation.config import FIELD_NAMES, ConfigError, EvalConfig
 from supersede_env.evaluation.runlock import RunLock, acquire, lock_if_free
 from supersede_env.core.output_paths import check_output_dir
 from supersede_env.core.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
-                                   load_run, masker, read_records, repair_tail)
+                                   load_run, read_records, repair_tail)
 
 CONFIG_FILE = "config.yaml"
 EPISODES_FILE = "episodes.jsonl"
@@ -111,9 +112,8 @@ def open_run(config: EvalConfig, *, explicit: Collection[str] = ()) -> OpenedRun
 
 def check_new_run_dir(run_dir: Path) -> None:
     """``--out`` for a new run: a path that does not exist yet, or an empty directory."""
-    if run_dir.is_symlink():
-        raise ConfigError(f"option --out: {run_dir} is a symbolic link; give a new directory (a run writes its own files)")
-    check_output_dir(run_dir, "option --out")
+    check_output_dir(run_dir, "option --out", owned=lambda path: (path / RECORDS_FILE).exists()
+                     or (path / RECORDS_FILE).is_symlink())
     if not run_dir.exists():
         return
     records = run_dir / RECORDS_FILE
@@ -124,13 +124,10 @@ def check_new_run_dir(run_dir: Path) -> None:
         if records.is_file() and not read_records(records).records:
             raise ConfigError(f"{records}: {HEADERLESS}")
         raise ConfigError(f"{run_dir} already holds a run; add --resume to continue it, or choose another --out")
-    if any(run_dir.iterdir()):
-        raise ConfigError(f"option --out: {run_dir} is not empty and is not a supersede eval run; "
-                          "choose a new or an empty directory (nothing in it was changed)")
 
 
 def _open_existing(config: EvalConfig, explicit: Collection[str]) -> OpenedRun:
-    run_dir = Path(config.out).expanduser()  # type: ignore[arg-type]
+    run_dir = check_output_dir(config.out, "option --out")  # type: ignore[arg-type]
     records = run_dir / RECORDS_FILE
     if records.is_symlink():
         raise ConfigError(f"option --resume: {records} is a symbolic link; a run's records must be its own file")
@@ -267,9 +264,9 @@ def create_run(opened: OpenedRun, header: RunHeader, *, secrets: Sequence[str] =
     try:
         write_snapshot(staging, opened.episodes)
         settings = {k: v for k, v in opened.config.to_dict().items() if k not in ("resume", "retry_failed", "demo")}
-        atomic_write_text(staging / CONFIG_FILE, masker(secrets)(
-            "# supersede eval configuration of this run (reusable with --config)\n"
-            + yaml.safe_dump(settings, sort_keys=False)))
+        atomic_write_text(staging / CONFIG_FILE,
+                          "# supersede eval configuration of this run (reusable with --config)\n"
+                          + yaml.safe_dump(mask_values(settings, secrets), sort_keys=False, allow_unicode=True))
         with RecordWriter(staging / RECORDS_FILE, secrets=secrets) as writer:
             writer.append(header)
         os.chmod(staging, _DIR_MODE)  # mkdtemp makes it private; a run directory is not

@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 
 from supersede_env.core.errors import RunLockError
@@ -48,20 +49,14 @@ class RunLock:
 def acquire(run_dir: Path) -> RunLock:
     """Lock ``run_dir`` for this process, or raise :class:`RunLockError` naming the holder's pid."""
     path = run_dir / LOCK_FILE
-    try:
-        # O_NOFOLLOW: a planted symlink must not make us create or truncate a file elsewhere
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise RunLockError(f"{path} is a symbolic link; a run directory's files must be its own") from None
-        raise
+    fd = _open_lock_file(path, os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         holder = _holder(fd)
         os.close(fd)
         raise RunLockError(
-            f"{run_dir} is in use by another supersede eval (pid {holder}); wait for it to finish or stop it, "
+            f"{run_dir} is in use by another supersede eval ({holder}); wait for it to finish or stop it, "
             "then run this command again"
         ) from None
     except BaseException:
@@ -75,8 +70,8 @@ def acquire(run_dir: Path) -> RunLock:
 def lock_if_free(run_dir: Path) -> RunLock | None:
     """The lock of a directory that already has a lock file, if no process holds it; else None."""
     try:
-        fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+        fd = _open_lock_file(run_dir / LOCK_FILE, 0)
+    except (OSError, RunLockError):
         return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -86,10 +81,70 @@ def lock_if_free(run_dir: Path) -> RunLock | None:
     return RunLock(fd, run_dir)
 
 
+def _open_lock_file(path: Path, create: int) -> int:
+    """The lock file, opened for reading and writing; a link, a FIFO or a device is refused.
+
+    O_NOFOLLOW: a planted symlink must not make us create or truncate a file elsewhere; O_NONBLOCK:
+    opening a planted FIFO must not wait for a writer (it is refused right after)."""
+    try:
+        fd = os.open(path, os.O_RDWR | create | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RunLockError(f"{path} is a symbolic link; a run directory's files must be its own") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RunLockError(f"{path} is not a regular file; a run directory's files must be its own")
+    return fd
+
+
 def _holder(fd: int) -> str:
-    """The pid written by the holder (it writes it right after locking; rarely not there yet)."""
+    """Who holds the lock: the pid its file names while that process lives (the holder writes it
+    right after locking). A process that forked and exited leaves the lock to its children, which
+    the file does not name: then the live processes that have the file open are found in /proc."""
     try:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
     except OSError:
         text = ""
-    return text if text.isdigit() else "unknown"
+    named = int(text) if text.isdigit() else None
+    if named is not None and _alive(named):
+        return f"pid {named}"
+    others = _processes_with_open(os.fstat(fd))
+    if others:
+        return "pid " + ", ".join(map(str, others))
+    return f"pid {named}, which has exited" if named is not None else "pid unknown"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def _processes_with_open(info: os.stat_result) -> list[int]:
+    """Pids (other than this process) with a descriptor open on the file ``info`` describes (Linux)."""
+    found: list[int] = []
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return found
+    for pid in sorted(pids):
+        if pid == os.getpid():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:  # gone, or another user's
+            continue
+        for fd in fds:
+            try:
+                other = os.stat(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
+                found.append(pid)
+                break
+    return found

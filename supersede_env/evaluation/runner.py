@@ -34,6 +34,7 @@ from supersede_env.backends.base import MAX_ERROR_CHARS
 from supersede_env.core.conditions import Condition
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
+from supersede_env.evaluation.failures import FailureNotices
 from supersede_env.evaluation.judging import judge_verdict
 from supersede_env.core.records import CallRecord, RecordWriter, RunLog, VerdictRecord, verdict_record
 from supersede_env.core.model_call import ChatRequest, ModelReply, limit_batches
@@ -118,10 +119,12 @@ def _replay(episode: Episode, condition: Condition, steps: Sequence[rollout.Step
 
 # -- recording ------------------------------------------------------------------------------------
 class Recorder:
-    """Appends call and verdict records; counts what happened (the writer does the durability)."""
+    """Appends call and verdict records; counts what happened (the writer does the durability) and
+    tells ``notices`` (the console) about each failed call and judge call as it happens."""
 
-    def __init__(self, writer: RecordWriter) -> None:
+    def __init__(self, writer: RecordWriter, notices: FailureNotices | None = None) -> None:
         self.writer = writer
+        self.notices = notices
         self.calls_made = 0
         self.calls_failed = 0
         self.pairs_finished = 0
@@ -131,10 +134,14 @@ class Recorder:
         self.writer.append(CallRecord(task.episode.id, task.condition.name, step))
         self.calls_made += 1
         self.calls_failed += step.status == "failed"
+        if step.status == "failed" and self.notices is not None:
+            self.notices.heard("model", step.error or "unknown error")
 
     def verdict(self, verdict: VerdictRecord) -> None:
         self.writer.append(verdict)
         self.pairs_finished += 1
+        if verdict.judge is not None and verdict.judge.label is None and self.notices is not None:
+            self.notices.heard("judge", verdict.judge.error or "unknown error")
 
 
 # -- progress -------------------------------------------------------------------------------------
@@ -227,12 +234,14 @@ def _duration(seconds: float) -> str:
 # -- driving --------------------------------------------------------------------------------------
 async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge: Any = None,
                     concurrency: int = 16, batch_size: int = 16, progress: ProgressMode | bool | None = None,
-                    description: str = "eval", progress_interval: float = 30.0) -> RunStats:
+                    description: str = "eval", progress_interval: float = 30.0,
+                    notices: FailureNotices | None = None) -> RunStats:
     """Run every planned pair to its verdict; lockstep batches for in-process backends.
 
-    ``progress``: ``"bar"``, ``"lines"`` or None (True means ``"bar"``, for older callers)."""
+    ``progress``: ``"bar"``, ``"lines"`` or None (True means ``"bar"``, for older callers);
+    ``notices``: where failed calls are said as they happen (the console)."""
     mode: ProgressMode | None = "bar" if progress is True else (progress or None)  # type: ignore[assignment]
-    recorder = Recorder(writer)
+    recorder = Recorder(writer, notices)
     started = time.perf_counter()
     done_calls = plan.calls_expected - sum(t.steps_total - t.steps_done for t in plan.tasks)
     judge_gate = asyncio.Semaphore(concurrency)

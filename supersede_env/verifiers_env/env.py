@@ -41,9 +41,12 @@ from typing import Literal
 import verifiers.v1 as vf
 
 from supersede_env.core import rollout
+from supersede_env.core.api_keys import mask_text, mask_values
+from supersede_env.core.limits import reply_limit
 from supersede_env.core.records import to_dict
 from supersede_env.core.model_call import ModelReply
 from supersede_env.core.rollout import RolloutState, StepRecord, Transcript
+from supersede_env.core.safe_text import clean
 from supersede_env.core.verdict import LABELS, Verdict
 from supersede_env.verifiers_env.taskset import VERDICT_INFO, SupersedeTask
 
@@ -123,6 +126,7 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
     """Plays an episode one call at a time on its two seats; scores it when it ends."""
 
     summary: RunSummary | None = None
+    secrets: tuple[str, ...] = ()  # the seats' API keys: masked in what this env stores
 
     async def start(self) -> None:
         self.summary = RunSummary()
@@ -133,6 +137,8 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
 
     async def run(self, task: SupersedeTask, agents: vf.Agents) -> None:
         episode, condition = task.episode, task.condition
+        self.secrets = seat_keys(agents)
+        mask_keys_in_logs(self.secrets)
         state = rollout.start(episode, condition)
         while (request := rollout.next_request(state)) is not None:
             step_task = StepTask(
@@ -154,8 +160,10 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
             seat = agents.answer if request.kind == "answer" else agents.memo
             # Scoring waits for the episode's end (finalize): the answer does not exist yet.
             trace = await seat.run(step_task.defer_scoring())
-            state = rollout.advance(state, reply_from_trace(trace))
-            trace.info[STEP_INFO] = state.steps[-1].to_dict()
+            limit = reply_limit(request.max_tokens)
+            state = rollout.advance(state, reply_from_trace(trace, self.secrets, limit=limit))
+            mask_trace(trace, self.secrets, limit=limit)
+            trace.info[STEP_INFO] = mask_values(state.steps[-1].to_dict(), self.secrets)
 
     async def finalize(self, task: SupersedeTask, episode: vf.Episode) -> None:
         transcript = replayed(task, episode.traces).transcript()
@@ -169,7 +177,7 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
             failed = next(s for s in transcript.steps if s.status == "failed")
             mark_failed(traces, task, failed)
         else:
-            info = to_dict(row)  # type: ignore[arg-type]
+            info = mask_values(to_dict(row), self.secrets)  # type: ignore[arg-type]
             for trace in traces:
                 trace.info[VERDICT_INFO] = info
                 await task.score(trace)  # the task's rewards, at the weights the config gives them
@@ -181,20 +189,87 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
             raise RuntimeError(f"episode {transcript.episode_id}: step {failed.step} got no reply: {failed.error}")
 
 
-def reply_from_trace(trace: vf.Trace) -> ModelReply:
-    """What one agent run returned, as the rollout's reply; a failed run is a failed reply."""
+def seat_keys(agents: vf.Agents) -> tuple[str, ...]:
+    """The API keys the seats' clients send (verifiers reads them from ``--client.api-key-var``)."""
+    from verifiers.v1.configs.client import resolve_api_key
+
+    keys = {resolve_api_key(agent.ctx.client) for agent in (agents.memo, agents.answer)}
+    return tuple(sorted(key for key in keys if key and key != "EMPTY"))
+
+
+class _MaskKeys(logging.Filter):
+    """Masks the keys in every record a handler emits (verifiers logs a provider's error body, which a
+    server that echoes the Authorization header fills with the key)."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            record.msg, record.args = mask_text(message, self.secrets), None
+        return True
+
+
+def mask_keys_in_logs(secrets: tuple[str, ...]) -> None:
+    """Put the key filter on the handlers of verifiers' library logger and of the root logger (once)."""
+    if not secrets:
+        return
+    for handler in (*logging.getLogger("verifiers.v1").handlers, *logging.getLogger().handlers):
+        if not any(isinstance(f, _MaskKeys) and f.secrets == secrets for f in handler.filters):
+            handler.addFilter(_MaskKeys(secrets))
+
+
+def mask_trace(trace: vf.Trace, secrets: tuple[str, ...], *, limit: int | None = None) -> None:
+    """Mask the keys in the texts verifiers keeps on a trace (its messages, its errors and its calls'
+    errors, its reply), where a server that echoes the Authorization header puts them, and cut a
+    reply over ``limit`` bytes (a failed call: see :func:`reply_from_trace`) to that size. The token ids
+    are left as they are: a trainer learns from those, and the text is what a person reads in
+    ``traces.jsonl``."""
+    for node in trace.nodes:
+        message = node.message
+        for name in ("content", "reasoning_content"):
+            value = getattr(message, name, None)
+            if not isinstance(value, str):
+                continue
+            if limit is not None and node.sampled and len(value) > limit:
+                value = value[:limit] + f" [cut: {len(value):,} characters, over the reply limit]"
+                setattr(message, name, value)
+            if secrets and any(secret in value for secret in secrets):
+                setattr(message, name, mask_text(value, secrets))
+    if not secrets:
+        return
+    errors = [*trace.errors, *(call.error for call in trace.calls if call.error is not None)]
+    for error in errors:
+        if isinstance(error.message, str) and any(secret in error.message for secret in secrets):
+            error.message = mask_text(error.message, secrets)
+    if trace.root_reply and any(secret in trace.root_reply for secret in secrets):
+        trace.root_reply = mask_text(trace.root_reply, secrets)
+
+
+def reply_from_trace(trace: vf.Trace, secrets: tuple[str, ...] = (), *,
+                     limit: int | None = None) -> ModelReply:
+    """What one agent run returned, as the rollout's reply; a failed run is a failed reply, and so is a
+    reply over ``limit`` bytes of UTF-8 (the bound ``supersede eval`` puts on a reply body). The text is
+    made safe here, where it enters (:mod:`supersede_env.core.safe_text`), and the keys masked in it,
+    so the rollout, its next prompt and ``trace.info`` all hold the same masked text."""
     latency = sum(call.time.duration for call in trace.calls) or None
     if not trace.ok:
         error = trace.last_error
         message = f"{error.type}: {error.message}" if error is not None else "agent run failed"
-        return ModelReply.failed(" ".join(message.split()), latency_s=latency)
+        return ModelReply.failed(mask_text(clean(" ".join(message.split())), secrets), latency_s=latency)
     replies = trace.assistant_messages
     if not replies:
         return ModelReply.failed(f"no model reply (stopped: {trace.stop_condition})", latency_s=latency)
+    text = replies[-1].content or ""
+    if limit is not None and len(text) > limit // 4 and len(text.encode("utf-8", "surrogatepass")) > limit:
+        return ModelReply.failed(f"reply larger than {limit:,} bytes (the limit for this call's tokens; see "
+                                 "docs/evaluation.md)", latency_s=latency)
     usage = trace.usage
     last_call = next((call for call in reversed(trace.calls) if call.error is None), None)
     return ModelReply(
-        text=replies[-1].content or "",
+        text=mask_text(clean(text), secrets),
         tokens_in=usage.input_tokens if usage is not None else None,
         tokens_out=usage.completion_tokens if usage is not None else None,
         latency_s=latency,
