@@ -82,9 +82,9 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
     graded = []
     real_grade = grader.grade_episode
 
-    def counting_grade(answer, episode, *, mode="official"):
+    def counting_grade(answer, episode, *, mode="official", **options):
         graded.append(mode)
-        return real_grade(answer, episode, mode=mode)
+        return real_grade(answer, episode, mode=mode, **options)
 
     # the reward reads the verdict the rollouts log holds: each rollout is graded once
     monkeypatch.setattr(grader, "grade_episode", counting_grade)

@@ -121,8 +121,10 @@ def _past_subject(tokens: list[Token], m: Mention) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _gold_stems(gold_text: str) -> frozenset[str]:
-    return frozenset(t.value for t in tokenize(normalise_text(gold_text)) if t.kind == WORD)
+def _gold_terms(gold_text: str) -> tuple[frozenset[str], tuple[Token, ...]]:
+    """The gold's own word stems and values: an answer may repeat them ("less water (5 ounces)")."""
+    tokens = tokenize(normalise_text(gold_text))
+    return frozenset(t.value for t in tokens if t.kind == WORD), tuple(t for t in tokens if t.kind in VALUE_KINDS)
 
 
 @lru_cache(maxsize=4096)
@@ -270,8 +272,9 @@ def _decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: 
         if doubt is not None:
             return verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})", concl, mode)
         info = question_info(question)
+        gold_words, gold_values = _gold_terms(gold.text)
         word = unaccounted(a, chosen[0].first, chosen[-1].last, [(m.first, m.last) for m in mentions if not m.loose],
-                           cues, gold.single_value, info.stems, info.values, _gold_stems(gold.text))
+                           cues, gold.single_value, info.stems, info.values + gold_values, gold_words)
         if word is not None:
             return verdict("hedged", f"states {where!r}, but {word!r} beside it is not accounted for", concl, mode)
         return verdict("current", f"states {where!r}", concl, mode)
