@@ -296,6 +296,8 @@ def make_backend(config: EvalConfig) -> Any:
     spec = parse_backend_spec(config.model)
     if spec.kind == "openai":
         return resolve_backend(spec, **_endpoint_options(config, config.api_key_env, config.temperature))
+    if spec.kind == "baseline":
+        return resolve_backend(spec)  # a reference policy takes no options
     return resolve_backend(spec, max_batch_size=config.batch_size)
 
 
