@@ -30,6 +30,12 @@ def test_a_version_1_run_reports_exactly_as_it_did_when_it_was_written(tmp_path)
     got, then = (json.loads(path.read_text()) for path in (run / "report.json", FIXTURES / "run_v1_report.json"))
     # one sentence of prose names the module that matches values, which has moved into the core
     assert got.pop("diagnostics_value_matching").replace("core.", "") == then.pop("diagnostics_value_matching")
+    # added since, beside the numbers of then: example pairs, and the episodes behind each memo-state point
+    assert {(e["first"], e["second"]) for e in got.pop("examples")} == {
+        (p["first"], p["second"]) for p in then["paired"]}
+    for diagnostics in got["diagnostics"]:
+        for point in diagnostics["per_session"]:
+            assert 0 <= point.pop("stale_n") <= point["n"] and 0 <= point.pop("coverage_n") <= point["n"]
     assert got == then
 
 

@@ -26,8 +26,6 @@ from aiohttp import web
 
 from supersede_env.baselines.policies import ReferencePolicy
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8000
 MAX_BODY_BYTES = 64 * 1024 * 1024  # a long history fits; a runaway client does not
 
 
@@ -77,7 +75,7 @@ def _error(status: int, message: str) -> web.Response:
     return web.json_response({"error": {"message": message, "code": status}}, status=status)
 
 
-async def serve(policy: ReferencePolicy, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+async def serve(policy: ReferencePolicy, *, host: str, port: int,
                 ready: Callable[[str], None] | None = None) -> None:
     """Serve ``policy`` until cancelled; ``ready(base_url)`` is called once the socket listens
     (with ``port=0`` the system picks a free port, and ``base_url`` names it)."""

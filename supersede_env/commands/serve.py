@@ -14,10 +14,11 @@ import sys
 
 from supersede_env.baselines.policies import POLICIES
 
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from supersede_env.baselines.server import DEFAULT_HOST, DEFAULT_PORT
-
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     policies = "\n".join(f"  {p.name:<8} {p.description}" for p in POLICIES.values())
     parser.epilog = (__doc__.split("\n\n", 1)[1] + "\npolicies (deterministic heuristics over the prompt text; "

@@ -171,6 +171,8 @@ class SessionAggregate:
     memo_chars: float
     chars_cut: float
     truncated_share: float
+    coverage_n: int = 0  # episodes the coverage averages (those with a gold value by this session)
+    stale_n: int = 0  # episodes the stale retention averages (those with a superseded value by then)
 
 
 @dataclass(frozen=True)
@@ -208,6 +210,8 @@ def condition_diagnostics(condition: str, items: Sequence[EpisodeDiagnostics]) -
             memo_chars=_mean([r.memo_chars for r in rows]) or 0.0,
             chars_cut=_mean([r.chars_cut for r in rows]) or 0.0,
             truncated_share=sum(1 for r in rows if r.chars_cut > 0) / len(rows),
+            coverage_n=len(cov),
+            stale_n=len(stale),
         ))
     both = [d for d in items if d.intrinsic is not None and d.extrinsic is not None]
     kappa = cohens_kappa([d.intrinsic >= PASS_MARK for d in both],  # type: ignore[operator]
