@@ -59,7 +59,7 @@ def test_version_1_lines_are_read_into_todays_types_and_replay():
 def _judge(prompt: str) -> str:
     answer = prompt.split("Reply under review:", 1)[1].split("\n", 1)[0]
     gold = prompt.split("Correct answer:", 1)[1].split("\n", 1)[0].strip() if "Correct answer:" in prompt else ""
-    return "Yes." if (gold and gold in answer) or "know" in answer else "No."
+    return "Yes." if (gold and gold in answer) or "know" in answer or "not in my notes" in answer else "No."
 
 
 def test_a_version_1_run_resumes_appending_version_2_lines(tmp_path):

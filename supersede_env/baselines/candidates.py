@@ -71,7 +71,7 @@ _SHAPE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("time", re.compile(r"\bwhat time\b|\bat what hour\b", re.I)),
     ("days", re.compile(r"\b(?:which|what) days?\b|\bwhat day of the week\b", re.I)),
     ("count", re.compile(r"\bhow many\b|\bnumber of\b", re.I)),
-    ("name", re.compile(r"^\s*(?:who|where|which|what)\b", re.I)),
+    ("name", re.compile(r"\b(?:who|where|which|what)\b", re.I)),
 )
 
 # Words of a question that say nothing about its topic.

@@ -368,7 +368,8 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"supersede eval: {summary.model_label}: accuracy per condition (Wilson 95% CI)")
+    title = f"supersede eval: accuracy per condition (Wilson 95% CI)\nmodel: {summary.model_label}"
+    table = Table(title=title, min_width=max(len(line) for line in title.splitlines()))  # never wrapped
     table.add_column("condition")
     table.add_column("graded", justify="right")
     table.add_column("failed", justify="right")
@@ -408,6 +409,7 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
         console.print(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
                       + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
                       + "); graded as not correct, shown apart from wrong in the report")
+    console.print(f"[bold]result:[/] {headline(summary)}", markup=True, highlight=False)
     if wall_s is not None:
         console.print(f"run time: {wall_s:.1f} s")
     # plain prints: a path must never be wrapped or styled (scripts read these lines)
