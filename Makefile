@@ -33,7 +33,10 @@ test-slow: install
 bench: install
 	$(BIN)/pytest -q tests/benchmarks --benchmark-only -m 'slow or not slow'
 
+# a reference policy first (a baseline, not a model: seconds, a real paired result), then the
+# embedded smoke-test model
 demo: install
+	$(BIN)/supersede eval --demo --model baseline:recency
 	$(BIN)/supersede eval --demo
 
 clean:

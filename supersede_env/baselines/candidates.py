@@ -1,19 +1,24 @@
 """Candidate answers to a question, found in plain text: the reference policies' only skill.
 
-A *candidate* is a phrase of the shape the question asks for, in a sentence about what it asks:
+A *candidate* is a phrase of the shape the question asks for, in a sentence about what it asks,
+that states something of the user's now:
 
 - the **shape** comes from the question's wording (:func:`expected_shape`): "how many" asks for a
   count, "how much" or "rent" for money, "what time" for a clock time, "how long" for a duration,
-  "which days" for days of the week; anything else (who, which city, what car) for a *name*, a run
-  of capitalised words ("Toyota Prius", "Priya Raman", "Pixel 8 Pro");
-- a sentence is **about** the question when it shares a content word with it (compared by stem:
-  "houseplant count" is about "How many houseplants do I have?"), or when it repeats a candidate an
-  earlier such sentence gave ("I sold the Chevy Malibu and bought a Toyota Prius" follows "I drive a
-  Chevy Malibu"; that is how an update that names neither the car nor driving is found).
+  "which days" for days of the week; who, which city, what car for a *name*, a run of capitalised
+  words ("Toyota Prius", "Priya Raman", "Pixel 8 Pro");
+- a sentence is **about** the question when it shares a content word with it, compared by stem
+  ("houseplant count" is about "How many houseplants do I have?") and widened by a short table of
+  everyday associations (a car is driven, bought, sold; a job has an office and colleagues), or
+  when it repeats a candidate an earlier such sentence gave ("I sold the Chevy Malibu and bought a
+  Toyota Prius" follows "I drive a Chevy Malibu");
+- a sentence is **not of the user now** when it is a question, or speaks of someone else ("my
+  sister lives in Denver"), a plan or wish ("maybe next year"), a refusal ("I turned down the
+  offer") or the past ("years ago"); its values are skipped (:func:`about_now`).
 
 This is a heuristic over text and nothing more: it reads no gold answer, no annotation, no list of
-an episode's values. It is fooled by what fools a reader in a hurry: a value someone else has
-("my sister lives in Denver"), a plan that fell through, a change implied without a cue word.
+an episode's values. It is fooled by what fools a reader in a hurry: a change implied without a
+cue word, an old value recalled in passing, a decoy phrased in a way the cue list does not know.
 """
 
 from __future__ import annotations
@@ -109,9 +114,9 @@ _RELATED_GROUPS = (
     "team people reorg",
 )
 _STEMMER = snowballstemmer.stemmer("english")
+_RELATED = tuple(frozenset(_STEMMER.stemWord(w) for w in group.split()) for group in _RELATED_GROUPS)
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _SENTENCE_END = re.compile(r"(?<!\bSt\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bMrs\.)(?<=[.!?;])\s+|\n+")
-
 
 # Sentences that are not about the user now: someone else's value, a plan or wish, a refusal, the
 # past. Their values are never candidates ("my sister lives in Denver", "I almost bought a Kia").
@@ -131,9 +136,6 @@ def about_now(sentence: str) -> bool:
     """False for a sentence about someone else, a plan, a refusal or the past (its values are not the
     user's current ones)."""
     return _NOT_NOW.search(sentence) is None
-
-
-_RELATED = tuple(frozenset(_STEMMER.stemWord(w) for w in group.split()) for group in _RELATED_GROUPS)
 
 
 def expected_shape(question: str) -> Shape:

@@ -365,6 +365,7 @@ def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, Repo
 def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | None = None) -> None:
     """The end-of-run table: accuracy per condition and every paired test, then where the report is."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -409,7 +410,7 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
         console.print(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
                       + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
                       + "); graded as not correct, shown apart from wrong in the report")
-    console.print(f"[bold]result:[/] {headline(summary)}", markup=True, highlight=False)
+    console.print("[bold]result:[/] " + escape(headline(summary).replace("`", "")), highlight=False)
     if wall_s is not None:
         console.print(f"run time: {wall_s:.1f} s")
     # plain prints: a path must never be wrapped or styled (scripts read these lines)
