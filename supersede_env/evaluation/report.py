@@ -369,7 +369,9 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     from rich.table import Table
 
     console = Console()
-    title = f"supersede eval: accuracy per condition (Wilson 95% CI)\nmodel: {summary.model_label}"
+    title = "supersede eval: accuracy per condition (Wilson 95% CI)"
+    if summary.reference_policy:  # never read as a model's scores
+        title += f"\n{summary.model_label}"
     table = Table(title=title, min_width=max(len(line) for line in title.splitlines()))  # never wrapped
     table.add_column("condition")
     table.add_column("graded", justify="right")
