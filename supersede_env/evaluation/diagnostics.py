@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader.text import normalise_text
@@ -63,15 +63,33 @@ def _same(g: Token, a: Token) -> bool:
     return a.kind == g.kind and a.value == g.value
 
 
+def _bucket(token: Token) -> tuple[Any, ...]:
+    """Tokens that :func:`_same` can match share a bucket: a word's stem, any value, or a kind."""
+    if token.kind == WORD:
+        return (WORD, token.value)
+    return ("value",) if token.kind in VALUE_KINDS else ("kind", token.kind)
+
+
+@lru_cache(maxsize=4096)
+def _indexed(memo: str) -> tuple[tuple[Token, ...], Mapping[tuple[Any, ...], tuple[int, ...]]]:
+    """A memo's tokens and, per bucket, where they stand (a memo is searched for many values)."""
+    hay = _tokens(memo)
+    starts: dict[tuple[Any, ...], list[int]] = {}
+    for position, token in enumerate(hay):
+        starts.setdefault(_bucket(token), []).append(position)
+    return hay, {bucket: tuple(positions) for bucket, positions in starts.items()}
+
+
 def memo_contains(memo: str, value: str) -> bool:
     """Is ``value`` stated in ``memo``? Contiguous token match with meaning-level value equality."""
     needle = _tokens(value)
     if not needle or not memo:
         return False
-    hay = _tokens(memo)
+    hay, starts = _indexed(memo)
     width = len(needle)
-    for start in range(len(hay) - width + 1):
-        if all(_same(needle[k], hay[start + k]) for k in range(width)):
+    # only where the first token can match: the same answer as trying every position, much sooner
+    for start in starts.get(_bucket(needle[0]), ()):
+        if start + width <= len(hay) and all(_same(needle[k], hay[start + k]) for k in range(width)):
             return True
     return False
 
