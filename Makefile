@@ -33,7 +33,10 @@ test-slow: install
 bench: install
 	$(BIN)/pytest -q tests/benchmarks --benchmark-only -m 'slow or not slow'
 
+# a reference policy first (a baseline, not a model: seconds, a real paired result), then the
+# embedded smoke-test model
 demo: install
+	$(BIN)/supersede eval --demo --model baseline:recency
 	$(BIN)/supersede eval --demo
 
 # The wheels training/gpu_check.sh installs on the offline GPU machine (Python 3.12): training/wheels/.

@@ -1,12 +1,14 @@
 """Helpers for the evaluation tests: small episodes, a scripted model, and the CLI in or out of process.
 
 The scripted model answers the fake OpenAI server's requests from the prompt alone, so a run is a pure
-function of its episodes and conditions (what the resume test relies on):
+function of its episodes and conditions (what the resume test relies on). It is the ``recency``
+reference policy (:mod:`supersede_env.baselines.policies`), with one scripted mistake:
 
-- a memo step (the prompt holds ``<conversation>``) appends the user's lines to the notes;
-- an answer with the full history answers the current value;
-- an answer from notes answers the superseded value for every third episode (``[q0]``, ``[q3]``...)
-  and the current value otherwise; under the evidence contract it writes the four fields.
+- a memo step keeps the user's most recent text within the budget (on these short episodes, all of it);
+- an answer with the full history answers the value mentioned last: the current one;
+- an answer from notes answers as the ``append`` policy does (the value mentioned first: the superseded
+  one) for every third episode (``[q0]``, ``[q3]``...), the current value otherwise; under the
+  evidence contract both write the four fields; the pet question (never answered) gets an abstention.
 
 :class:`ScriptedNotesKeeper` scripts the same kind of stand-in for the real LongMemEval items, from
 their superseded-value annotations.
@@ -23,8 +25,10 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from supersede_env import cli
+from supersede_env.baselines.policies import get_policy
 from supersede_env.core.episode import Episode, GoldState, Session, Turn, write_episodes
 
+RECENCY, APPEND = get_policy("recency"), get_policy("append")
 CITIES = ("Portland", "Austin", "Boston", "Chicago", "Denver", "Seattle", "Phoenix", "Atlanta", "Miami", "Dallas",
           "Houston", "Detroit")
 # the subcommands under test; other subcommands belong to other modules and are not loaded here
@@ -67,21 +71,12 @@ def _between(text: str, start: str, end: str) -> str:
 
 
 def scripted_reply(prompt: str) -> str:
-    if "<conversation>" in prompt:
-        notes = _between(prompt, "<notes>", "</notes>")
-        said = [line[len("user: "):] for line in _between(prompt, "<conversation>", "</conversation>").splitlines()
-                if line.startswith("user: ")]
-        return " ".join(([] if notes == "(empty)" else [notes]) + said)[-280:]
-    index = int(re.search(r"\[q(\d+)\]", prompt).group(1))  # type: ignore[union-attr]
-    if "pet" in prompt:
-        value = "I don't know"
-    elif "### Session" in prompt or index % 3:
-        value = CITIES[index % len(CITIES)]
-    else:
-        value = CITIES[(index + 5) % len(CITIES)]  # the superseded city
-    if "STATUS:" in prompt:
-        return f"STATUS: FOUND\nEVIDENCE: \"{value}\"\nANSWER: {value}\nMISSING: nothing"
-    return value
+    tag = re.search(r"\[q(\d+)\]", prompt)
+    from_notes = "<notes>" in prompt and "<conversation>" not in prompt
+    policy = APPEND if from_notes and tag is not None and int(tag[1]) % 3 == 0 else RECENCY
+    reply = policy.reply(prompt)
+    assert reply is not None, "the scripted model only answers supersede-env prompts"
+    return reply
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:

@@ -199,7 +199,7 @@ def judge_reply(prompt: str):
     if "[q1]" in prompt:
         return Fault("error", 500)  # one item the judge never grades
     if gold is None:
-        return "yes" if "don't know" in reply else "no"
+        return "yes" if "don't know" in reply or "not in my notes" in reply else "no"
     return "Yes." if gold in reply else "No."
 
 

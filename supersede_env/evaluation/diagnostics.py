@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader.text import normalise_text
@@ -63,15 +63,33 @@ def _same(g: Token, a: Token) -> bool:
     return a.kind == g.kind and a.value == g.value
 
 
+def _bucket(token: Token) -> tuple[Any, ...]:
+    """Tokens that :func:`_same` can match share a bucket: a word's stem, any value, or a kind."""
+    if token.kind == WORD:
+        return (WORD, token.value)
+    return ("value",) if token.kind in VALUE_KINDS else ("kind", token.kind)
+
+
+@lru_cache(maxsize=4096)
+def _indexed(memo: str) -> tuple[tuple[Token, ...], Mapping[tuple[Any, ...], tuple[int, ...]]]:
+    """A memo's tokens and, per bucket, where they stand (a memo is searched for many values)."""
+    hay = _tokens(memo)
+    starts: dict[tuple[Any, ...], list[int]] = {}
+    for position, token in enumerate(hay):
+        starts.setdefault(_bucket(token), []).append(position)
+    return hay, {bucket: tuple(positions) for bucket, positions in starts.items()}
+
+
 def memo_contains(memo: str, value: str) -> bool:
     """Is ``value`` stated in ``memo``? Contiguous token match with meaning-level value equality."""
     needle = _tokens(value)
     if not needle or not memo:
         return False
-    hay = _tokens(memo)
+    hay, starts = _indexed(memo)
     width = len(needle)
-    for start in range(len(hay) - width + 1):
-        if all(_same(needle[k], hay[start + k]) for k in range(width)):
+    # only where the first token can match: the same answer as trying every position, much sooner
+    for start in starts.get(_bucket(needle[0]), ()):
+        if start + width <= len(hay) and all(_same(needle[k], hay[start + k]) for k in range(width)):
             return True
     return False
 
@@ -171,6 +189,8 @@ class SessionAggregate:
     memo_chars: float
     chars_cut: float
     truncated_share: float
+    coverage_n: int = 0  # episodes the coverage averages (those with a gold value by this session)
+    stale_n: int = 0  # episodes the stale retention averages (those with a superseded value by then)
 
 
 @dataclass(frozen=True)
@@ -208,6 +228,8 @@ def condition_diagnostics(condition: str, items: Sequence[EpisodeDiagnostics]) -
             memo_chars=_mean([r.memo_chars for r in rows]) or 0.0,
             chars_cut=_mean([r.chars_cut for r in rows]) or 0.0,
             truncated_share=sum(1 for r in rows if r.chars_cut > 0) / len(rows),
+            coverage_n=len(cov),
+            stale_n=len(stale),
         ))
     both = [d for d in items if d.intrinsic is not None and d.extrinsic is not None]
     kappa = cohens_kappa([d.intrinsic >= PASS_MARK for d in both],  # type: ignore[operator]

@@ -16,12 +16,24 @@ from typing import Any
 
 from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import ANY_CONTENT, check_output_dir, output_file
-from supersede_env.evaluation.summary import GRADER_NAMES, Accuracy, ConditionSummary, OutcomeCounts, RunSummary
+from supersede_env.evaluation.examples import render_examples
+from supersede_env.evaluation.headline import headline
+from supersede_env.evaluation.summary import (GRADER_NAMES, REFERENCE_POLICY, Accuracy, ConditionSummary,
+                                              OutcomeCounts, RunSummary)
 from supersede_env.core.verdict import LABELS
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOTS_DIR = "plots"
+PLOT_CAPTIONS = {
+    "accuracy": "Accuracy per condition (string grader, and the LLM judge when there is one), with Wilson 95% "
+                "intervals; each bar is labelled with its share and count.",
+    "verdict_mix": "What the answers to answerable questions were, per condition: current (right), stale (a "
+                   "superseded value), hedged, abstained or wrong; segment numbers are counts.",
+    "memo_state": "The memo after each session against the gold state: coverage (current values it holds) and "
+                  "stale retention (superseded values it still holds), one line per memo condition; small "
+                  "numbers are the episodes each point averages.",
+}
 
 
 @dataclass(frozen=True)
@@ -102,7 +114,8 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out: list[str] = ["# supersede eval report", ""]
     out.append(f"- run `{run['run_id']}`, started {run['created']}"
                + (f", resumed {len(run['resumes'])} time(s)" if run["resumes"] else ""))
-    out.append(f"- model: `{model.get('model', model)}` ({model.get('backend', '?')} backend)"
+    out.append(f"- model: `{model.get('model', model)}` ({model.get('backend', '?')} backend"
+               + (f"; a {REFERENCE_POLICY}" if s.reference_policy else "") + ")"
                + (f"; judge: `{run['judge'].get('model')}`" if run["judge"] else "; no LLM judge"))
     out.append(f"- episodes: {s.n_episodes} ({s.n_answerable} answerable, {s.n_abstention} abstention); "
                f"source: {run['config'].get('source')}; conditions: "
@@ -110,6 +123,7 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     if run.get("git_revision"):
         out.append(f"- code: git `{run['git_revision']}`")
     out.append("")
+    out += ["## Result", "", headline(s), ""]
 
     failed = sum(c.failed for c in s.conditions)
     pending = sum(c.pending for c in s.conditions)
@@ -213,6 +227,9 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
                    "verdict).")
         out.append("")
 
+    if s.examples:
+        out += render_examples(s.examples)
+
     # policies
     if s.policies:
         out.append("## Answer policy: plain vs evidence contract")
@@ -296,8 +313,8 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     if plots:
         out.append("## Plots")
         out.append("")
-        out += [f"![{p.stem}]({p.as_posix()})" for p in plots]
-        out.append("")
+        for plot in plots:
+            out += [f"![{plot.stem}]({plot.as_posix()})", "", PLOT_CAPTIONS.get(plot.stem, ""), ""]
 
     # failures
     out.append("## Failures")
@@ -348,10 +365,14 @@ def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, Repo
 def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | None = None) -> None:
     """The end-of-run table: accuracy per condition and every paired test, then where the report is."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
-    table = Table(title="supersede eval: accuracy per condition (Wilson 95% CI)")
+    title = "supersede eval: accuracy per condition (Wilson 95% CI)"
+    if summary.reference_policy:  # never read as a model's scores
+        title += f"\n{summary.model_label}"
+    table = Table(title=title, min_width=max(len(line) for line in title.splitlines()))  # never wrapped
     table.add_column("condition")
     table.add_column("graded", justify="right")
     table.add_column("failed", justify="right")
@@ -391,6 +412,7 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
         console.print(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
                       + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
                       + "); graded as not correct, shown apart from wrong in the report")
+    console.print("[bold]result:[/] " + escape(headline(summary).replace("`", "")), highlight=False)
     if wall_s is not None:
         console.print(f"run time: {wall_s:.1f} s")
     # plain prints: a path must never be wrapped or styled (scripts read these lines)

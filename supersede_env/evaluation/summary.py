@@ -19,7 +19,11 @@ Definitions used throughout:
 - paired comparisons use the questions graded under both conditions: the 2x2 table, b (right only
   under the first), c (right only under the second), the exact McNemar p and the continuity-corrected
   chi-square p;
-- policy comparisons pair each ``+contract`` condition with the same condition under ``plain``.
+- policy comparisons pair each ``+contract`` condition with the same condition under ``plain``;
+- examples (:mod:`supersede_env.evaluation.examples`): a few questions per pair of conditions, shown
+  under both, discordant ones first;
+- a *reference policy* (``baseline:NAME``, or a served ``baseline:NAME`` model) is a baseline, not a
+  model; :attr:`RunSummary.model_label` says so wherever the model is named.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.evaluation.diagnostics import (ConditionDiagnostics, _mean, condition_diagnostics,
                                                   episode_diagnostics)
+from supersede_env.evaluation.examples import ExamplePair, example_pairs
 from supersede_env.core.records import RunLog, VerdictRecord
 from supersede_env.core.rollout import StepRecord
 from supersede_env.core.verdict import LABELS
@@ -42,6 +47,7 @@ from supersede_env.core.stats import cohens_kappa, compare_paired, paired_table,
 REPORT_SCHEMA_VERSION = 1
 GRADERS: tuple[str, ...] = ("grader", "judge")
 GRADER_NAMES: dict[str, str] = {"grader": "string grader", "judge": "LLM judge"}  # for readers
+REFERENCE_POLICY = "reference policy, not a model"
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,20 @@ class RunSummary:
     diagnostics_value_matching: str
     n_with_stale_values: int = 0  # answerable episodes that list superseded values (only they can be stale)
     grader_modes: tuple[str, ...] = ("official",)  # the string grader's modes in the records (one, normally)
+    examples: tuple[ExamplePair, ...] = ()  # a few questions per pair of conditions
+
+    @property
+    def reference_policy(self) -> bool:
+        """Was the "model" a reference policy (in-process ``baseline:NAME``, or one behind a server)?"""
+        model = self.run["model"]
+        return bool(model.get("reference_policy")) or str(model.get("model", "")).startswith("baseline:")
+
+    @property
+    def model_label(self) -> str:
+        """The model's name, and for a reference policy that it is one."""
+        model = self.run["model"]
+        name = str(model.get("model") or model.get("backend") or "unknown model")
+        return f"{name} ({REFERENCE_POLICY})" if self.reference_policy else name
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -250,6 +270,8 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         policies=tuple(_policies(names, episodes, verdicts)),
         agreement=tuple(_agreement(names, verdicts)) if judged else (),
         diagnostics=tuple(diagnostics),
+        examples=tuple(example for first, second in combinations(names, 2)
+                       for example in example_pairs(first, second, episodes, log, verdicts)),
         diagnostics_value_matching=(
             "the grader's value normalisation (supersede_env.core.grader.tokens): contiguous token match, words by "
             "stem, values by meaning (four = 4, 6 pm = 18:00), punctuation and articles ignored"
