@@ -13,7 +13,8 @@ import pytest
 from supersede_env.backends import parse_backend_spec, resolve_backend
 from supersede_env.baselines.policies import POLICIES, get_policy
 from supersede_env.baselines.reading import AnswerStep, MemoStep, read_prompt
-from supersede_env.core import contract, ledger, rollout
+from supersede_env.core import ledger, rollout
+from supersede_env.core.grader.place import contract_fields
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import read_episodes
 from supersede_env.core.errors import BackendError
@@ -131,12 +132,12 @@ def test_the_contract_form_is_well_formed_and_quotes_its_evidence():
     episode = city_episode(4)
     for condition in ("full+contract", "memo:300+contract"):
         transcript = play("recency", episode, condition)
-        fields = contract.parse_contract(transcript.answer)
-        assert transcript.well_formed and fields.complete and fields.answer == "Denver"
-        assert fields.status == "FOUND" and "Denver" in fields.evidence
+        fields = dict(contract_fields(transcript.answer))
+        assert transcript.well_formed and transcript.graded_text == "Denver"
+        assert fields["status"] == "FOUND" and "Denver" in fields["evidence"]
     blank = replace(episode, question="[q4] Which pet do I have?")
-    fields = contract.parse_contract(play("recency", blank, "memo:300+contract").answer)
-    assert fields.status == "NOT FOUND" and fields.answer == "not in my notes"
+    fields = dict(contract_fields(play("recency", blank, "memo:300+contract").answer))
+    assert fields["status"] == "NOT FOUND" and fields["answer"] == "not in my notes"
 
 
 def test_ledger_ops_replies_are_operations_the_code_kept_ledger_applies():
