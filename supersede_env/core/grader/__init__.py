@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 from supersede_env.core.grader.answer import Answer, read_answer
 from supersede_env.core.grader.decide import grade_abstention_item, grade_value, grade_yes_no, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
+from supersede_env.core.grader.lexicon import META_WORDS
 from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, answer_place
 from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
-from supersede_env.core.grader.words import META_WORDS
 from supersede_env.core.verdict import LABELS, MODES, Verdict
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from supersede_env.core.grader.tokens import WORD
 if TYPE_CHECKING:
     from supersede_env.core.grader.answer import Answer
 
-__all__ = ["ABSTAIN", "ABSTAIN_TRIGGERS", "COMMIT", "abstentions"]
+__all__ = ["ABSTAIN", "ABSTAIN_TRIGGERS", "ABSTENTION", "COMMIT", "abstentions"]
 
 # Abstention: the answer says the asked information is not available. Searched only in windows
 # around trigger words (see _abstentions) because one pass of this pattern over a text is slow.
@@ -70,6 +70,26 @@ COMMIT = re.compile(
     r"\b(?:conclude|concluded|infer|inferred|implies|imply|suggests|it\s+is\s+likely|likely\s+that|"
     r"i\s+would\s+say|i\s+would\s+guess|educated\s+guess|estimate|estimated|approximately|"
     r"roughly|the\s+answer\s+is|can\s+be\s+concluded|must\s+be|is\s+likely|are\s+likely|probably)\b"
+)
+
+
+# The strict reward's abstentions (:mod:`.strict`): an abstention says the asked fact was never given, and nothing else (matched on the answer's
+# words joined by single spaces; each phrase is a whole statement).
+ABSTENTION = re.compile(
+    r"\b(?:i (?:do not|don't|can't|cannot) (?:know|say|tell|recall|remember)"
+    r"|(?:i'm|i am) (?:not sure|unsure)"
+    r"|no idea|unknown|not known|n a"
+    r"|(?:that|it|this)(?: information)? (?:is|was) (?:not|never) (?:in my notes|mentioned|given|stated|available)"
+    r"|(?:(?:that|it|this) is )?not in (?:my|the) (?:notes|memo|memory|records|conversation)"
+    r"|(?:my )?notes (?:do not|don't|never) (?:say|mention it|mention that|mention this|mention)"
+    r"|you (?:never|did not|didn't|have not|haven't) (?:mentioned|mention|told me|tell me|said|say|shared|share|specified"
+    r"|specify)(?: it| that| this)?"
+    r"|(?:it|that|this) was never (?:mentioned|said|stated|given|shared)"
+    r"|never mentioned|not mentioned|not stated|not specified|not given"
+    r"|i (?:do not|don't) have (?:that|this|the|any|enough) (?:information|info)"
+    r"|(?:there is )?no information"
+    r"|(?:the )?information(?: provided| given| available)? (?:is|was) not (?:enough|available|given)"
+    r"|not enough information)\b"
 )
 
 

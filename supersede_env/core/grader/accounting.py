@@ -25,14 +25,35 @@ from dataclasses import dataclass
 
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.labels import HEADER_STEMS
-from supersede_env.core.grader.mentions import CueReading
 from supersede_env.core.grader.lexicon import (
-    CLAUSE_OPENERS, CORRECTIONS, DURATION_UNITS, LABEL_WORDS, FRAGMENT_BREAKS, FUNCTION_WORDS, OFFICIAL_KNOWN, OFFICIAL_KNOWN_STEMS, OFFICIAL_PUNCT,
+    CLAUSE_BREAK_WORDS,
+    CLAUSE_OPENERS,
+    CORRECTIONS,
+    DURATION_UNITS,
+    FRAGMENT_BREAKS,
+    FUNCTION_WORDS,
+    LABEL_WORDS,
+    OFFICIAL_KNOWN,
+    OFFICIAL_KNOWN_STEMS,
+    OFFICIAL_PUNCT,
+    SENTENCE_END,
+    SOFT,
 )
+from supersede_env.core.grader.mentions import CueReading
 from supersede_env.core.grader.tokens import (
-    CLOCK, DATE, DUR, LABEL, NUM, PUNCT, TIME, WORD, Token, is_year_number, unit_of, values_equal,
+    CLOCK,
+    DATE,
+    DUR,
+    LABEL,
+    NUM,
+    PUNCT,
+    TIME,
+    WORD,
+    Token,
+    is_year_number,
+    unit_of,
+    values_equal,
 )
-from supersede_env.core.grader.words import CLAUSE_BREAK_WORDS, SENTENCE_END, SOFT
 
 __all__ = ["unaccounted"]
 

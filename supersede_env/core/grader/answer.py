@@ -23,11 +23,10 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
-from supersede_env.core.grader.cues import CUE_STARTS
 from supersede_env.core.grader.gold import Pattern, echo_key, question_info
+from supersede_env.core.grader.lexicon import CUE_STARTS, QUESTION_WORDS, SENTENCE_END, SOFT
 from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
-from supersede_env.core.grader.words import QUESTION_WORDS, SENTENCE_END, SOFT
 
 __all__ = ["SHORT_REPLY", "TERSE_REPLY", "Answer", "read_answer", "Span"]
 

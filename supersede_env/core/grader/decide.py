@@ -23,16 +23,29 @@ from bisect import bisect_left
 from functools import lru_cache
 
 from supersede_env.core.grader.abstention import COMMIT, abstentions
+from supersede_env.core.grader.accounting import unaccounted
 from supersede_env.core.grader.answer import SHORT_REPLY, START_OF, Answer
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
-from supersede_env.core.grader.accounting import unaccounted
+from supersede_env.core.grader.lexicon import (
+    DISCOURSE,
+    META_WORDS,
+    NEGATORS,
+    QUESTION_WORDS,
+    SENTENCE_END,
+    SOFT,
+)
 from supersede_env.core.grader.mentions import (
-    BOUND_CUE, OFFERED, CueReading, Mention, assign_roles, find_mentions, is_bare_item,
+    BOUND_CUE,
+    OFFERED,
+    CueReading,
+    Mention,
+    assign_roles,
+    find_mentions,
+    is_bare_item,
 )
 from supersede_env.core.grader.names import name_runs, namelike
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, stem, tokenize, values_equal
-from supersede_env.core.grader.words import DISCOURSE, META_WORDS, NEGATORS, QUESTION_WORDS, SENTENCE_END, SOFT
 from supersede_env.core.verdict import Verdict
 
 __all__ = ["grade_value", "grade_yes_no", "grade_abstention_item", "verdict"]

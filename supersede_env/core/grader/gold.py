@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.labels import is_year
+from supersede_env.core.grader.lexicon import GENERIC, PRONOUNS, SOFT
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
-from supersede_env.core.grader.words import GENERIC, PRONOUNS, SOFT
 
 __all__ = ["Pattern", "Alternative", "Choice", "Gold", "QuestionInfo", "parse_gold", "parse_value", "answer_form",
            "question_info", "content_tokens"]

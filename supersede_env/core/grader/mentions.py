@@ -24,17 +24,44 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
-from supersede_env.core.grader.cues import CHANGE_VERBS, CUE_STARTS, Cue, cue_table
 from supersede_env.core.grader.gold import Gold, Pattern, parse_value
 from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
-from supersede_env.core.grader.lexicon import FUNCTION_WORDS
+from supersede_env.core.grader.lexicon import (
+    BOUND_BEFORE,
+    CHANGE_VERBS,
+    CLAUSE_BREAK_PUNCT,
+    CLAUSE_BREAK_WORDS,
+    COPULAS,
+    CUE_STARTS,
+    FUNCTION_WORDS,
+    GENERIC,
+    META_WORDS,
+    MONTHS,
+    NOT_A_RIVAL,
+    OPERATORS,
+    PRONOUNS,
+    SENTENCE_END,
+    SOFT,
+    WEEKDAYS,
+    Cue,
+    cue_table,
+)
 from supersede_env.core.grader.names import name_runs
 from supersede_env.core.grader.tokens import (
-    CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, other_unit, stem, values_equal,
-)
-from supersede_env.core.grader.words import (
-    GENERIC, META_WORDS, BOUND_BEFORE, CLAUSE_BREAK_PUNCT, COPULAS, CLAUSE_BREAK_WORDS, MONTHS, NOT_A_RIVAL, OPERATORS, PRONOUNS, SENTENCE_END, SOFT,
-    WEEKDAYS,
+    CLOCK,
+    DATE,
+    DUR,
+    FREQ,
+    LABEL,
+    NUM,
+    PUNCT,
+    TIME,
+    VALUE_KINDS,
+    WORD,
+    Token,
+    other_unit,
+    stem,
+    values_equal,
 )
 
 __all__ = ["Mention", "CueReading", "find", "find_mentions", "assign_roles", "is_bare_item", "ROLES", "OFFERED",

@@ -14,9 +14,8 @@ from collections.abc import Iterator
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.answer import Answer
-from supersede_env.core.grader.cues import CUE_STARTS
+from supersede_env.core.grader.lexicon import COPULAS, CUE_STARTS, DISCOURSE, PRONOUNS, TITLES
 from supersede_env.core.grader.tokens import LABEL, PUNCT, WORD, Token
-from supersede_env.core.grader.words import COPULAS, DISCOURSE, PRONOUNS, TITLES
 
 __all__ = ["name_runs", "namelike", "DISCOURSE"]
 

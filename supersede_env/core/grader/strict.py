@@ -31,9 +31,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations
 
+from supersede_env.core.grader.abstention import ABSTENTION
 from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_value
 from supersede_env.core.grader.lexicon import (
-    ABSTENTION, COURTESY, FUNCTION_WORDS, NOT_PLAIN, PLAIN_PUNCT, PLAIN_SYMBOLS, ROLE_PHRASE_STARTS, ROLE_PHRASES, YES_NO_WORDS,
+    COURTESY,
+    FUNCTION_WORDS,
+    NOT_PLAIN,
+    PLAIN_PUNCT,
+    PLAIN_SYMBOLS,
+    ROLE_PHRASE_STARTS,
+    ROLE_PHRASES,
+    YES_NO_WORDS,
 )
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, unit_of, values_equal
