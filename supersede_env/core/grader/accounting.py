@@ -26,33 +26,13 @@ from dataclasses import dataclass
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.labels import HEADER_STEMS
 from supersede_env.core.grader.lexicon import (
-    CLAUSE_BREAK_WORDS,
-    CLAUSE_OPENERS,
-    CORRECTIONS,
-    DURATION_UNITS,
-    FRAGMENT_BREAKS,
-    FUNCTION_WORDS,
-    LABEL_WORDS,
-    OFFICIAL_KNOWN,
-    OFFICIAL_KNOWN_STEMS,
-    OFFICIAL_PUNCT,
-    SENTENCE_END,
-    SOFT,
+    CLAUSE_BREAK_WORDS, CLAUSE_OPENERS, CORRECTIONS, DURATION_UNITS, FRAGMENT_BREAKS, FUNCTION_WORDS,
+    LABEL_WORDS, OFFICIAL_KNOWN, OFFICIAL_KNOWN_STEMS, OFFICIAL_PUNCT, PREDICATES, SENTENCE_END, SOFT,
+    STATEMENT_SUBJECTS,
 )
-from supersede_env.core.grader.mentions import CueReading
+from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
-    CLOCK,
-    DATE,
-    DUR,
-    LABEL,
-    NUM,
-    PUNCT,
-    TIME,
-    WORD,
-    Token,
-    is_year_number,
-    unit_of,
-    values_equal,
+    CLOCK, DATE, DUR, LABEL, NUM, PUNCT, TIME, WORD, Token, is_year_number, unit_of, values_equal,
 )
 
 __all__ = ["unaccounted"]
@@ -250,8 +230,6 @@ class _Item:
     gold_words: frozenset[str]
 
 
-_SUBJECTS = frozenset("i you we they he she it there this that these those".split())
-_PREDICATES = frozenset("is are was were has have had will would can could may might must should been".split())
 
 
 def _beside(tokens: list[Token], k: int, first: int, last: int, own: tuple[int, int], item: _Item,
@@ -269,12 +247,12 @@ def _beside(tokens: list[Token], k: int, first: int, last: int, own: tuple[int, 
         opener = next((j for j in range(own[0], first) if tokens[j].text not in FUNCTION_WORDS and tokens[j].text
                        not in SOFT), None)
         between = tokens[k + 1:first]
-        return k == opener and tokens[own[0]].text not in _SUBJECTS and not any(
-            t.text in _PREDICATES for t in between) and all(
+        return k == opener and tokens[own[0]].text not in STATEMENT_SUBJECTS and not any(
+            t.text in PREDICATES for t in between) and all(
             t.text in FUNCTION_WORDS or t.text in SOFT or t.text in CLAUSE_BREAK_WORDS for t in between)
     if item.gold_token is None and not terse:
         return False  # a long reply's words after a name are its wording ("under their bed for storage")
-    if terse and last + 1 <= own[1] and tokens[last + 1].text in _PREDICATES:
+    if terse and last + 1 <= own[1] and tokens[last + 1].text in PREDICATES:
         return True  # a predicate of the statement: "Busan is a lie", "Busan has been ruled out"
     if item.gold_token is None and not item.question:
         return False  # no question to say which nouns a name may carry ("... BBQ sauce")

@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+from supersede_env.core.grader.lexicon import CUE_STARTS
+
 import itertools
 import operator
 import re
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.gold import Pattern, echo_key, question_info
-from supersede_env.core.grader.lexicon import CUE_STARTS, QUESTION_WORDS, SENTENCE_END, SOFT
+from supersede_env.core.grader.lexicon import QUESTION_WORDS, SENTENCE_END, SOFT, WEAK_KEYWORDS
 from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
 
@@ -147,8 +149,6 @@ _STEP_HEADING = re.compile(r"(?:^|\n)[^\n]{0,10}step\s*\d")
 # break; _STEP_HEADING starts with a line break. Keep them in step with the markers.
 _STRONG_MARKER_STARTS = re.compile(r"final(?=\s+answer)|the(?=\s+answer)|my(?=\s+(?:final\s+)?answer)|answer|\n")
 _LINE_STARTS = re.compile(r"\n")
-_WEAK_KEYWORDS = frozenset("therefore thus hence overall conclusion conclude summary summarize means based "
-                           "infer say determine".split())
 
 
 def _markers(marker: re.Pattern[str], starts: re.Pattern[str], text: str) -> list[re.Match[str]]:
@@ -236,7 +236,7 @@ def _word_flags(w: str) -> int:
     flags = _WORD_FLAGS.get(w)
     if flags is None:
         flags = ((_TRIGGER if (w in ABSTAIN_TRIGGERS or w.endswith("n't")) else 0)
-                 | (_SOFT_WORD if w in SOFT else 0) | (_WEAK_KEY if w in _WEAK_KEYWORDS else 0)
+                 | (_SOFT_WORD if w in SOFT else 0) | (_WEAK_KEY if w in WEAK_KEYWORDS else 0)
                  | (_CUE if (w in CUE_STARTS or w.endswith("n't")) else 0))
         if len(_WORD_FLAGS) < 100_000:
             _WORD_FLAGS[w] = flags

@@ -27,25 +27,17 @@ from supersede_env.core.grader.accounting import unaccounted
 from supersede_env.core.grader.answer import SHORT_REPLY, START_OF, Answer
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
 from supersede_env.core.grader.lexicon import (
-    DISCOURSE,
-    META_WORDS,
-    NEGATORS,
-    QUESTION_WORDS,
-    SENTENCE_END,
-    SOFT,
+    AFTER_A_BARE_NO, AFTER_WORDS, ANTONYMS, AUXILIARIES, BEFORE_WORDS, DISCOURSE, FUNCTION_STEMS, GUESS_WORDS,
+    GUESSING_PAST, JOINERS, META_WORDS, NEGATORS, SENTENCE_END, SOFT, YES_NO_WORDS,
 )
-from supersede_env.core.grader.mentions import (
-    BOUND_CUE,
-    OFFERED,
-    CueReading,
-    Mention,
-    assign_roles,
-    find_mentions,
-    is_bare_item,
-)
+from supersede_env.core.grader.candidates import find_mentions
+from supersede_env.core.grader.mention import OFFERED, Mention
+from supersede_env.core.grader.rivals import is_bare_item
+from supersede_env.core.grader.roles import BOUND_CUE, CueReading, assign_roles
 from supersede_env.core.grader.names import name_runs, namelike
+from supersede_env.core.grader.passes import _tense_decides
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, stem, tokenize, values_equal
+from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 from supersede_env.core.verdict import Verdict
 
 __all__ = ["grade_value", "grade_yes_no", "grade_abstention_item", "verdict"]
@@ -102,37 +94,6 @@ _LOW_CONFIDENCE = re.compile(r"\bconfidence\s*[:=]?\s*(?:0?\.\d+|0\b|[1-9]\d?(?:
 _UNKNOWN_AFTER = re.compile(r"[ \t]*[;,/(\n-]?[ \t]*(?:or[ \t]+)?(?:unknown|not[ \t]+(?:mentioned|stated|given|known)|n/a)\b")
 
 
-def _tense_decides(a: Answer, mentions: list[Mention]) -> None:
-    """"It was Phoenix; it is Lexington": between rivals stated as current, one spoken of in the past
-    tense beside one in the present tense is history. Without both tenses nothing changes. A short
-    reply that opens with a value, in no past tense, states it now ("Lexington. Phoenix was what you
-    said first.")."""
-    if len(mentions) < 2:
-        return
-    current = [m for m in mentions if m.role == "current" and not m.loose]
-    present = {m.text for m in current if m.tense == "present" or m.marked == "now"}
-    lead = _leading_statement(a, current)
-    if lead is not None:
-        present.add(lead.text)
-        for m in current:  # "Lexington. Phoenix was what you said first.": a later subject in the past tense
-            if m is not lead and m.first > lead.last and not m.tense and _past_subject(a.tokens, m):
-                m.tense = "past"
-    if not present:
-        return
-    for m in current:
-        if m.tense == "past" and m.text not in present:
-            m.set_role("past", "past tense beside a present one")
-
-
-_PAST_COPULAS = frozenset({"was", "were", "had"})
-
-
-def _past_subject(tokens: list[Token], m: Mention) -> bool:
-    """Is the mention the subject of a past-tense verb right after it ("Phoenix was ...")?"""
-    nxt = m.last + 1
-    return nxt < len(tokens) and tokens[nxt].kind == WORD and tokens[nxt].text in _PAST_COPULAS
-
-
 @lru_cache(maxsize=4096)
 def _gold_terms(gold_text: str) -> tuple[frozenset[str], tuple[Token, ...]]:
     """The gold's own word stems and values: an answer may repeat them ("less water (5 ounces)")."""
@@ -148,17 +109,6 @@ def _frame(question: str | None, gold_text: str) -> frozenset[str]:
     return info.words | info.stems | frozenset(t.text for t in tokenize(normalise_text(gold_text)) if t.kind == WORD)
 
 
-def _leading_statement(a: Answer, current: list[Mention]) -> Mention | None:
-    """The value a short reply opens with, when its first sentence states it and nothing in the past tense."""
-    if len(a.text) > SHORT_REPLY or not current or current[0].tense == "past":
-        return None
-    first = current[0]
-    tokens = a.tokens
-    if any(t.kind == PUNCT and t.text in SENTENCE_END for t in tokens[a.start:first.first]):
-        return None  # not in the first sentence
-    return first
-
-
 def _order_says_gold_first(a: Answer, gold: Gold, g: Mention, o: Mention) -> bool | None:
     """A "which came first, A or B" answer that names both: does it put the gold's option in the asked place?"""
     choice = gold.choice
@@ -167,9 +117,9 @@ def _order_says_gold_first(a: Answer, gold: Gold, g: Mention, o: Mention) -> boo
     lo, hi = sorted(((g.first, g.last), (o.first, o.last)))
     between = {t.value for t in a.tokens[lo[1] + 1:hi[0]] if t.kind == WORD}
     after_first = {t.value for t in a.tokens[hi[1] + 1:hi[1] + 4] if t.kind == WORD}
-    if between & _BEFORE_CUES or "first" in after_first and not between:
+    if between & BEFORE_WORDS or "first" in after_first and not between:
         first_named_first = True
-    elif between & _AFTER_CUES:
+    elif between & AFTER_WORDS:
         first_named_first = False
     else:
         return None
@@ -177,8 +127,6 @@ def _order_says_gold_first(a: Answer, gold: Gold, g: Mention, o: Mention) -> boo
     return gold_is_first == choice.asks_first
 
 
-_BEFORE_CUES = frozenset(stem(w) for w in "before prior earlier first then followed preceded".split())
-_AFTER_CUES = frozenset(stem(w) for w in "after later following subsequently".split())
 
 
 def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool,
@@ -336,13 +284,6 @@ _YES_NO = re.compile(
     r"(?:^|[\n:.!?*\"(]\s*|\banswer\s+(?:is|would\s+be)\s*:?\s*\**\s*)(yes|no)\b(?=\s*[,.!;:*)\n\"]|\s*$|\s+-)"
 )
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
-_ANTONYMS = {
-    stem(a): stem(b)
-    for x, y in (("more", "less"), ("more", "fewer"), ("higher", "lower"), ("increase", "decrease"),
-                 ("better", "worse"), ("before", "after"), ("earlier", "later"), ("bigger", "smaller"),
-                 ("larger", "smaller"), ("longer", "shorter"), ("faster", "slower"), ("up", "down"))
-    for a, b in ((x, y), (y, x))
-}
 
 
 def _polarity(a: Answer, question: str | None) -> str | None:
@@ -363,7 +304,7 @@ def _polarity(a: Answer, question: str | None) -> str | None:
             continue
         negated = any(t.kind == WORD and (t.text in NEGATORS or t.text.endswith("n't")) for t in toks)
         # "less frequently" answering "more frequently?" says no
-        flipped = any(_ANTONYMS.get(s) in q_stems and s not in q_stems for s in stems)
+        flipped = any(ANTONYMS.get(s) in q_stems and s not in q_stems for s in stems)
         return "no" if negated != flipped else "yes"
     return None
 
@@ -406,22 +347,17 @@ def _explicit_yes_no(a: Answer) -> list[tuple[int, str]]:
     found = []
     for i in range(a.start, len(tokens)):
         t = tokens[i]
-        word = _INFORMAL_YES_NO.get(t.text, t.text) if t.kind == WORD else ""
+        word = YES_NO_WORDS.get(t.text, t.text) if t.kind == WORD else ""
         if word not in ("yes", "no"):
             continue
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if word == "yes" or t.text != "no" or nxt is None or nxt.kind == PUNCT or nxt.text in _AFTER_A_BARE_NO:
+        if word == "yes" or t.text != "no" or nxt is None or nxt.kind == PUNCT or nxt.text in AFTER_A_BARE_NO:
             found.append((i, word))
     return found
 
 
-# "Yep.", "Nope": a yes or a no (only "no" also qualifies nouns: "no information")
-_INFORMAL_YES_NO = {"yep": "yes", "yeah": "yes", "yup": "yes", "yea": "yes", "nope": "no", "nah": "no"}
 
 
-# words after which "no" is an answer ("no now", "No is current", "from no to yes"), not "no information"
-_AFTER_A_BARE_NO = frozenset("now currently anymore before previously earlier then is was to either or and but "
-                             "also at until after later instead rather yes".split())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,13 +374,8 @@ def _value_like(a: Answer, question: str | None) -> list[Mention]:
     return sorted(out, key=lambda m: (m.first, m.last))
 
 
-# history cues that put a value forward as the asked fact's old value ("previously Taipei"); not
-# "ago" / "before" / "from", which date other events ("started about a month ago")
-_GUESSING_PAST = frozenset({"previously", "formerly", "originally", "initially", "used to", "earlier", "at first",
-                            "in the past", "back then", "at one point", "historically", "before that"})
 
 
-_JOINERS = frozenset({"or", "/", "vs"})
 
 
 def _joined_to_abstention(a: Answer, found: list[re.Match[str]]) -> str | None:
@@ -458,7 +389,7 @@ def _joined_to_abstention(a: Answer, found: list[re.Match[str]]) -> str | None:
         first = bisect_left(tokens, m.start(), key=START_OF)
         last = bisect_left(tokens, m.end(), key=START_OF) - 1
         for joiner, other in ((first - 1, first - 2), (last + 1, last + 2)):
-            if 0 <= other < n and 0 <= joiner and tokens[joiner].text in _JOINERS and _a_guess(tokens[other]):
+            if 0 <= other < n and 0 <= joiner and tokens[joiner].text in JOINERS and _a_guess(tokens[other]):
                 return a.snippet(other, other)
         # "N/A (Taipei)", "unknown (tomasz nowak?)": a guess alone in parentheses right after it
         if last + 2 < n and tokens[last + 1].text == "(" and (end := _guess_run(tokens, last + 2)) is not None:
@@ -466,7 +397,7 @@ def _joined_to_abstention(a: Answer, found: list[re.Match[str]]) -> str | None:
     # "Not mentioned. Perhaps taipei." (a guess that ends its sentence), not "Maybe check your notes."
     after = found[-1].end()
     for i in range(bisect_left(tokens, after, key=START_OF), n - 1):
-        if tokens[i].kind == WORD and tokens[i].text in _GUESS_WORDS and (end := _guess_run(tokens, i + 1)) is not None:
+        if tokens[i].kind == WORD and tokens[i].text in GUESS_WORDS and (end := _guess_run(tokens, i + 1)) is not None:
             return a.snippet(i, end)
     return None
 
@@ -481,20 +412,19 @@ def _guess_run(tokens: list[Token], k: int) -> int | None:
     return j - 1 if j >= len(tokens) or tokens[j].text in SENTENCE_END or tokens[j].text in (",", ")") else None
 
 
-_GUESS_WORDS = frozenset({"perhaps", "maybe", "possibly", "probably", "guess"})
 
 
 def _a_guess(t: Token) -> bool:
     """Could token ``t`` be a guessed value: a value, or a word that may name one (not a pronoun, cue,
     discourse, auxiliary or soft word)?"""
     return t.kind in VALUE_KINDS or (t.kind == WORD and namelike(t, frozenset()) and t.text not in DISCOURSE
-                                     and t.text not in _AUXILIARIES and t.text not in SOFT and t.value not in META_WORDS)
+                                     and t.text not in AUXILIARIES and t.text not in SOFT and t.value not in META_WORDS)
 
 
 def _about_the_asked(a: Answer, m: Mention, question: str | None, found: list[re.Match[str]]) -> bool:
     """Is ``m`` stated in a clause about what the question asks (the clause shares a content word of the
     question, and holds no abstention)? "your dog is Rex" beside "no cat was mentioned" is not."""
-    asked = question_info(question).content_stems - _FUNCTION_STEMS
+    asked = question_info(question).content_stems - FUNCTION_STEMS
     if not asked:
         return False
     tokens = a.tokens
@@ -515,9 +445,6 @@ def _breaks_clause(t: Token) -> bool:
         t.kind == WORD and t.text in ("or", "but", "and"))
 
 
-_AUXILIARIES = frozenset("is are was were be been am do does did can could will would shall should may might must "
-                         "have has had".split())
-_FUNCTION_STEMS = frozenset(stem(w) for w in _AUXILIARIES | QUESTION_WORDS | {"current", "currently", "now", "still"})
 
 
 def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, ...], gold: Gold,
@@ -542,7 +469,7 @@ def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, 
     assign_roles(a, candidates, frame=_frame(question, ""), strict=strict)
     for m in candidates:
         # put forward: by a guess or history cue, or standing alone as an item ("I don't know - Taipei")
-        guessed = m.role in ("hedged", "hypothetical") or (m.role == "past" and m.cue in _GUESSING_PAST) or (
+        guessed = m.role in ("hedged", "hypothetical") or (m.role == "past" and m.cue in GUESSING_PAST) or (
             m.marked in ("now", "next")) or (m.role == "current" and is_bare_item(a.tokens, m.first, m.last, frozenset()))
         if strict:  # the strict reward: an abstention names no candidate and no value at all
             # nor states a name of the asked thing ("The cat is called Luna, or it was never mentioned");

@@ -226,7 +226,7 @@ CUES: tuple[Cue, ...] = tuple(
 CUE_STARTS: frozenset[str] = frozenset(cue.words[0] for cue in CUES)
 
 
-def cue_table() -> dict[str, list[Cue]]:
+def _cue_table() -> dict[str, list[Cue]]:
     """First word -> the cues starting with it, longest first (so "no longer" wins over "no")."""
     table: dict[str, list[Cue]] = {}
     for cue in CUES:
@@ -293,7 +293,8 @@ COURTESY = frozenset("sorry unfortunately sadly honestly afraid apologies what w
                      "long often".split())
 
 # Yes and no, with their informal spellings, for yes/no golds
-YES_NO_WORDS = {"yes": "yes", "yep": "yes", "yeah": "yes", "yup": "yes", "no": "no", "nope": "no", "nah": "no"}
+YES_NO_WORDS = {"yes": "yes", "yep": "yes", "yeah": "yes", "yup": "yes", "yea": "yes", "no": "no", "nope": "no",
+                "nah": "no"}
 
 
 
@@ -340,3 +341,60 @@ OFFICIAL_KNOWN_STEMS = frozenset((META_WORDS - _META_ROLE_WORDS) | {stem(w) for 
 CORRECTIONS = frozenset("correction corrected actually update updated edit wait oops erratum errata scratch".split())
 # words after a number that make it a label of the reply's evidence, not a quantity ("59 sessions")
 LABEL_WORDS = frozenset("session sessions step steps turn turns".split())
+
+
+CUE_TABLE = _cue_table()  # first word -> the cues starting with it, longest first ("no longer" before "no")
+
+# -- words the rules read: role binding, rival finding, decisions, reading, names -------------------
+COMPARATIVES = frozenset("more less fewer higher lower longer shorter earlier later bigger smaller".split())
+TO_WORDS = frozenset({"to", "into"})
+SUBJECT_PRONOUNS = frozenset("you i we they he she".split())
+# nouns that name the value itself: a history word before them says the value is history ("(prior record)")
+VALUE_NOUNS = frozenset("value values entry entries record records answer number figure amount count setting "
+                         "status version one".split())
+CROSSING_WORDS = frozenset({"but", "though", "although", "-"})
+SET_WORDS = frozenset("these those them either any which all both".split())
+CLOSING_MARKS = frozenset({")", '"', "'", "*"})
+CLAUSE_ENDS = frozenset({",", ";", ".", "!", "?", "\n", "\n\n", ")", ":"})
+NEXT_CLAUSE = frozenset({"and", "but", "while", "whereas"})
+SEPARATOR_PUNCT = frozenset({",", ";", "/", "\n", "\n\n", "&", "|"})
+SEPARATOR_WORDS = frozenset({"and", "or", "vs", "versus", "either", "but"})
+# words after a count that do not say it counts something else ("from 62 to 47", "62 then 47", "62 is old")
+LINKS = COPULAS | {"to", "or", "and", "then", "before", "previously", "earlier", "instead", "but", "not"}
+SEQUENCE_OR_HEDGE = frozenset({"then", "later", "now", "actually", "maybe", "perhaps", "possibly", "probably",
+                                "->", "<-"})
+SEQUENCE_WORDS = frozenset({"then", "now", "later", "actually", "->", "<-", "afterwards", "eventually", "finally"})
+# labels, not names: contract fields, and the old/new labels of a table's rows ("| Old | Denver |")
+HEADINGS = frozenset("""answer final status evidence missing note notes summary conclusion result old new previous
+    current before now former latest updated earlier original""".split())
+OR_GLUE = frozenset({"or", "either", "maybe", "possibly", "perhaps", "even", "vs", "versus"})
+PAST_COPULAS = frozenset({"was", "were", "had"})
+BEFORE_WORDS = frozenset(stem(w) for w in "before prior earlier first then followed preceded".split())
+AFTER_WORDS = frozenset(stem(w) for w in "after later following subsequently".split())
+ANTONYMS = {
+    stem(a): stem(b)
+    for x, y in (("more", "less"), ("more", "fewer"), ("higher", "lower"), ("increase", "decrease"),
+                 ("better", "worse"), ("before", "after"), ("earlier", "later"), ("bigger", "smaller"),
+                 ("larger", "smaller"), ("longer", "shorter"), ("faster", "slower"), ("up", "down"))
+    for a, b in ((x, y), (y, x))
+}
+# words after which "no" is an answer ("no now", "No is current", "from no to yes"), not "no information"
+AFTER_A_BARE_NO = frozenset("now currently anymore before previously earlier then is was to either or and but "
+                             "also at until after later instead rather yes".split())
+# history cues that put a value forward as the asked fact's old value ("previously Taipei"); not
+# "ago" / "before" / "from", which date other events ("started about a month ago")
+GUESSING_PAST = frozenset({"previously", "formerly", "originally", "initially", "used to", "earlier", "at first",
+                            "in the past", "back then", "at one point", "historically", "before that"})
+JOINERS = frozenset({"or", "/", "vs"})
+GUESS_WORDS = frozenset({"perhaps", "maybe", "possibly", "probably", "guess"})
+AUXILIARIES = frozenset("is are was were be been am do does did can could will would shall should may might must "
+                         "have has had".split())
+FUNCTION_STEMS = frozenset(stem(w) for w in AUXILIARIES | QUESTION_WORDS | {"current", "currently", "now", "still"})
+WEAK_KEYWORDS = frozenset("therefore thus hence overall conclusion conclude summary summarize means based "
+                           "infer say determine".split())
+NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note answer status evidence missing "
+                       "unknown none nothing final".split())
+# what may follow a listed name: "Malibu, Prius", "Malibu (old), Prius"
+LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n", "\n\n", "(", ")"})
+STATEMENT_SUBJECTS = frozenset("i you we they he she it there this that these those".split())
+PREDICATES = frozenset("is are was were has have had will would can could may might must should been".split())

@@ -10,26 +10,24 @@ sentence's first word standing before more words ("Therefore, ...", "There is ..
 
 from __future__ import annotations
 
+from supersede_env.core.grader.lexicon import CUE_STARTS
+
 from collections.abc import Iterator
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.answer import Answer
-from supersede_env.core.grader.lexicon import COPULAS, CUE_STARTS, DISCOURSE, PRONOUNS, TITLES
+from supersede_env.core.grader.lexicon import COPULAS, DISCOURSE, LIST_JOINERS, NOT_NAMES, PRONOUNS, TITLES
 from supersede_env.core.grader.tokens import LABEL, PUNCT, WORD, Token
 
 __all__ = ["name_runs", "namelike", "DISCOURSE"]
 
-_NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note answer status evidence missing "
-                       "unknown none nothing final".split())
 _STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
 _ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
 _COPULAS = COPULAS | {"remains", "stays"}  # "Porto is current."
-# what may follow a listed name: "Malibu, Prius", "Malibu (old), Prius"
-_LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n", "\n\n", "(", ")"})
 
 
 def namelike(t: Token, q_stems: frozenset[str]) -> bool:
-    return (t.text not in PRONOUNS and t.text not in CUE_STARTS and t.text not in _NOT_NAMES
+    return (t.text not in PRONOUNS and t.text not in CUE_STARTS and t.text not in NOT_NAMES
             and t.text not in ABSTAIN_TRIGGERS and t.value not in q_stems and not t.text.endswith("n't"))
 
 
@@ -61,7 +59,7 @@ def name_runs(a: Answer, q_stems: frozenset[str], *, beside_abstention: bool = F
             sentence_start = i == 0 or (tokens[i - 1].kind == PUNCT and tokens[i - 1].text in _STARTS
                                         and not (i > 1 and tokens[i - 2].text in TITLES))
             alone = j + 1 >= n or (tokens[j + 1].kind == PUNCT and tokens[j + 1].text in _ENDS)
-            item = listed and j + 1 < n and (tokens[j + 1].text in _LIST_JOINERS or tokens[j + 1].text in _COPULAS) \
+            item = listed and j + 1 < n and (tokens[j + 1].text in LIST_JOINERS or tokens[j + 1].text in _COPULAS) \
                 and tokens[j].text not in DISCOURSE
             if (not sentence_start or j > i or alone or item or (beside_abstention and _beside_abstention(tokens, j))) \
                     and not (j + 1 < n and tokens[j + 1].kind == LABEL):
