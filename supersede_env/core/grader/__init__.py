@@ -27,13 +27,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from supersede_env.core.grader.abstention_item import grade_abstention_item
 from supersede_env.core.grader.answer import Answer, read_answer
-from supersede_env.core.grader.decide import grade_abstention_item, grade_value, grade_yes_no, verdict
+from supersede_env.core.grader.decide import grade_value, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
 from supersede_env.core.grader.lexicon import META_WORDS
 from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, answer_place
 from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
+from supersede_env.core.grader.yes_no import grade_yes_no
 from supersede_env.core.verdict import LABELS, MODES, Verdict
 
 if TYPE_CHECKING:
@@ -119,12 +121,11 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
 
 def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,
                  question: str | None, mode: str) -> Verdict:
-    strict = mode == "strict"
     if abstention:
         # judged by its abstention phrases and what it puts forward: no need to find the restated question
-        return grade_abstention_item(read_answer(text, None, whole=strict), stale, decoys, Gold(gold_text, ()),
+        return grade_abstention_item(read_answer(text, None), stale, decoys, Gold(gold_text, ()),
                                      question, mode)
-    a = read_answer(text, question, whole=strict)
+    a = read_answer(text, question)
     parsed = parse_gold(gold_text, question)
     result = _attempt(a, parsed, stale, decoys, question, mode, False)
     if result is None and a.start > 0 and not _claims_something(a, parsed):

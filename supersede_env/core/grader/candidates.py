@@ -26,13 +26,22 @@ from supersede_env.core.grader.gold import Gold, Pattern, parse_value
 from supersede_env.core.grader.lexicon import GENERIC, META_WORDS, SOFT
 from supersede_env.core.grader.mention import Mention
 from supersede_env.core.grader.rivals import (
-    _RANGE_HINT, _SEQUENCE_HINT, _closed_class_rivals, _closed_classes, _conjunct_rival, _disjunction_rivals,
-    _has_or, _line_rivals, _name_rivals, _range_rivals, _sequence_rivals, _value_rivals,
+    _RANGE_HINT,
+    _SEQUENCE_HINT,
+    _closed_class_rivals,
+    _closed_classes,
+    _conjunct_rival,
+    _disjunction_rivals,
+    _has_or,
+    _line_rivals,
+    _name_rivals,
+    _range_rivals,
+    _sequence_rivals,
+    _value_rivals,
 )
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, stem, values_equal
 
-__all__ = ["Mention", "CueReading", "find", "find_mentions", "assign_roles", "is_bare_item", "ROLES", "OFFERED",
-           "BOUND_CUE"]
+__all__ = ["find", "find_mentions"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,7 +290,7 @@ def _distinctive_words(value: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool,
+def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...],
                   question: frozenset[str] = frozenset()) -> list[Mention]:
     """Every candidate mention in the answer's conclusion, in text order (roles not yet assigned)."""
     mentions: list[Mention] = []
@@ -318,7 +327,7 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
     value_gold = gold.single_value is not None
     if value_gold:
-        rivals = _value_rivals(a, gold, covered, strict, question, gold_spans, bool(stale or decoys))
+        rivals = _value_rivals(a, gold, covered, question, gold_spans, bool(stale or decoys))
     else:
         rivals = _range_rivals(a, gold.value_range, covered) if gold.value_range is not None else []
     if _closed_classes(gold)[1]:
@@ -344,7 +353,7 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
             if _SEQUENCE_HINT.search(text) is not None:
                 rivals += _sequence_rivals(a, gold_spans, covered, question, phrases=untold and not value_gold)
             if untold and not value_gold:
-                rivals += _name_rivals(a, covered, question, strict)
+                rivals += _name_rivals(a, covered, question)
     if rivals:
         # the tightest reading of each place wins ("Chevy Malibu" over the line "Chevy Malibu is outdated")
         taken: set[int] = set()

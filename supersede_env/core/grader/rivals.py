@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from supersede_env.core.grader.lexicon import CUE_STARTS
-
 import re
 from bisect import bisect_right
 
@@ -11,19 +9,45 @@ from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, S
 from supersede_env.core.grader.gold import Gold
 from supersede_env.core.grader.labels import is_year
 from supersede_env.core.grader.lexicon import (
-    CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, COPULAS, CUE_TABLE, HEADINGS, LINKS, MONTHS, NOT_A_RIVAL,
-    PRONOUNS, SENTENCE_END, SEPARATOR_PUNCT, SEPARATOR_WORDS, SEQUENCE_OR_HEDGE, SEQUENCE_WORDS, SOFT,
+    CLAUSE_BREAK_PUNCT,
+    CLAUSE_BREAK_WORDS,
+    COPULAS,
+    CUE_STARTS,
+    CUE_TABLE,
+    HEADINGS,
+    LINKS,
+    MONTHS,
+    NOT_A_RIVAL,
+    PRONOUNS,
+    SENTENCE_END,
+    SEPARATOR_PUNCT,
+    SEPARATOR_WORDS,
+    SEQUENCE_OR_HEDGE,
+    SEQUENCE_WORDS,
+    SOFT,
     WEEKDAYS,
 )
 from supersede_env.core.grader.mention import Mention, is_capitalised_name
 from supersede_env.core.grader.names import name_runs
 from supersede_env.core.grader.roles import TO_WORDS
 from supersede_env.core.grader.tokens import (
-    CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, other_unit, values_equal,
+    CLOCK,
+    DATE,
+    DUR,
+    FREQ,
+    LABEL,
+    NUM,
+    PUNCT,
+    TIME,
+    VALUE_KINDS,
+    WORD,
+    Token,
+    other_unit,
+    values_equal,
 )
 
 
-def _comparable(gold_tok: Token, t: Token, strict: bool) -> bool:
+def _comparable(gold_tok: Token, t: Token) -> bool:
     """Is value ``t`` of the gold's sort, so a rival answer when it differs from the gold?"""
     gk = gold_tok.kind
     if gk in (TIME, CLOCK):
@@ -31,12 +55,10 @@ def _comparable(gold_tok: Token, t: Token, strict: bool) -> bool:
     if gk in (DATE, FREQ):
         return t.kind == gk
     if gk == DUR:  # "25 minutes and 50 seconds" vs "27:12" (a clock reading of a duration)
-        return (t.kind == DUR and (strict or t.value[0] == gold_tok.value[0])) or (
+        return (t.kind == DUR and t.value[0] == gold_tok.value[0]) or (
             t.kind == CLOCK and gold_tok.value[0] == "s" and bool(t.value[1]))
     if gk == NUM:
-        if gold_tok.unit is not None:
-            return t.kind == NUM and (t.unit == gold_tok.unit or (strict and t.unit is None))
-        return strict and t.kind == DUR
+        return gold_tok.unit is not None and t.kind == NUM and t.unit == gold_tok.unit
     return False
 
 
@@ -66,13 +88,13 @@ def is_bare_item(tokens: list[Token], i: int, j: int, units: frozenset) -> bool:
     return True
 
 
-def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, question: frozenset[str],
+def _value_rivals(a: Answer, gold: Gold, covered: list[Span], question: frozenset[str],
                   gold_spans: list[Span], told: bool = True) -> list[Mention]:
     """Other values of the gold's sort in the conclusion: rivals whatever their role.
 
     Typed values (times, dates, money, durations, frequencies) compete wherever they stand. A bare
     count competes when it stands as a list item ("15; 18"), beside another number ("42 43 44"), or
-    counts the same thing ("47 plants ... 62 plants") in strict mode, or in a short reply after a sequence
+    counts the same thing in a short reply after a sequence
     or hedge word ("47 then 52", "47, maybe 50") or when the source ``told`` of no other value (a reasoned
     answer counts other things too); a year is a date, not a count."""
     gold_tok = gold.single_value
@@ -81,7 +103,7 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
     tokens = a.tokens
     units = gold.alternatives[0].parts[0].optional
     n = len(tokens)
-    nouns: frozenset | None = None  # what the gold counts (built when a strict count needs it)
+    nouns: frozenset | None = None  # what the gold counts (built when needed)
     starts = [s for s, _ in covered]
     out = []
     short = len(a.text) <= SHORT_REPLY
@@ -102,7 +124,7 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
                 continue
             beside_number = (i > 0 and tokens[i - 1].kind == NUM) or (i + 1 < n and tokens[i + 1].kind == NUM)
             # "47 then 52", "47, maybe 50"; in a short reply to a source that named no other value, every count
-            same_count = strict or (short and _after_marker(tokens, i)) or (terse and not told)
+            same_count = (short and _after_marker(tokens, i)) or (terse and not told)
             if same_count and nouns is None:
                 # its unit words, the question's words, the word after the gold in the answer
                 nouns = units | question | {tokens[e + 1].value for _, e in gold_spans
@@ -112,7 +134,7 @@ def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, ques
                 not told and (after.text in SOFT or after.text in LINKS or after.text in CUE_STARTS)))
             if is_bare_item(tokens, i, i, units) or beside_number or counts_same:
                 out.append(Mention(a.snippet(i, i), "rival", i, i))
-        elif _comparable(gold_tok, t, strict):
+        elif _comparable(gold_tok, t):
             out.append(Mention(a.snippet(i, i), "rival", i, i))
     return out
 
@@ -209,7 +231,7 @@ def _disjunction_rivals(a: Answer, gold_spans: list[Span], gold: Gold, value_gol
     return out
 
 
-def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str], strict: bool) -> list[Mention]:
+def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str]) -> list[Mention]:
     """When the source named no other candidate: the other names of a terse reply ("Chevy Malibu, Toyota
     Prius"), months and weekdays aside (a date beside the value, not another value). Strict mode (the
     value alone) takes every name; official mode only names in the gold's place."""
@@ -222,7 +244,7 @@ def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str], stric
             continue
         # only a name in the gold's place: an item of a list, or a name a cue speaks of ("Porto is current",
         # "previously Chevy Malibu", "Chevy Malibu now"); "Your sister Emily lives in Denver" names a person
-        if not strict and not is_bare_item(a.tokens, i, j, frozenset()) and not _cue_beside(a.tokens, i, j) \
+        if not is_bare_item(a.tokens, i, j, frozenset()) and not _cue_beside(a.tokens, i, j) \
                 and not _beside(a.tokens, i, j, cover):
             continue
         out.append(Mention(a.snippet(i, j), "rival", i, j))

@@ -2,20 +2,41 @@
 
 from __future__ import annotations
 
-from supersede_env.core.grader.lexicon import CUES, CUE_STARTS
-
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from supersede_env.core.grader.answer import SHORT_REPLY, Answer
 from supersede_env.core.grader.lexicon import (
-    BOUND_BEFORE, CHANGE_VERBS, CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, CLAUSE_ENDS, CLOSING_MARKS,
-    COMPARATIVES, CROSSING_WORDS, CUE_TABLE, FUNCTION_WORDS, NEXT_CLAUSE, OPERATORS, SENTENCE_END, SET_WORDS,
-    SOFT, SUBJECT_PRONOUNS, TO_WORDS, VALUE_NOUNS, Cue,
+    BOUND_BEFORE,
+    CHANGE_VERBS,
+    CLAUSE_BREAK_PUNCT,
+    CLAUSE_BREAK_WORDS,
+    CLAUSE_ENDS,
+    CLOSING_MARKS,
+    COMPARATIVES,
+    CROSSING_WORDS,
+    CUE_STARTS,
+    CUE_TABLE,
+    CUES,
+    FUNCTION_WORDS,
+    NEXT_CLAUSE,
+    OPERATORS,
+    SENTENCE_END,
+    SET_WORDS,
+    SOFT,
+    SUBJECT_PRONOUNS,
+    TO_WORDS,
+    VALUE_NOUNS,
+    Cue,
 )
 from supersede_env.core.grader.mention import Mention, is_capitalised_name
 from supersede_env.core.grader.passes import (
-    _disjunctions, _labelled_history, _questions, _sentence_alternatives, _sequences, _struck_through,
+    _disjunctions,
+    _labelled_history,
+    _questions,
+    _sentence_alternatives,
+    _sequences,
+    _struck_through,
 )
 from supersede_env.core.grader.rivals import SEPARATOR_WORDS
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, VALUE_KINDS, WORD, Token
@@ -313,12 +334,12 @@ def _afterthought(a: Answer, hit: _CueHit, mentions: list[Mention], by_last: lis
 
 
 def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
-                 frame: frozenset[str] = frozenset(), strict: bool = False, dated_question: bool = False) -> CueReading:
+                 frame: frozenset[str] = frozenset(), dated_question: bool = False) -> CueReading:
     """Give every mention its role from the cues around it (see the module docstring). With
     ``ordering`` (a question about the order of events) only denials, hypotheticals and hedges count.
     ``frame``: the question's words as written and their stems. A history or hypothetical cue the question itself uses is
     what is asked about ("where did I *initially* keep ...", "my *former* manager", "where am I
-    *planning* to stay"), not a role the answer gives. ``strict``: mild hedges ("I think") count too.
+    *planning* to stay"), not a role the answer gives.
     ``dated_question``: the question names a year, so year labels say what it asks, not what is history.
     Returns where cues were found, and the role cues that found no mention to bind to."""
     reading = CueReading(set(), set())
@@ -338,7 +359,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         cue = hit.cue
         reading.matched.update(range(hit.first, hit.last + 1))
         if _is_interjection(tokens, hit) or (ordering and cue.kind in _ORDER_KINDS) or (
-                cue.kind == "approx" and not strict) or (cue.kind == "softhedge" and not (strict or short)):
+                cue.kind == "approx") or (cue.kind == "softhedge" and not short):
             continue
         if frame and cue.kind in _FRAME_KINDS and cue.words not in _TIGHT and all(
                 _in_frame(tokens[k], frame) for k in range(hit.first, hit.last + 1)

@@ -25,8 +25,6 @@ the gold, so its expected pay is at most that of naming one candidate, a uniform
 
 from __future__ import annotations
 
-from supersede_env.core.grader.lexicon import ROLE_PHRASES
-
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -36,7 +34,14 @@ from itertools import permutations
 from supersede_env.core.grader.abstention import ABSTENTION
 from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_value
 from supersede_env.core.grader.lexicon import (
-    COURTESY, FUNCTION_WORDS, NOT_PLAIN, PLAIN_PUNCT, PLAIN_SYMBOLS, ROLE_PHRASE_STARTS, YES_NO_WORDS,
+    COURTESY,
+    FUNCTION_WORDS,
+    NOT_PLAIN,
+    PLAIN_PUNCT,
+    PLAIN_SYMBOLS,
+    ROLE_PHRASE_STARTS,
+    ROLE_PHRASES,
+    YES_NO_WORDS,
 )
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, unit_of, values_equal
