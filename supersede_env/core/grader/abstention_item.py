@@ -21,9 +21,8 @@ from supersede_env.core.grader.lexicon import (
     SENTENCE_END,
     SOFT,
 )
-from supersede_env.core.grader.mention import Mention
+from supersede_env.core.grader.mention import Mention, is_bare_item
 from supersede_env.core.grader.names import name_runs, namelike
-from supersede_env.core.grader.rivals import is_bare_item
 from supersede_env.core.grader.roles import assign_roles
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, tokenize, values_equal

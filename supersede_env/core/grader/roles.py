@@ -22,6 +22,7 @@ from supersede_env.core.grader.lexicon import (
     NEXT_CLAUSE,
     OPERATORS,
     SENTENCE_END,
+    SEPARATOR_WORDS,
     SET_WORDS,
     SOFT,
     SUBJECT_PRONOUNS,
@@ -38,7 +39,6 @@ from supersede_env.core.grader.passes import (
     _sequences,
     _struck_through,
 )
-from supersede_env.core.grader.rivals import SEPARATOR_WORDS
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, VALUE_KINDS, WORD, Token
 
 _ROLE_OF_CUE = {"neg": "negated", "past": "past", "other": "other", "hypo": "hypothetical", "hedge": "hedged",
