@@ -31,7 +31,7 @@ from supersede_env.core.grader.lexicon import (
     BEFORE_WORDS,
 )
 from supersede_env.core.grader.mention import OFFERED, Mention
-from supersede_env.core.grader.passes import _tense_decides
+from supersede_env.core.grader.passes import tense_decides
 from supersede_env.core.grader.roles import BOUND_CUE, CueReading, assign_roles
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, tokenize, values_equal
@@ -141,7 +141,7 @@ def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, 
     info = question_info(question)
     cues = assign_roles(a, mentions, ordering=gold.choice is not None, frame=frame_words(question, gold.text),
                         dated_question=info.dated)
-    _tense_decides(a, mentions)
+    tense_decides(a, mentions)
     return mentions, a, cues
 
 

@@ -22,11 +22,11 @@ from supersede_env.core.grader.lexicon import (
     SEPARATOR_PUNCT,
     SEQUENCE_WORDS,
     SOFT,
+    TO_WORDS,
     WEEKDAYS,
 )
 from supersede_env.core.grader.mention import Mention, is_bare_item, is_capitalised_name
 from supersede_env.core.grader.names import name_runs
-from supersede_env.core.grader.roles import TO_WORDS
 from supersede_env.core.grader.tokens import (
     LABEL,
     PUNCT,

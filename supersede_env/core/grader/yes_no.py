@@ -12,7 +12,7 @@ from supersede_env.core.grader.decide import decide, frame_words, verdict
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
 from supersede_env.core.grader.lexicon import AFTER_A_BARE_NO, ANTONYMS, NEGATORS, YES_NO_WORDS
 from supersede_env.core.grader.mention import Mention
-from supersede_env.core.grader.passes import _tense_decides
+from supersede_env.core.grader.passes import tense_decides
 from supersede_env.core.grader.roles import assign_roles
 from supersede_env.core.grader.tokens import PUNCT, WORD, tokenize
 from supersede_env.core.verdict import Verdict
@@ -59,7 +59,7 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
         mentions = [Mention(word, "gold" if word == gold.polarity else ("stale" if word in stale_polarity else "rival"),
                             i, i, part=(0, 0) if word == gold.polarity else None) for i, word in explicit]
         cues = assign_roles(a, mentions, frame=frame_words(question, gold.text))
-        _tense_decides(a, mentions)
+        tense_decides(a, mentions)
         polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
         return decide(a, polar, mentions, mode, True, cues, question)
     pol = _polarity(a, question)
