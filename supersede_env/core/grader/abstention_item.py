@@ -10,7 +10,7 @@ from supersede_env.core.grader.abstention import COMMIT, abstentions
 from supersede_env.core.grader.answer import SHORT_REPLY, START_OF, Answer
 from supersede_env.core.grader.candidates import find_mentions
 from supersede_env.core.grader.decide import frame_words, verdict
-from supersede_env.core.grader.gold import Gold, question_info
+from supersede_env.core.grader.gold import Gold
 from supersede_env.core.grader.lexicon import (
     AUXILIARIES,
     DISCOURSE,
@@ -23,6 +23,7 @@ from supersede_env.core.grader.lexicon import (
 )
 from supersede_env.core.grader.mention import Mention, is_bare_item
 from supersede_env.core.grader.names import name_runs, namelike
+from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.roles import assign_roles
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, tokenize, values_equal

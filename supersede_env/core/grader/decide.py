@@ -25,13 +25,14 @@ from supersede_env.core.grader.abstention import COMMIT, abstentions
 from supersede_env.core.grader.accounting import unaccounted
 from supersede_env.core.grader.answer import SHORT_REPLY, Answer
 from supersede_env.core.grader.candidates import find_mentions
-from supersede_env.core.grader.gold import Gold, question_info
+from supersede_env.core.grader.gold import Gold
 from supersede_env.core.grader.lexicon import (
     AFTER_WORDS,
     BEFORE_WORDS,
 )
 from supersede_env.core.grader.mention import OFFERED, Mention
 from supersede_env.core.grader.passes import tense_decides
+from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.roles import BOUND_CUE, CueReading, assign_roles
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, tokenize, values_equal

@@ -9,10 +9,11 @@ import re
 from supersede_env.core.grader.abstention import abstentions
 from supersede_env.core.grader.answer import Answer
 from supersede_env.core.grader.decide import decide, frame_words, verdict
-from supersede_env.core.grader.gold import Alternative, Gold, Pattern, question_info
+from supersede_env.core.grader.gold import Alternative, Gold, Pattern
 from supersede_env.core.grader.lexicon import AFTER_A_BARE_NO, ANTONYMS, NEGATORS, YES_NO_WORDS
 from supersede_env.core.grader.mention import Mention
 from supersede_env.core.grader.passes import tense_decides
+from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.roles import assign_roles
 from supersede_env.core.grader.tokens import PUNCT, WORD, tokenize
 from supersede_env.core.verdict import Verdict
