@@ -19,6 +19,7 @@ maybe Taipei" is a guess, not an abstention).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.abstention import COMMIT, abstentions
@@ -170,10 +171,27 @@ def grade_value(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str
     return decide(a, gold, mentions, mode, widened, cues, question)
 
 
+@dataclass(frozen=True)
+class _Case:
+    """One answer's mentions sorted for the decision."""
+
+    a: Answer
+    gold: Gold
+    mentions: list[Mention]
+    gold_mentions: list[Mention]
+    others: list[Mention]  # every other candidate
+    offered: list[Mention]  # others put forward (current, hedged, hypothetical)
+    stale_offered: list[Mention]
+    abst: list[re.Match[str]]  # abstention phrases in the conclusion
+    mode: str
+
+    def verdict(self, label: str, reason: str, **kw: float) -> Verdict:
+        return verdict(label, reason, self.a.conclusion_text, self.mode, **kw)
+
+
 def decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: bool, cues: CueReading,
-            question: str | None) -> Verdict | None:
+           question: str | None) -> Verdict | None:
     """The verdict from the mentions and their roles (see the module docstring)."""
-    concl = a.conclusion_text
     gold_mentions = [m for m in mentions if m.kind == "gold"]
     others = [m for m in mentions if m.kind != "gold"]
     # an unknown item found beside one statement of the gold ("Thrive Market and Walmart") does not
@@ -182,68 +200,75 @@ def decide(a: Answer, gold: Gold, mentions: list[Mention], mode: str, widened: b
     if any((m.first, m.last) not in anchors for m in gold_mentions if m.role == "current"):
         others = [m for m in others if m.anchor is None]
     offered = [m for m in others if m.role in OFFERED]
-    stale_offered = [m for m in offered if m.kind == "stale"]
-    r_stale = -1.0 if stale_offered else 0.0
+    case = _Case(a, gold, mentions, gold_mentions, others, offered, [m for m in offered if m.kind == "stale"],
+                 abstentions(a, a.start_char), mode)
     committed = _committed(gold, gold_mentions)
-    abst = abstentions(a, a.start_char)
-
     if committed is not None:
-        _, chosen = committed
-        where = a.snippet(chosen[0].first, chosen[0].last)
-        if offered:
-            rival = stale_offered[0] if stale_offered else offered[0]
-            if rival.kind == "option" and not stale_offered:
-                order = _order_says_gold_first(a, gold, chosen[0], rival)
-                if order is True:
-                    return verdict("current", f"puts {where!r} in the asked order", concl, mode)
-                if order is False:
-                    return verdict("wrong", f"puts {_name(rival)!r} in the asked order", concl, mode)
-            how = f" ({rival.role}: {rival.cue!r})" if rival.role != "current" and rival.cue else ""
-            return verdict("hedged", f"gives {where!r} and also puts forward {_name(rival)!r}{how}", concl, mode,
-                           r_stale=r_stale)
-        if len(a.text) <= SHORT_REPLY and (denied := _denied_gold(gold_mentions)) is not None:
-            # "Lexington, not Lexington": a short reply that also denies the gold commits to nothing
-            return verdict("hedged", f"states {where!r} and also denies it ({denied.cue!r})", concl, mode)
-        if not widened and abst:
-            first_gold = a.tokens[chosen[0].first].start
-            before = [m for m in abst if m.start() < first_gold]
-            if before and COMMIT.search(a.text, before[-1].end(), first_gold) is None:
-                return verdict("abstained", f"abstains ({before[0].group(0)!r}) before mentioning {where!r}",
-                               concl, mode)
-        gold_end = a.tokens[chosen[-1].last].end
-        doubt = _DOUBT.search(a.text, gold_end, gold_end + _DOUBT_REACH) or _UNKNOWN_AFTER.match(a.text, gold_end) or (
-            _LOW_CONFIDENCE.search(a.text, gold_end, gold_end + _DOUBT_REACH))
-        if doubt is not None:
-            return verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})", concl, mode)
-        info = question_info(question)
-        gold_words, gold_values = _gold_terms(gold.text)
-        word = unaccounted(a, chosen[0].first, chosen[-1].last, [(m.first, m.last) for m in mentions if not m.loose],
-                           cues, gold.single_value, info.stems, info.values + gold_values, gold_words)
-        if word is not None:
-            return verdict("hedged", f"states {where!r}, but {word!r} beside it is not accounted for", concl, mode)
-        return verdict("current", f"states {where!r}", concl, mode)
+        return _judge_commitment(case, committed[1], widened, cues, question)
+    return _judge_without_commitment(case)
 
-    if stale_offered:
-        m = stale_offered[0]
-        if m.role == "current" and not any(x.role in OFFERED for x in gold_mentions):
-            return verdict("stale", f"states superseded {_name(m)!r}", concl, mode, r_stale=-1.0)
-        return verdict("hedged", f"puts forward superseded {_name(m)!r} ({m.role})", concl, mode, r_stale=-1.0)
-    offered_gold = [m for m in gold_mentions if m.role in ("hedged", "hypothetical")]
+
+def _judge_commitment(c: _Case, chosen: list[Mention], widened: bool, cues: CueReading,
+                      question: str | None) -> Verdict:
+    """The answer states the gold as current: paid unless it also puts another value forward,
+    denies or doubts the gold, abstains first, or says something beside it the accounting cannot read."""
+    a, gold = c.a, c.gold
+    where = a.snippet(chosen[0].first, chosen[0].last)
+    if c.offered:
+        rival = c.stale_offered[0] if c.stale_offered else c.offered[0]
+        if rival.kind == "option" and not c.stale_offered:
+            order = _order_says_gold_first(a, gold, chosen[0], rival)
+            if order is True:
+                return c.verdict("current", f"puts {where!r} in the asked order")
+            if order is False:
+                return c.verdict("wrong", f"puts {_name(rival)!r} in the asked order")
+        how = f" ({rival.role}: {rival.cue!r})" if rival.role != "current" and rival.cue else ""
+        return c.verdict("hedged", f"gives {where!r} and also puts forward {_name(rival)!r}{how}",
+                         r_stale=-1.0 if c.stale_offered else 0.0)
+    if len(a.text) <= SHORT_REPLY and (denied := _denied_gold(c.gold_mentions)) is not None:
+        # "Lexington, not Lexington": a short reply that also denies the gold commits to nothing
+        return c.verdict("hedged", f"states {where!r} and also denies it ({denied.cue!r})")
+    if not widened and c.abst:
+        first_gold = a.tokens[chosen[0].first].start
+        before = [m for m in c.abst if m.start() < first_gold]
+        if before and COMMIT.search(a.text, before[-1].end(), first_gold) is None:
+            return c.verdict("abstained", f"abstains ({before[0].group(0)!r}) before mentioning {where!r}")
+    gold_end = a.tokens[chosen[-1].last].end
+    doubt = _DOUBT.search(a.text, gold_end, gold_end + _DOUBT_REACH) or _UNKNOWN_AFTER.match(a.text, gold_end) or (
+        _LOW_CONFIDENCE.search(a.text, gold_end, gold_end + _DOUBT_REACH))
+    if doubt is not None:
+        return c.verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})")
+    info = question_info(question)
+    gold_words, gold_values = _gold_terms(gold.text)
+    word = unaccounted(a, chosen[0].first, chosen[-1].last, [(m.first, m.last) for m in c.mentions if not m.loose],
+                       cues, gold.single_value, info.stems, info.values + gold_values, gold_words)
+    if word is not None:
+        return c.verdict("hedged", f"states {where!r}, but {word!r} beside it is not accounted for")
+    return c.verdict("current", f"states {where!r}")
+
+
+def _judge_without_commitment(c: _Case) -> Verdict | None:
+    """No statement of the gold as current: stale, hedged, abstained or wrong, by what it does say;
+    None when it says nothing gradable."""
+    if c.stale_offered:
+        m = c.stale_offered[0]
+        if m.role == "current" and not any(x.role in OFFERED for x in c.gold_mentions):
+            return c.verdict("stale", f"states superseded {_name(m)!r}", r_stale=-1.0)
+        return c.verdict("hedged", f"puts forward superseded {_name(m)!r} ({m.role})", r_stale=-1.0)
+    offered_gold = [m for m in c.gold_mentions if m.role in ("hedged", "hypothetical")]
     if offered_gold:
         m = offered_gold[0]
-        return verdict("hedged", f"only {m.role} {a.snippet(m.first, m.last)!r} ({m.cue!r})", concl, mode)
-    if abst:
-        return verdict("abstained", f"abstains: {abst[0].group(0)!r}", concl, mode)
-    if offered:
-        m = offered[0]
-        return verdict("wrong", f"states {_name(m)!r}, not the gold", concl, mode)
-    partial = [m for m in gold_mentions if m.role == "current"]
+        return c.verdict("hedged", f"only {m.role} {c.a.snippet(m.first, m.last)!r} ({m.cue!r})")
+    if c.abst:
+        return c.verdict("abstained", f"abstains: {c.abst[0].group(0)!r}")
+    if c.offered:
+        return c.verdict("wrong", f"states {_name(c.offered[0])!r}, not the gold")
+    partial = [m for m in c.gold_mentions if m.role == "current"]
     if partial:
-        return verdict("wrong", f"gives only part of the gold ({a.snippet(partial[0].first, partial[0].last)!r})",
-                       concl, mode)
-    if gold_mentions or others:
-        m = (gold_mentions or others)[0]
-        return verdict("wrong", f"commits to no value: {_name(m)!r} is {m.role} ({m.cue!r})", concl, mode)
+        return c.verdict("wrong", f"gives only part of the gold ({c.a.snippet(partial[0].first, partial[0].last)!r})")
+    if c.gold_mentions or c.others:
+        m = (c.gold_mentions or c.others)[0]
+        return c.verdict("wrong", f"commits to no value: {_name(m)!r} is {m.role} ({m.cue!r})")
     return None
 
 
