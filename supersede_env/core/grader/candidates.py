@@ -211,12 +211,12 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
     text = a.text
     gold_words = closed_classes(gold)[0]
     out: list[Mention] = []
-    taken = list(covered)
+    taken = {k for first, last in covered for k in range(first, last + 1)}  # a set: hits may be many
 
     def add(kind: str, value: str, first: int, last: int) -> None:
-        if any(s <= last and first <= e for s, e in taken):
+        if any(k in taken for k in range(first, last + 1)):
             return  # found as itself, or inside another candidate or the gold
-        taken.append((first, last))
+        taken.update(range(first, last + 1))
         out.append(Mention(value, kind, first, last, cue="disguised"))
 
     skeleton: str | None = None
