@@ -235,11 +235,13 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
             gold_skeletons = [_skeleton(alt.text) for alt in gold.alternatives]
         if any(rival in g for g in gold_skeletons):
             continue
-        owner = _skeleton_owners(a)
-        pos = skeleton.find(rival)
+        # found in the text's skeleton: place it by the tokens' own (text between tokens may hold
+        # letters the reading dropped, so the two skeletons can differ)
+        token_skeleton, owner = _skeleton_owners(a)
+        pos = token_skeleton.find(rival)
         while pos != -1:
             add(kind, value, owner[pos], owner[pos + len(rival) - 1])
-            pos = skeleton.find(rival, pos + 1)
+            pos = token_skeleton.find(rival, pos + 1)
     for kind, value in known:
         for word, surface in _distinctive_words(value):
             if word in gold_words:
@@ -251,14 +253,17 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
     return out
 
 
-def _skeleton_owners(a: Answer) -> list[int]:
-    """The token index of each character of the conclusion's skeleton (same characters, same order)."""
+def _skeleton_owners(a: Answer) -> tuple[str, list[int]]:
+    """The conclusion's skeleton built token by token, and the token index of each of its characters."""
     owner: list[int] = []
+    pieces: list[str] = []
     text, tokens = a.text, a.tokens
     for i in range(a.start, len(tokens)):
         t = tokens[i]
-        owner.extend([i] * len(_NOT_ALNUM.sub("", text[t.start:t.end].lower().translate(_LEET))))
-    return owner
+        piece = _skeleton(text[t.start:t.end])
+        pieces.append(piece)
+        owner.extend([i] * len(piece))
+    return "".join(pieces), owner
 
 
 @lru_cache(maxsize=4096)
