@@ -302,7 +302,7 @@ FRAGMENT_BREAKS = frozenset({",", ":", "(", ")", "-", '"', "/", "|", "&", "+", "
 DURATION_UNITS = frozenset("""second seconds sec secs minute minutes min mins hour hours hr hrs day days week weeks
     month months year years""".split())
 CLAUSE_OPENERS = frozenset("""which who whom whose where when while because since as although though but so
-    including includes unlike whereas after before until if unless and""".split()) - {"and"}
+    including includes unlike whereas after before until and""".split()) - {"and"}
 OFFICIAL_PUNCT = PLAIN_PUNCT | {"?", "*", "$", "=", "|", "\\"}
 # Words of a plain statement the official reader knows beside a value: function and discourse words,
 # the verbs and nouns of stating a fact and of its evidence. Cue words count where the roles read a
