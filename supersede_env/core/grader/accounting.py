@@ -302,6 +302,8 @@ def _measures_else(t: Token, item: _Item) -> bool:
         return False
     if t.text in LABEL_WORDS:
         return True
+    if t.text.endswith("ed") and len(t.text) > 4 and t.text not in OFFICIAL_KNOWN and t.value not in OFFICIAL_KNOWN_STEMS:
+        return True  # an unknown participle qualifies the number, it names nothing counted ("47 squared")
     unit = unit_of(t.text)
     if unit is not None:
         return unit != g.unit

@@ -161,7 +161,7 @@ CUES: tuple[Cue, ...] = tuple(
                            "is out of date, out of date, out - of - date, "
                            "was before, that changed, that has changed, that's changed, that has changed since, "
                            "has changed since, changed since, this may have changed, may have changed, is gone, "
-                           "is over, has ended, ended, is no more, as of last year, "
+                           "is over, has ended, ended, is no more, as of last year, since changed, ( since changed ), "
                            "but that is outdated, but that's outdated, but that changed, but that has changed")
     # "X was an older value", "X is your previous car": a copula, a determiner and a history adjective
     + _cues("past", "bwd", ", ".join(f"{c} {d} {adj}" for c in ("was", "is", "were", "are")
@@ -181,7 +181,8 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("hypo", "both", "next month, next year, next week, next weekend, this weekend, this coming weekend, "
                             "tomorrow, tonight, later this week, later this month, in a few days, soon, in the future, "
                             "unless")
-    + _cues("hypo", "bwd", "is planned, is the plan, "
+    + _cues("hypo", "fwd", "let's say, suppose that, imagine, picture")
+    + _cues("hypo", "bwd", "is planned, is the plan, made up, ( made up ), said no one, "
                            "unless it changed, unless it changed again, unless that changed")
     + _cues("hedge", "both", "maybe, perhaps, possibly, probably, presumably, might, may, could, guess, i guess, "
                              "not sure, unsure, uncertain, not certain, if i remember, if i recall, if i'm not mistaken, "
