@@ -1,0 +1,120 @@
+"""The scanner: normalised text -> raw tokens, in one pass of one regular expression.
+
+The pattern's alternatives, in the order they are tried: a model code (``rav4``, ``cx-5``, ``a15``:
+a word, its digits no quantity), a word or a run of words one space apart, the value grammars that
+start with a digit (clock times from :mod:`.lex_times`, dates from :mod:`.lex_dates`, a code like
+``7a``, numerals from :mod:`.lex_numbers`), arrows (``->``, ``=>``, ``<-``: a change), a tilde
+before a value (``~47``: about), markdown emphasis (skipped: layout, not content), paragraph
+breaks, line breaks and any other punctuation mark. Each value alternative's match goes to its
+grammar's lexer, which appends its tokens.
+
+The scanner also reports which passes :func:`.tokens.tokenize` needs: the number-word pass when a
+number word occurs, the structure pass when a value or a word only it reads occurs (most short
+texts need neither).
+"""
+
+from __future__ import annotations
+
+import re
+
+from supersede_env.core.grader.lex_dates import DATE_LEXERS, DATE_PATTERN
+from supersede_env.core.grader.lex_durations import DURATION_WORDS
+from supersede_env.core.grader.lex_numbers import NUMBER_LEXERS, NUMBER_PATTERN, NUMBER_WORDS
+from supersede_env.core.grader.lex_quantities import CURRENCY_SYMBOLS
+from supersede_env.core.grader.lex_times import TIME_LEXERS, TIME_PATTERN, TIME_WORDS
+from supersede_env.core.grader.lex_token import PUNCT, WORD, Token
+from supersede_env.core.grader.lex_words import stem
+
+__all__ = ["scan"]
+
+_MASTER = re.compile(
+    r"""
+    (?=[^ \t\r\f\v])(?:
+    # (the letters are atomic: fewer of them would leave a letter where "-" or a digit must follow)
+    (?P<code>(?>[a-z]{1,4})-?\d+[a-z]?(?![\w.,:]\d|\w))
+  # a word, or a run of words one space apart (one match for many words; see scan)
+  | (?P<word>(?>[a-z]+(?:'[a-z]+)*)(?:(?:\ (?>[a-z]+(?:'[a-z]+)*))+(?![\d-]))?)
+  | (?=\d)(?:
+    """ + TIME_PATTERN + "|" + DATE_PATTERN + r"""
+    | (?P<code2>(?<![\d.,])\d{1,4}[a-gijlnoqrtuvwyz](?!\w))
+    | """ + NUMBER_PATTERN + r"""
+    )
+  | (?P<arrow>-+>|=+>|<-+|<=+)
+  | (?P<tilde>(?<!~)~(?=[ ]?[\w$\u00a3\u20ac]))  # "~47": about 47 ("~~" is strikethrough)
+  | (?P<markup>[*#`_~>]+)
+  | (?P<para>\n[ \t]*(?:\n[ \t]*)+)
+  | (?P<nl>\n)
+  | (?P<p>[^\s\w])
+    )
+    """,
+    re.VERBOSE,
+)
+_VALUE_LEXERS = {**TIME_LEXERS, **DATE_LEXERS, **NUMBER_LEXERS}
+_BRACKETS = {"[": "(", "]": ")", "{": "(", "}": ")"}  # "[previous]" reads like "(previous)"
+_LAYOUT = {"para": "\n\n", "nl": "\n"}
+
+# Bits of a word's role: 1 the structure pass has work (a word only it reads), 2 the number-word
+# pass too (3: a number word)
+_LEX_ROLES = {**{w: 1 for w in DURATION_WORDS | TIME_WORDS}, **{w: 3 for w in NUMBER_WORDS}}
+# word -> (stem, role), filled as words are met
+_LEXED: dict[str, tuple[str, int]] = {}
+
+
+def _learn(word: str) -> tuple[str, int]:
+    """A word met for the first time: its stem and lexer role, remembered (up to a bound)."""
+    known = (stem(word), _LEX_ROLES.get(word, 0))
+    if len(_LEXED) < 200_000:
+        _LEXED[word] = known
+    return known
+
+
+def scan(text: str) -> tuple[list[Token], bool, bool]:
+    """Raw tokens, and whether the number-word and structure passes have anything to do."""
+    tokens: list[Token] = []
+    append = tokens.append
+    need = 0  # bits of _LEX_ROLES
+    lexed = _LEXED
+    for m in _MASTER.finditer(text):
+        group = m.lastgroup
+        if group == "word":
+            # a run of words one space apart comes as one match (one regex step for many words); a
+            # run never ends right before a digit or "-", so a model code ("rav4", "cx-5") is still lexed
+            # whole, and no word inside a run could start one (a code has a digit or "-" after its letters)
+            pos = m.start()
+            for w in m.group().split(" "):
+                known = lexed.get(w) or _learn(w)
+                end = pos + len(w)
+                append(Token(WORD, known[0], pos, end, w))
+                pos = end + 1
+                need |= known[1]
+        elif group == "p":
+            ch = m.group()
+            ch = _BRACKETS.get(ch, ch)
+            if ch in CURRENCY_SYMBOLS:
+                need |= 1
+            start = m.start()
+            append(Token(PUNCT, ch, start, start + 1, ch))
+        elif group != "markup":  # markdown emphasis, headings, bullets: layout, not content
+            need |= _other(m, group, tokens, text)
+    return tokens, need & 2 != 0, need != 0
+
+
+def _other(m: re.Match[str], group: str, tokens: list[Token], text: str) -> int:
+    """Tokens of a match other than words and punctuation; the role bits it sets (values: 1)."""
+    start, end = m.span()
+    if group == "code" or group == "code2":
+        # a model code ("A15", "RAV4", "CX-5", "7a") names a thing; its digits are not a quantity
+        code = m.group().replace("-", "")
+        tokens.append(Token(WORD, code, start, end, code))
+    elif group == "arrow":  # "Denver -> Portland", "=>": a change; "Portland <- Denver" the other way
+        arrow = "<-" if m.group().startswith("<") else "->"
+        tokens.append(Token(PUNCT, arrow, start, end, arrow))
+    elif group == "tilde":
+        tokens.append(Token(WORD, "about", start, end, "about"))
+    elif group in _LAYOUT:
+        layout = _LAYOUT[group]
+        tokens.append(Token(PUNCT, layout, start, end, layout))
+    else:
+        _VALUE_LEXERS[group](m, tokens, text)
+        return 1
+    return 0
