@@ -31,6 +31,9 @@ MONTHS = {
 # Abbreviations that are also common words: months only next to a day number.
 _AMBIGUOUS_MONTHS = frozenset({"may", "mar", "jun", "jan", "sep", "oct", "dec", "aug", "apr"})
 _DAY_FIRST_AMBIGUOUS = _AMBIGUOUS_MONTHS | {"march"}  # "5 may": a date only where no verb can follow
+# what these rules need right after a day number (day_month, day_of_month) or right before it (month_day)
+AFTER_A_DAY = frozenset(MONTHS) | {"of"}
+BEFORE_A_DAY = frozenset(MONTHS)
 
 
 def _lex_ymd(m: re.Match[str], tokens: list[Token], text: str) -> None:

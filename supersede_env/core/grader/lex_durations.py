@@ -53,6 +53,8 @@ FREQ_ADVERBS = {
 MULTIPLES = {"once": 1, "twice": 2, "thrice": 3}
 # words that make the lexer run the structure pass (see lex_scan)
 DURATION_WORDS = frozenset(MULTIPLES) | frozenset(FREQ_ADVERBS) | frozenset(DUR_UNITS) | {"every", "half"}
+# what times_per_period and number_duration need right after a number
+AFTER_A_COUNT = frozenset(DUR_UNITS) | {"times", "time", "x"}
 
 
 def _period_after(toks: list[Token], j: int) -> tuple[float | None, int, int]:

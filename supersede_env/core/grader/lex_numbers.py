@@ -55,6 +55,11 @@ NUMBER_WORDS = frozenset(UNITS) | frozenset(_TENS) | frozenset(_ORDINALS) | froz
 _NUMBER_WORD_STARTS = frozenset(UNITS) | frozenset(_TENS) | frozenset(_ORDINALS) | {"a", "an"}
 # Words after which a number names a thing rather than measuring it.
 _LABEL_WORDS = frozenset({"session", "sessions", "step", "steps", "turn", "turns"})  # not "note": "Redmi Note 13"
+_SCALE_WORDS = frozenset({"thousand", "million", "billion", "k"})
+# the words these rules need right after a number (scale_word, and_a_half) or right before it
+# (label_number): the structure pass tries them on no other number
+AFTER_A_NUMBER = _SCALE_WORDS | {"and"}
+BEFORE_A_LABEL = _LABEL_WORDS
 
 # A numeral and its suffix (a fragment of the lexer's one pattern, lex_scan; verbose syntax).
 NUMBER_PATTERN = r"""
@@ -98,39 +103,54 @@ def is_year_number(v: object) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Spelled-out numbers (the number-word pass, before the structure pass)
 # ---------------------------------------------------------------------------------------------
-def merge_number_words(toks: list[Token]) -> list[Token]:
-    """"twenty-five", "one hundred and five", "a dozen", "two thousand" -> one NUM token."""
+def merge_number_words(toks: list[Token], marks: list[int]) -> tuple[list[Token], list[int]]:
+    """"twenty-five", "one hundred and five", "a dozen", "two thousand" -> one NUM token. Reads
+    only the marked tokens (the scanner's marks: every number word among them); the tokens between
+    two marks are copied as they are, a slice at a time. Returns the tokens and their marks."""
     out: list[Token] = []
-    i, n = 0, len(toks)
-    while i < n:
-        t = toks[i]
-        if t.kind != WORD or t.text not in _NUMBER_WORD_STARTS:
-            out.append(t)  # fast path: no number word starts here
-            i += 1
-            continue
-        w = t.text
-        if w == "one" and _pronoun_one(out, toks, i):
-            out.append(t)  # "the current one", "a new one": a pronoun, not the number 1
-            i += 1
-            continue
-        if w in UNITS or w in _TENS or (w in ("a", "an") and i + 1 < n and toks[i + 1].kind == WORD
-                                         and toks[i + 1].text in ("hundred", "thousand", "million", "dozen")):
-            value, last_end, j, consumed_any = _spelled_number(toks, i)
-            if not consumed_any or (j == i + 1 and t.text in ("a", "an")):
-                out.append(t)
-                i += 1
-                continue
-            # a one-word number keeps its word, so phrases ("at one point", "one day") still read
-            out.append(Token(NUM, value, t.start, last_end, t.text if j == i + 1 else ""))
-            i = j
-            continue
-        if w in _ORDINALS and w not in _DISCOURSE_ORDINALS:
-            out.append(Token(NUM, float(_ORDINALS[w]), t.start, t.end, w))
-            i += 1
-            continue
+    out_marks: list[int] = []
+    i = 0
+    for k in marks:
+        if k < i:
+            continue  # inside the number read before
+        if k > i:
+            out.extend(toks[i:k])
+        out_marks.append(len(out))
+        i = _number_word(toks, k, out) if toks[k].text in _NUMBER_WORD_STARTS else _copy(toks, k, out)
+    out.extend(toks[i:])
+    return out, out_marks
+
+
+def _copy(toks: list[Token], i: int, out: list[Token]) -> int:
+    out.append(toks[i])
+    return i + 1
+
+
+def _number_word(toks: list[Token], i: int, out: list[Token]) -> int:
+    """Read the number that the word toks[i] may start into ``out``; the index after it."""
+    t = toks[i]
+    if t.kind != WORD:
         out.append(t)
-        i += 1
-    return out
+        return i + 1
+    w = t.text
+    n = len(toks)
+    if w == "one" and _pronoun_one(out, toks, i):
+        out.append(t)  # "the current one", "a new one": a pronoun, not the number 1
+        return i + 1
+    if w in UNITS or w in _TENS or (w in ("a", "an") and i + 1 < n and toks[i + 1].kind == WORD
+                                     and toks[i + 1].text in ("hundred", "thousand", "million", "dozen")):
+        value, last_end, j, consumed_any = _spelled_number(toks, i)
+        if not consumed_any or (j == i + 1 and w in ("a", "an")):
+            out.append(t)
+            return i + 1
+        # a one-word number keeps its word, so phrases ("at one point", "one day") still read
+        out.append(Token(NUM, value, t.start, last_end, w if j == i + 1 else ""))
+        return j
+    if w in _ORDINALS and w not in _DISCOURSE_ORDINALS:
+        out.append(Token(NUM, float(_ORDINALS[w]), t.start, t.end, w))
+        return i + 1
+    out.append(t)
+    return i + 1
 
 
 def _spelled_number(toks: list[Token], i: int) -> tuple[float, int, int, bool]:
@@ -222,7 +242,7 @@ def scale_word(toks: list[Token], i: int) -> int:
     slot so that what follows reads the merged number ("1.2 million years"); the index it is at."""
     t = toks[i]
     nxt = toks[i + 1] if i + 1 < len(toks) else None
-    if nxt is not None and nxt.kind == WORD and nxt.text in ("thousand", "million", "billion", "k"):
+    if nxt is not None and nxt.kind == WORD and nxt.text in _SCALE_WORDS:
         toks[i + 1] = t._replace(value=float(t.value) * (SCALES.get(nxt.text) or 1000), end=nxt.end)
         return i + 1
     return i

@@ -54,8 +54,9 @@ _BRACKETS = {"[": "(", "]": ")", "{": "(", "}": ")"}  # "[previous]" reads like 
 _LAYOUT = {"para": "\n\n", "nl": "\n"}
 
 # Bits of a word's role: 1 the structure pass has work (a word only it reads), 2 the number-word
-# pass too (3: a number word)
-_LEX_ROLES = {**{w: 1 for w in DURATION_WORDS | TIME_WORDS}, **{w: 3 for w in NUMBER_WORDS}}
+# pass too (3: a number word), 4 a pass may start at it but it gives neither work alone ("a": "a
+# dozen", "a week" need the word after it). A word with a role is a *mark*: the passes look at marks only.
+_LEX_ROLES = {"a": 4, "an": 4, **{w: 1 for w in DURATION_WORDS | TIME_WORDS}, **{w: 3 for w in NUMBER_WORDS}}
 # word -> (stem, role), filled as words are met
 _LEXED: dict[str, tuple[str, int]] = {}
 
@@ -68,9 +69,11 @@ def _learn(word: str) -> tuple[str, int]:
     return known
 
 
-def scan(text: str) -> tuple[list[Token], bool, bool]:
-    """Raw tokens, and whether the number-word and structure passes have anything to do."""
+def scan(text: str) -> tuple[list[Token], list[int], bool, bool]:
+    """Raw tokens, the marks (indices of the tokens a pass may start at: values, currency signs,
+    words with a role), and whether the number-word and structure passes have anything to do."""
     tokens: list[Token] = []
+    marks: list[int] = []
     append = tokens.append
     need = 0  # bits of _LEX_ROLES
     lexed = _LEXED
@@ -84,19 +87,25 @@ def scan(text: str) -> tuple[list[Token], bool, bool]:
             for w in m.group().split(" "):
                 known = lexed.get(w) or _learn(w)
                 end = pos + len(w)
+                if known[1]:
+                    need |= known[1]
+                    marks.append(len(tokens))
                 append(Token(WORD, known[0], pos, end, w))
                 pos = end + 1
-                need |= known[1]
         elif group == "p":
             ch = m.group()
             ch = _BRACKETS.get(ch, ch)
             if ch in CURRENCY_SYMBOLS:
                 need |= 1
+                marks.append(len(tokens))
             start = m.start()
             append(Token(PUNCT, ch, start, start + 1, ch))
         elif group != "markup":  # markdown emphasis, headings, bullets: layout, not content
-            need |= _other(m, group, tokens, text)
-    return tokens, need & 2 != 0, need != 0
+            first = len(tokens)
+            if _other(m, group, tokens, text):
+                need |= 1
+                marks.extend(range(first, len(tokens)))
+    return tokens, marks, need & 2 != 0, need & 3 != 0
 
 
 def _other(m: re.Match[str], group: str, tokens: list[Token], text: str) -> int:

@@ -73,6 +73,8 @@ TIME_LEXERS = {"time": _lex_time, "hclock": _lex_hclock, "clock": _lex_clock}
 _PARTS_OF_DAY = {("in", "the", "morning"): "am", ("in", "the", "afternoon"): "pm", ("in", "the", "evening"): "pm",
                  ("at", "night"): "pm", ("am",): "am", ("pm",): "pm", ("a", ".", "m", "."): "am", ("p", ".", "m", "."): "pm"}
 _PART_STARTS = frozenset(words[0] for words in _PARTS_OF_DAY)
+# what hour_in_words needs right after a number (or another number: "six thirty-five pm")
+AFTER_AN_HOUR = _PART_STARTS | {"o'clock"}
 
 
 def _part_of_day(toks: list[Token], j: int) -> tuple[str | None, int, int]:

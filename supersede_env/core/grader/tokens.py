@@ -85,66 +85,86 @@ _NUMBER_RULES: tuple[Rule, ...] = (
     durations.times_per_period,
     durations.number_duration,
 )
-# A word's rules, in order, with the words each can start at: the first that applies emits.
-_WORD_RULES: tuple[tuple[frozenset[str], Rule], ...] = (
-    (frozenset(durations.MULTIPLES), durations.multiple_per_period),
-    (frozenset(durations.FREQ_ADVERBS), durations.frequency_adverb),
-    (frozenset({"every"}), durations.every_period),
-    (frozenset({"half", "quarter", "a"}), times.clock_in_words),
-    (frozenset({"half"}), durations.half_a_unit),
-    (frozenset({"a", "an"}), durations.a_unit),
-    (frozenset({"noon", "midday", "midnight"}), times.noon_or_midnight),
+# Every rewrite and rule above needs one of these words right after the number (or, for the
+# hour, another number), or one of these words right before it: a number with neither (most of
+# them) goes straight to its unit. Keep them in step with the rules.
+_AFTER_A_NUMBER = (numbers.AFTER_A_NUMBER | times.AFTER_AN_HOUR | dates.AFTER_A_DAY | durations.AFTER_A_COUNT)
+_BEFORE_A_NUMBER = numbers.BEFORE_A_LABEL | dates.BEFORE_A_DAY
+
+# A word's rules, in order: the words each can start at, the words it needs right after them
+# (None: any), and the rule. The first that applies emits.
+_WORD_RULES: tuple[tuple[frozenset[str], frozenset[str] | None, Rule], ...] = (
+    (frozenset(durations.MULTIPLES), None, durations.multiple_per_period),
+    (frozenset(durations.FREQ_ADVERBS), None, durations.frequency_adverb),
+    (frozenset({"every"}), None, durations.every_period),
+    (frozenset({"half", "quarter"}), None, times.clock_in_words),
+    (frozenset({"a"}), frozenset({"quarter"}), times.clock_in_words),
+    (frozenset({"half"}), None, durations.half_a_unit),
+    (frozenset({"a", "an"}), frozenset(durations.DUR_UNITS), durations.a_unit),
+    (frozenset({"noon", "midday", "midnight"}), None, times.noon_or_midnight),
 )
-_RULES_OF_WORD: dict[str, tuple[Rule, ...]] = {}
-for _words, _rule in _WORD_RULES:
+_RULES_OF_WORD: dict[str, tuple[tuple[frozenset[str] | None, Rule], ...]] = {}
+for _words, _gate, _rule in _WORD_RULES:
     for _w in _words:
-        _RULES_OF_WORD[_w] = _RULES_OF_WORD.get(_w, ()) + (_rule,)
+        _RULES_OF_WORD[_w] = _RULES_OF_WORD.get(_w, ()) + ((_gate, _rule),)
 
 
 def tokenize(prepared: str) -> list[Token]:
     """Tokens of an already normalised text, values parsed and merged."""
-    tokens, need_words, need_structure = scan(prepared)
+    tokens, marks, need_words, need_structure = scan(prepared)
     if need_words:
-        tokens = numbers.merge_number_words(tokens)
+        tokens, marks = numbers.merge_number_words(tokens, marks)
     if need_structure:
-        tokens = _structure_pass(tokens)
+        tokens = _structure_pass(tokens, marks)
     return tokens
 
 
-def _structure_pass(toks: list[Token]) -> list[Token]:
-    """Currency, scales, halves, dates, durations, frequencies, times in words, then ranges."""
+def _structure_pass(toks: list[Token], marks: list[int]) -> list[Token]:
+    """Currency, scales, halves, dates, durations, frequencies, times in words, then ranges.
+
+    Only a marked token (a number, a currency sign, a word some rule starts at) has anything to do:
+    the tokens between two marks are copied as they are, a slice at a time."""
     out: list[Token] = []
-    n = len(toks)
     rules_of_word = _RULES_OF_WORD
+    values: list[int] = []  # positions in out of the values a range can join
     i = 0
-    while i < n:
-        t = toks[i]
+    for k in marks:
+        if k < i:
+            continue  # consumed by the rule before
+        if k > i:
+            out.extend(toks[i:k])
+        t = toks[k]
         kind = t.kind
+        before = len(out)
         nxt_i: int | None = None
         if kind == WORD:
-            for rule in rules_of_word.get(t.text, ()):
-                if (nxt_i := rule(toks, i, out)) is not None:
+            after = toks[k + 1].text if k + 1 < len(toks) else None
+            for gate, rule in rules_of_word.get(t.text, ()):
+                if (gate is None or after in gate) and (nxt_i := rule(toks, k, out)) is not None:
                     break
         elif kind == NUM:
-            nxt_i = _number(toks, i, out)
+            nxt_i = _number(toks, k, out)
         elif kind == PUNCT and t.text in CURRENCY_SYMBOLS:
-            nxt_i = currency_sign(toks, i)
+            nxt_i = currency_sign(toks, k)
         if nxt_i is None:
-            out.append(t)  # an ordinary word, mark or value: nothing applies
-            nxt_i = i + 1
+            out.append(t)
+            nxt_i = k + 1
         i = nxt_i
-    # a range needs two values: most texts have fewer, so skip the scan
-    seen_value = False
-    for t in out:
-        if t.kind in VALUE_KINDS:
-            if seen_value:
-                return _ranges(out)
-            seen_value = True
-    return out
+        # the tokens this mark emitted, and the one before (a date rule turns "May" into the date)
+        for p in range(max(before - 1, values[-1] + 1 if values else 0), len(out)):
+            if out[p].kind in _RANGE_ENDS:
+                values.append(p)
+    out.extend(toks[i:])
+    return _ranges(out, values) if len(values) > 1 else out
 
 
 def _number(toks: list[Token], i: int, out: list[Token]) -> int:
     """The structure rules for the number at toks[i]: the index to go on from (its tokens emitted)."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if (nxt is None or (nxt.text not in _AFTER_A_NUMBER and nxt.kind != NUM)) and (
+            not out or out[-1].text not in _BEFORE_A_NUMBER):
+        out.append(measure_unit(toks[i], nxt))  # no rule can apply (see _AFTER_A_NUMBER)
+        return i + 1
     for rewrite in _NUMBER_REWRITES:
         i = rewrite(toks, i)
     for rule in _NUMBER_RULES:
@@ -155,21 +175,26 @@ def _number(toks: list[Token], i: int, out: list[Token]) -> int:
 
 
 _RANGE_ENDS = frozenset({NUM, DUR, TIME, CLOCK, DATE})
-_RANGE_SEPARATORS = frozenset({"-", ":", "to", "through"})
+_RANGE_TRIGGERS = frozenset({"-", ":", "to", "through", "and"})
 
 
-def _ranges(toks: list[Token]) -> list[Token]:
+def _ranges(toks: list[Token], values: list[int]) -> list[Token]:
     """A hyphen, colon or "to" between two values is a range/score/ratio separator: one word "to"
-    ("5-2" = "5 to 2", "10-12" = "10 to 12"), and so is the "and" of "between 2.5 and 5.5 weeks"."""
-    n = len(toks)
-    for i in range(1, n - 1):
-        t = toks[i]
-        if t.text == "and" and i >= 2 and toks[i - 2].text == "between" and toks[i - 1].kind in _RANGE_ENDS \
-                and toks[i + 1].kind in _RANGE_ENDS:
-            toks[i] = Token(WORD, "~", t.start, t.end, "to")
+    ("5-2" = "5 to 2", "10-12" = "10 to 12"), and so is the "and" of "between 2.5 and 5.5 weeks".
+    ``values``: the positions of every value in ``toks`` (a separator follows one)."""
+    last = len(toks) - 1
+    for v in values:
+        i = v + 1
+        if i >= last:
             continue
-        if t.text not in _RANGE_SEPARATORS:
-            continue  # fast path: the test below fails
+        t = toks[i]
+        if t.text not in _RANGE_TRIGGERS:
+            continue
+        if t.text == "and":
+            if i >= 2 and toks[i - 2].text == "between" and toks[i - 1].kind in _RANGE_ENDS \
+                    and toks[i + 1].kind in _RANGE_ENDS:
+                toks[i] = Token(WORD, "~", t.start, t.end, "to")
+            continue
         if t.kind == PUNCT and t.text in ("-", ":") or (t.kind == WORD and t.text in ("to", "through")):
             a, b = toks[i - 1], toks[i + 1]
             if t.text == ":" and (a.end != t.start or t.end != b.start):
