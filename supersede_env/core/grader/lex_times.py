@@ -73,13 +73,17 @@ TIME_LEXERS = {"time": _lex_time, "hclock": _lex_hclock, "clock": _lex_clock}
 _PARTS_OF_DAY = {("in", "the", "morning"): "am", ("in", "the", "afternoon"): "pm", ("in", "the", "evening"): "pm",
                  ("at", "night"): "pm", ("am",): "am", ("pm",): "pm", ("a", ".", "m", "."): "am", ("p", ".", "m", "."): "pm"}
 _PART_STARTS = frozenset(words[0] for words in _PARTS_OF_DAY)
+# the parts of the day by their first word, in their order above (two with different first words
+# never both match at one place, so this finds what a scan of them all in order would)
+_PARTS_BY_START = {w: tuple((words, half) for words, half in _PARTS_OF_DAY.items() if words[0] == w)
+                   for w in _PART_STARTS}
 # what hour_in_words needs right after a number (or another number: "six thirty-five pm")
 AFTER_AN_HOUR = _PART_STARTS | {"o'clock"}
 
 
 def _part_of_day(toks: list[Token], j: int) -> tuple[str | None, int, int]:
     """After an hour: "in the morning" -> ("am", end, next index); (None, 0, j) when absent."""
-    for words, half in _PARTS_OF_DAY.items():
+    for words, half in _PARTS_BY_START.get(toks[j].text, ()) if j < len(toks) else ():
         k = j + len(words)
         if k <= len(toks) and all(toks[j + x].text == w for x, w in enumerate(words)):
             return half, toks[k - 1].end, k
