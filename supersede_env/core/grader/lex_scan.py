@@ -49,6 +49,10 @@ _MASTER = re.compile(
     """,
     re.VERBOSE,
 )
+# A plain text: words one space apart and at most a final stop ("you live in boston."). The one
+# pattern reads it as one run of words and a mark; scan reads it so without the pattern (most
+# terse answers are plain).
+_PLAIN = re.compile(r"[a-z]+(?:'[a-z]+)*(?: [a-z]+(?:'[a-z]+)*)*[.!?]?")
 _VALUE_LEXERS = {**TIME_LEXERS, **DATE_LEXERS, **NUMBER_LEXERS}
 _BRACKETS = {"[": "(", "]": ")", "{": "(", "}": ")"}  # "[previous]" reads like "(previous)"
 _LAYOUT = {"para": "\n\n", "nl": "\n"}
@@ -72,11 +76,14 @@ def _learn(word: str) -> tuple[str, int]:
 def scan(text: str) -> tuple[list[Token], list[int], bool, bool]:
     """Raw tokens, the marks (indices of the tokens a pass may start at: values, currency signs,
     words with a role), and whether the number-word and structure passes have anything to do."""
+    if len(text) <= _PLAIN_MAX and not text.strip(_PLAIN_CHARS) and _PLAIN.fullmatch(text) is not None:
+        return _scan_plain(text)
     tokens: list[Token] = []
     marks: list[int] = []
     append = tokens.append
     need = 0  # bits of _LEX_ROLES
     lexed = _LEXED
+    value_lexers = _VALUE_LEXERS
     for m in _MASTER.finditer(text):
         group = m.lastgroup
         if group == "word":
@@ -100,16 +107,42 @@ def scan(text: str) -> tuple[list[Token], list[int], bool, bool]:
                 marks.append(len(tokens))
             start = m.start()
             append(Token(PUNCT, ch, start, start + 1, ch))
-        elif group != "markup":  # markdown emphasis, headings, bullets: layout, not content
+        elif group in value_lexers:
             first = len(tokens)
-            if _other(m, group, tokens, text):
-                need |= 1
-                marks.extend(range(first, len(tokens)))
+            value_lexers[group](m, tokens, text)
+            need |= 1
+            marks.extend(range(first, len(tokens)))
+        elif group != "markup":  # markdown emphasis, headings, bullets: layout, not content
+            _other(m, group, tokens)
     return tokens, marks, need & 2 != 0, need & 3 != 0
 
 
-def _other(m: re.Match[str], group: str, tokens: list[Token], text: str) -> int:
-    """Tokens of a match other than words and punctuation; the role bits it sets (values: 1)."""
+_PLAIN_MAX = 200  # longer texts are rarely plain: not worth the extra match
+_PLAIN_CHARS = "abcdefghijklmnopqrstuvwxyz' .!?"  # a text of other characters is not plain (a cheap test first)
+
+
+def _scan_plain(text: str) -> tuple[list[Token], list[int], bool, bool]:
+    """:func:`scan` of a plain text (see _PLAIN): the same tokens, read by splitting."""
+    tokens: list[Token] = []
+    marks: list[int] = []
+    need = 0
+    stop = text[-1] if text[-1] in ".!?" else None
+    pos = 0
+    for w in (text[:-1] if stop else text).split(" "):
+        known = _LEXED.get(w) or _learn(w)
+        end = pos + len(w)
+        if known[1]:
+            need |= known[1]
+            marks.append(len(tokens))
+        tokens.append(Token(WORD, known[0], pos, end, w))
+        pos = end + 1
+    if stop:
+        tokens.append(Token(PUNCT, stop, len(text) - 1, len(text), stop))
+    return tokens, marks, need & 2 != 0, need & 3 != 0
+
+
+def _other(m: re.Match[str], group: str, tokens: list[Token]) -> None:
+    """Tokens of a match that is neither a word, a punctuation mark nor a value."""
     start, end = m.span()
     if group == "code" or group == "code2":
         # a model code ("A15", "RAV4", "CX-5", "7a") names a thing; its digits are not a quantity
@@ -120,10 +153,6 @@ def _other(m: re.Match[str], group: str, tokens: list[Token], text: str) -> int:
         tokens.append(Token(PUNCT, arrow, start, end, arrow))
     elif group == "tilde":
         tokens.append(Token(WORD, "about", start, end, "about"))
-    elif group in _LAYOUT:
+    else:
         layout = _LAYOUT[group]
         tokens.append(Token(PUNCT, layout, start, end, layout))
-    else:
-        _VALUE_LEXERS[group](m, tokens, text)
-        return 1
-    return 0
