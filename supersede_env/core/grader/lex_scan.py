@@ -111,7 +111,10 @@ def scan(text: str) -> tuple[list[Token], list[int], bool, bool]:
             first = len(tokens)
             value_lexers[group](m, tokens, text)
             need |= 1
-            marks.extend(range(first, len(tokens)))
+            if len(tokens) == first + 1:
+                marks.append(first)
+            else:
+                marks.extend(range(first, len(tokens)))  # "12%": the number and "percent"
         elif group != "markup":  # markdown emphasis, headings, bullets: layout, not content
             _other(m, group, tokens)
     return tokens, marks, need & 2 != 0, need & 3 != 0

@@ -32,7 +32,13 @@ from supersede_env.core.grader import lex_durations as durations
 from supersede_env.core.grader import lex_numbers as numbers
 from supersede_env.core.grader import lex_times as times
 from supersede_env.core.grader.lex_numbers import is_year_number
-from supersede_env.core.grader.lex_quantities import CURRENCY_SYMBOLS, currency_sign, measure_unit, unit_of
+from supersede_env.core.grader.lex_quantities import (
+    CURRENCY_SYMBOLS,
+    MEASURE_UNITS,
+    currency_sign,
+    measure_unit,
+    unit_of,
+)
 from supersede_env.core.grader.lex_scan import scan
 from supersede_env.core.grader.lex_token import (
     CLOCK,
@@ -125,8 +131,8 @@ def _structure_pass(toks: list[Token], marks: list[int]) -> list[Token]:
     Only a marked token (a number, a currency sign, a word some rule starts at) has anything to do:
     the tokens between two marks are copied as they are, a slice at a time."""
     out: list[Token] = []
-    rules_of_word = _RULES_OF_WORD
     values: list[int] = []  # positions in out of the values a range can join
+    n = len(toks)
     i = 0
     for k in marks:
         if k < i:
@@ -135,22 +141,24 @@ def _structure_pass(toks: list[Token], marks: list[int]) -> list[Token]:
             out.extend(toks[i:k])
         t = toks[k]
         kind = t.kind
-        before = len(out)
-        nxt_i: int | None = None
-        if kind == WORD:
-            after = toks[k + 1].text if k + 1 < len(toks) else None
-            for gate, rule in rules_of_word.get(t.text, ()):
-                if (gate is None or after in gate) and (nxt_i := rule(toks, k, out)) is not None:
-                    break
-        elif kind == NUM:
-            nxt_i = _number(toks, k, out)
-        elif kind == PUNCT and t.text in CURRENCY_SYMBOLS:
-            nxt_i = currency_sign(toks, k)
-        if nxt_i is None:
+        if kind == NUM:
+            nxt = toks[k + 1] if k + 1 < n else None
+            if (nxt is None or (nxt.text not in _AFTER_A_NUMBER and nxt.kind != NUM)) and (
+                    not out or out[-1].text not in _BEFORE_A_NUMBER):
+                # no rule can apply (most numbers): the number, with the unit written after it
+                values.append(len(out))
+                out.append(t if nxt is None or nxt.text not in MEASURE_UNITS else measure_unit(t, nxt))
+                i = k + 1
+                continue
+        elif kind != WORD and not (kind == PUNCT and t.text in CURRENCY_SYMBOLS):
+            if kind in _RANGE_ENDS:  # a value the scanner read whole (a time, a date)
+                values.append(len(out))
             out.append(t)
-            nxt_i = k + 1
-        i = nxt_i
-        # the tokens this mark emitted, and the one before (a date rule turns "May" into the date)
+            i = k + 1
+            continue
+        before = len(out)
+        i = _apply_rules(toks, k, out)
+        # the tokens the rules emitted, and the one before (a date rule turns "May" into the date)
         for p in range(max(before - 1, values[-1] + 1 if values else 0), len(out)):
             if out[p].kind in _RANGE_ENDS:
                 values.append(p)
@@ -158,13 +166,28 @@ def _structure_pass(toks: list[Token], marks: list[int]) -> list[Token]:
     return _ranges(out, values) if len(values) > 1 else out
 
 
+def _apply_rules(toks: list[Token], k: int, out: list[Token]) -> int:
+    """The first structure rule that applies at toks[k] emits its tokens (else toks[k] is copied);
+    the index to go on from."""
+    t = toks[k]
+    nxt_i: int | None = None
+    if t.kind == WORD:
+        after = toks[k + 1].text if k + 1 < len(toks) else None
+        for gate, rule in _RULES_OF_WORD.get(t.text, ()):
+            if (gate is None or after in gate) and (nxt_i := rule(toks, k, out)) is not None:
+                break
+    elif t.kind == NUM:
+        nxt_i = _number(toks, k, out)
+    else:
+        nxt_i = currency_sign(toks, k)
+    if nxt_i is None:
+        out.append(t)
+        nxt_i = k + 1
+    return nxt_i
+
+
 def _number(toks: list[Token], i: int, out: list[Token]) -> int:
     """The structure rules for the number at toks[i]: the index to go on from (its tokens emitted)."""
-    nxt = toks[i + 1] if i + 1 < len(toks) else None
-    if (nxt is None or (nxt.text not in _AFTER_A_NUMBER and nxt.kind != NUM)) and (
-            not out or out[-1].text not in _BEFORE_A_NUMBER):
-        out.append(measure_unit(toks[i], nxt))  # no rule can apply (see _AFTER_A_NUMBER)
-        return i + 1
     for rewrite in _NUMBER_REWRITES:
         i = rewrite(toks, i)
     for rule in _NUMBER_RULES:
