@@ -4,7 +4,7 @@ core; the median time per grade on answers over 1,000 characters is reported).
 The answers are those of :mod:`tests.grader_cases`: short dev answers and conclusions, long dev
 answers graded whole, and policy-style answers on the frozen synthetic split, graded in the mode
 each is used in (dev answers: ``official``; policy answers: ``strict``, the training reward).
-``eval/bench_grader_length.py`` times grades against answer length.
+``eval/bench_grader_worst_case.py`` times the slowest grades (pathological inputs within the size limits).
 
 Opt-in, never part of the default run (marked ``slow``)::
 

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.gold import Pattern
 from supersede_env.core.grader.lexicon import CUE_STARTS, QUESTION_WORDS, SENTENCE_END, SOFT, WEAK_KEYWORDS
-from supersede_env.core.grader.question import echo_key, question_info
+from supersede_env.core.grader.question import QuestionInfo, echo_key, question_info
 from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
 
-__all__ = ["SHORT_REPLY", "TERSE_REPLY", "Answer", "read_answer", "Span"]
+__all__ = ["SHORT_REPLY", "TERSE_REPLY", "Answer", "Span", "read_answer"]
 
 SHORT_REPLY = 600  # a reply this short is read whole: "Not sure.\n\nPortland" is not concluded by its last line
 # A reply this short is the answer and nothing else (a sentence or two: the policy's format): every other
@@ -249,42 +249,40 @@ def _cased_or(text: str, answer: str) -> str:
 
 
 def read_answer(answer: str, question: str | None, *, whole: bool = False) -> Answer:
-    """Tokenise once and index what matching needs, in a single pass over the tokens."""
+    """Tokenise once and index what matching needs."""
     text = normalise_text(answer)
     tokens = tokenize(text)
+    if _NUMBERED_LINE.search(text):
+        for i in _enumerators(tokens, text):
+            tokens[i] = tokens[i]._replace(kind=LABEL)  # "1. Oranges" opening a line: list numbering
+    content, triggers, cues, weak = _index(tokens)
     info = question_info(question)
-    question_keys = info.keys
-    numbering = _enumerators(tokens, text) if _NUMBERED_LINE.search(text) else set()
+    unmasked_content = None
+    if info.keys:
+        masked, question_echo = _restatements(tokens, info)
+        if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
+            unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
+            content = [i for i in content if i not in masked]
+    strong = None if whole else _strong_offset(text)
+    start = 0 if whole else _conclusion_start(text, tokens, strong, weak)
+    conclusion = content if start == 0 else content[bisect_left(content, start):]
+    # the capitals of a short reply mark its names (rivals the source never named); folding again costs
+    source = answer if len(answer) == len(text) else _cased_or(text, answer) if len(text) <= SHORT_REPLY else text
+    return Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, cues,
+                  unmasked_content)
+
+
+def _index(tokens: list[Token]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """The indices of the tokens matching may use (not punctuation, labels or soft words), of the
+    words that may start an abstention phrase, of the tokens that may start a role cue, and of the
+    keywords of "therefore"-style markers."""
     content: list[int] = []
     triggers: list[int] = []
     cues: list[int] = []
     weak: list[int] = []
-    masked: set[int] = set()
-    question_echo: set[int] = set()
-    run: list[int] = []  # consecutive tokens that all occur in the question (a restatement?)
-    run_keys: list[object] = []
-    for i in numbering:
-        tokens[i] = tokens[i]._replace(kind=LABEL)  # "1. Oranges" opening a line: list numbering
     word_flags = _WORD_FLAGS
     for i, t in enumerate(tokens):
         kind = t.kind
-        if kind == PUNCT:
-            if t.text in CUE_STARTS:
-                cues.append(i)
-            if run and t.text in SENTENCE_END:  # a restatement does not run across sentences
-                if len(run) >= 4:
-                    _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
-                run, run_keys = [], []
-            continue
-        if question_keys:
-            key = t.value if kind == WORD else echo_key(t)
-            if key in question_keys:
-                run.append(i)
-                run_keys.append(key)
-            elif run:
-                if len(run) >= 4:
-                    _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
-                run, run_keys = [], []
         if kind == WORD:
             flags = word_flags.get(t.text)
             if flags is None:
@@ -298,31 +296,55 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
                     weak.append(i)
                 if flags & _SOFT_WORD:
                     continue
-        elif kind == LABEL:
+            content.append(i)
+        elif kind == PUNCT:
+            if t.text in CUE_STARTS:
+                cues.append(i)
+        elif kind != LABEL:
+            content.append(i)
+    return content, triggers, cues, weak
+
+
+def _restatements(tokens: list[Token], info: QuestionInfo) -> tuple[set[int], set[int]]:
+    """The tokens that restate the question (runs of four or more of its words or values within a
+    sentence holding one of its 4-grams), and those of them that restate the question itself."""
+    question_keys = info.keys
+    # a value is compared by (kind, repr(value)): without such a key no value can echo the question
+    values_echo = any(type(k) is tuple and len(k) == 2 and type(k[1]) is str for k in question_keys)
+    masked: set[int] = set()
+    question_echo: set[int] = set()
+    run: list[int] = []  # consecutive tokens that all occur in the question (a restatement?)
+    run_keys: list[object] = []
+    for i, t in enumerate(tokens):
+        kind = t.kind
+        if kind == PUNCT:
+            if run and t.text in SENTENCE_END:  # a restatement does not run across sentences
+                if len(run) >= 4:
+                    _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
+                run, run_keys = [], []
             continue
-        content.append(i)
+        key = t.value if kind == WORD else echo_key(t) if values_echo else None
+        if key is not None and key in question_keys:
+            run.append(i)
+            run_keys.append(key)
+        elif run:
+            if len(run) >= 4:
+                _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
+            run, run_keys = [], []
     if len(run) >= 4:
         _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
-    unmasked_content = None
-    if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
-        unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
-        content = [i for i in content if i not in masked]
-    strong = None if whole else _strong_offset(text)
-    if whole:
-        start = 0
-    elif strong is not None:
-        start = bisect_left(tokens, strong, key=START_OF)  # the first token at or after it
-    else:
-        weak_start = _weak_start(text, tokens, weak) if weak else None
-        if weak_start is not None:
-            start = weak_start
-        elif len(text) <= SHORT_REPLY:
-            start = 0
-        else:
-            para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
-            start = 0 if para <= 0 else bisect_left(tokens, para, key=START_OF)
-    conclusion = content if start == 0 else content[bisect_left(content, start):]
-    # the capitals of a short reply mark its names (rivals the source never named); folding again costs
-    source = answer if len(answer) == len(text) else _cased_or(text, answer) if len(text) <= SHORT_REPLY else text
-    return Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, cues,
-                  unmasked_content)
+    return masked, question_echo
+
+
+def _conclusion_start(text: str, tokens: list[Token], strong: int | None, weak: list[int]) -> int:
+    """The first token of the concluding span: after the last answer marker, else the last
+    "therefore"-style marker, else (a reply over SHORT_REPLY characters) the last paragraph."""
+    if strong is not None:
+        return bisect_left(tokens, strong, key=START_OF)  # the first token at or after it
+    weak_start = _weak_start(text, tokens, weak) if weak else None
+    if weak_start is not None:
+        return weak_start
+    if len(text) <= SHORT_REPLY:
+        return 0
+    para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
+    return 0 if para <= 0 else bisect_left(tokens, para, key=START_OF)
