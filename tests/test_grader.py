@@ -570,3 +570,10 @@ def test_grade_episode_uses_the_episodes_gold_history_and_abstention_flag():
     never_said = make_episode(abstention=True, answer="You never said where you live.", stale_values=())
     assert grade_episode("That is not in my notes.", never_said).r_cur == 1.0
     assert grade_episode("Portland", never_said).label == "wrong"
+
+
+def test_a_digit_run_past_a_floats_range_states_no_value() -> None:
+    """"111...1" (400 digits) reads as infinity, which must equal no gold, in either mode."""
+    for mode in ("official", "strict"):
+        assert grade("1" * 400, "47", stale=["52"], mode=mode).r_cur == 0.0
+        assert grade("1" * 400 + " or 47", "47", stale=["52"], mode=mode).r_cur == 0.0

@@ -7,6 +7,8 @@ measurement unit is a different quantity (``$10`` is not ``10 pounds``).
 
 from __future__ import annotations
 
+import math
+
 from supersede_env.core.grader.lex_durations import DUR_UNITS
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
 from supersede_env.core.grader.lex_token import CLOCK, DATE, DUR, FREQ, NUM, TIME, WORD, Token
@@ -15,7 +17,8 @@ __all__ = ["other_unit", "values_equal"]
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+    # a digit run past a float's range reads as infinity, which equals no value (not even another)
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
 
 
 def other_unit(g: Token, w: Token) -> bool:
