@@ -1,8 +1,9 @@
 """The grader's worst case: the longest single grade on pathological inputs within the size limits.
 
 Every input stays inside the documented limits (an answer place of at most ``MAX_ANSWER_CHARS``
-characters, a question of 1,000, a gold of 1,000, at most 32 superseded values or decoys of 200
-characters each); the budget is 50 ms per grade, in both modes. The shapes are the ones that have
+characters, a question of ``MAX_QUESTION_CHARS``, a gold of ``MAX_GOLD_CHARS``, at most
+``MAX_STALE_VALUES`` superseded values and decoys together of ``MAX_VALUE_CHARS`` characters each:
+:mod:`supersede_env.core.limits`); the budget is 50 ms per grade, in both modes. The shapes are the ones that have
 cost time before or that stress one grammar of the lexer: line breaks before the value, repeated
 ``<answer>`` tags, many colons (contract fields), long digit runs and separators, mixed scripts,
 lone surrogates, combining overlays and bidi controls, 4,000 characters of one repeated value,
@@ -24,6 +25,7 @@ import time
 from supersede_env.core.grader import MAX_ANSWER_CHARS, grade
 from supersede_env.core.grader.answer import read_answer
 from supersede_env.core.grader.place import answer_place
+from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES, MAX_VALUE_CHARS
 
 BUDGET_S = 0.050
 N = MAX_ANSWER_CHARS
@@ -86,14 +88,17 @@ def answers() -> dict[str, str]:
 
 
 def settings() -> dict[str, dict]:
-    question = ("Where do I live now, after the move from Denver to Austin and then to Boston? " * 13)[:1000]
-    long_rival = ("Denver " * 30)[:200]
+    question = ("Where do I live now, after the move from Denver to Austin and then to Boston? " * 13)[:MAX_QUESTION_CHARS]
+    half = MAX_STALE_VALUES // 2
+    # distinct long values (each is searched on its own), of the words the shapes use
+    stale = [(f"Denver Street {i} " + "Old Denver Austin Portland " * 12)[:MAX_VALUE_CHARS] for i in range(half)]
+    decoys = [(f"Austin Road {i} " + "Lake Austin Seattle Chevy Malibu " * 10)[:MAX_VALUE_CHARS] for i in range(half)]
     return {
         "value gold": {"gold": "Boston", "stale": ["Denver", "Austin"], "question": "Where do I live now?"},
         "number gold": {"gold": "1", "stale": ["12", "2"], "question": "How many bikes do I have?"},
         "time gold": {"gold": "6:45 pm", "stale": ["5:35 am"], "question": "When do I run?"},
-        "long inputs": {"gold": ("Boston, Massachusetts " * 50)[:1000], "question": question,
-                        "stale": [long_rival] * 32, "decoys": [("Austin " * 30)[:200]] * 32},
+        "long inputs": {"gold": ("Boston, Massachusetts " * 50)[:MAX_GOLD_CHARS], "question": question,
+                        "stale": stale, "decoys": decoys},
     }
 
 

@@ -327,10 +327,11 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     counts = gold_token is not None and gold_token.kind == NUM and gold_token.unit is None
     layout, terse = _table_words(a), len(a.text) <= TERSE_REPLY
     own, spans = _reading(a, first, last, covered, counts)
+    in_candidates = {k for s, e in covered for k in range(s, e + 1)}  # a set: covered spans may be many
 
     def fails(k: int, whole: bool) -> str | None:
         t = tokens[k]
-        if first <= k <= last or k in layout or any(s <= k <= e for s, e in covered):
+        if first <= k <= last or k in layout or k in in_candidates:
             return None
         if k in cues.unbound and (whole or terse):
             return t.text

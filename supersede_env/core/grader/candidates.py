@@ -221,7 +221,7 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
 
     skeleton: str | None = None
     gold_skeletons: list[str] | None = None
-    for kind, value in known:
+    for kind, value in dict.fromkeys(known):
         rival = _value_skeleton(value)
         if rival is None:
             continue
@@ -242,8 +242,8 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
         while pos != -1:
             add(kind, value, owner[pos], owner[pos + len(rival) - 1])
             pos = token_skeleton.find(rival, pos + 1)
-    for kind, value in known:
-        for word, surface in _distinctive_words(value):
+    for kind, value in dict.fromkeys(known):  # a value listed twice is looked for once
+        for word, surface in dict.fromkeys(_distinctive_words(value)):
             if word in gold_words:
                 continue
             for p in a.words.get(word, ()):
