@@ -37,7 +37,7 @@ def render_full_history(episode: Episode) -> str:
 
 
 def _policy_text(condition: Condition) -> str:
-    evidence = "the conversations" if condition.mode == "full" else "your notes"
+    evidence = {"full": "the conversations", "rag": "the passages"}.get(condition.mode, "your notes")
     return prompt_template(f"policy_{condition.policy}").format(evidence=evidence)
 
 
@@ -76,4 +76,28 @@ def answer_messages(condition: Condition, episode: Episode, notes: str) -> Messa
             policy=_policy_text(condition),
             question=episode.question,
         )
+    return _user(content)
+
+
+def store_answer_messages(condition: Condition, notes: str, question: str) -> Messages:
+    """The answer prompt of a memory system that answers from its store (``facts``): the notes
+    prompt, with the store as the notes."""
+    content = prompt_template("answer_notes").format(notes=notes or _EMPTY_NOTES, date_line="",
+                                                     policy=_policy_text(condition), question=question)
+    return _user(content)
+
+
+def retrieved_answer_messages(condition: Condition, passages: str, question: str, question_date: str | None
+                              ) -> Messages:
+    """The answer prompt of ``rag``: the retrieved passages (oldest first), then the question."""
+    content = prompt_template("answer_retrieved").format(policy=_policy_text(condition), passages=passages or
+                                                         _EMPTY_NOTES, question_date=question_date or "unknown",
+                                                         question=question)
+    return _user(content)
+
+
+def facts_update_messages(condition: Condition, store: str, session: Session) -> Messages:
+    """The prompt of one ``facts`` step: the store (one ``id: fact`` line each) and one new session."""
+    content = prompt_template("facts_update").format(notes=store or _EMPTY_NOTES, session=session_text(session),
+                                                     budget=condition.budget)
     return _user(content)

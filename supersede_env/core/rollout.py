@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from supersede_env.core import contract, ledger, notes, prompts
 from supersede_env.core.conditions import Condition
+from supersede_env.core.errors import ConditionError
 from supersede_env.core.model_call import ChatRequest, Messages, ModelReply
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader.place import answer_place
@@ -158,6 +159,9 @@ class RolloutState:
 
 
 def start(episode: Episode, condition: Condition) -> RolloutState:
+    if condition.is_system:  # rag, facts, memory: supersede_env.core.memory_rollout drives them
+        raise ConditionError(f"{condition} is a memory system: it runs in supersede eval only; the rollout (the "
+                             "verifiers environment, the trainer) takes full, memo, ledger and ledger-ops")
     return RolloutState(episode=episode, condition=condition)
 
 
