@@ -52,7 +52,8 @@ def read_prompt(text: str) -> MemoStep | AnswerStep | None:
         if budget is None:
             return None
         form: Literal["memo", "ledger", "ledger-ops", "facts"] = (
-            "ledger-ops" if "SET topic" in text else "ledger" if "ledger" in text else "memo")
+            "ledger-ops" if "SET topic" in text else "facts" if "UPDATE id:" in text
+            else "ledger" if "ledger" in text else "memo")
         return MemoStep(_notes(text), _between(text, "<conversation>", "</conversation>"), int(budget[1]), form)
     question = _QUESTION.search(text)
     if question is None:
