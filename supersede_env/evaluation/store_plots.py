@@ -53,7 +53,10 @@ def update_diagnostics_plot(summary: RunSummary, plt):  # noqa: ANN001, ANN201
     level_ax.set_ylim(-5, 105)
     level_ax.set_ylabel("update recall, %")
     level_ax.set_title("Update recall by difficulty", fontsize=10)
-    level_ax.legend(fontsize=7.5, frameon=False)
+    if level_ax.get_legend_handles_labels()[0]:
+        level_ax.legend(fontsize=7.5, frameon=False)
+    else:
+        level_ax.text(1, 50, "no difficulty levels (meta.difficulty)\nin these episodes", ha="center", fontsize=8)
 
     for index, d in enumerate(diags):
         sessions = range(1, len(d.facts_per_session) + 1)
