@@ -3,7 +3,6 @@
 import pytest
 
 from supersede_env.core.conditions import parse_condition
-from supersede_env.core.episode import Session, Turn
 from supersede_env.core.errors import ConditionError
 from supersede_env.core.memory_builtin import FactsSystem, RagSystem, apply_fact_ops, parse_fact_ops
 from supersede_env.core.memory_rollout import ResumeMismatch, run_system

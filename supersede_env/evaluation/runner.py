@@ -94,10 +94,8 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
     """The work left for every pair; with ``log``, resumed from its recorded calls and verdicts.
     ``memory``: the factory of the user's memory system (the ``memory`` condition)."""
     tasks: list[PairTask] = []
-    finished = failed = replayed = expected = 0
-    system_tasks, *counts = plan_system_pairs(episodes, conditions, system_factories(conditions, memory), log,
-                                              retry_failed=retry_failed, judged=judged)
-    finished, failed, replayed = counts
+    system_tasks, finished, failed, replayed = plan_system_pairs(
+        episodes, conditions, system_factories(conditions, memory), log, retry_failed=retry_failed, judged=judged)
     expected = sum(expected_steps(e, c) for c in conditions if c.is_system for e in episodes)
     for condition in conditions:
         if condition.is_system:

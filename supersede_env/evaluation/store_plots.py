@@ -15,9 +15,21 @@ _FIGURES: tuple[tuple[str, str, str], ...] = (
 
 
 def update_diagnostics_plot(summary: RunSummary, plt):  # noqa: ANN001, ANN201
+    """The figure (the caller saves and closes it)."""
     diags = summary.store_diagnostics
     fig, (bars_ax, level_ax, count_ax) = plt.subplots(1, 3, figsize=(15, 4.4),
                                                       gridspec_kw={"width_ratios": [1.3, 1.3, 1]})
+    _rates_panel(bars_ax, diags)
+    _levels_panel(level_ax, diags)
+    _counts_panel(count_ax, diags)
+    for ax in (bars_ax, level_ax, count_ax):
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"Update diagnostics (FEB-30) against the gold states: {summary.model_label}", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _rates_panel(bars_ax, diags) -> None:  # noqa: ANN001
     width = 0.8 / len(_FIGURES)
     for offset, (name, label, colour) in enumerate(_FIGURES):
         for x, d in enumerate(diags):
@@ -28,7 +40,7 @@ def update_diagnostics_plot(summary: RunSummary, plt):  # noqa: ANN001, ANN201
                              rotation=90, color=colour)
                 continue
             value = 100 * rate.rate
-            bars_ax.bar(x_at, max(value, 0.8), width, color=colour, label=label)
+            bars_ax.bar(x_at, max(value, 0.8), width, color=colour)
             text = f"{value:.0f}% ({rate.k}/{rate.n})"
             inside = value > 45  # written up the bar, in white, when the bar is tall enough to hold it
             bars_ax.text(x_at, value / 2 if inside else value + 2, text, ha="center",
@@ -38,10 +50,14 @@ def update_diagnostics_plot(summary: RunSummary, plt):  # noqa: ANN001, ANN201
     bars_ax.set_ylim(0, 115)
     bars_ax.set_ylabel("% of events")
     bars_ax.set_title("All episodes", fontsize=10)
-    handles, labels = bars_ax.get_legend_handles_labels()
-    unique = dict(zip(labels, handles, strict=True))
-    bars_ax.legend(unique.values(), unique.keys(), fontsize=7.5, loc="upper right", frameon=False)
+    from matplotlib.patches import Patch
 
+    # one entry per figure, drawn or not (a figure with no events anywhere is still named)
+    bars_ax.legend([Patch(color=colour) for _, _, colour in _FIGURES], [label for _, label, _ in _FIGURES],
+                   fontsize=7.5, loc="upper right", frameon=False)
+
+
+def _levels_panel(level_ax, diags) -> None:  # noqa: ANN001
     for index, d in enumerate(diags):
         levels = [(s.scope, s.update_recall.rate) for s in d.scopes if s.scope in DIFFICULTIES]
         shift = (index - (len(diags) - 1) / 2) * 0.05  # equal lines stay visible side by side
@@ -58,6 +74,8 @@ def update_diagnostics_plot(summary: RunSummary, plt):  # noqa: ANN001, ANN201
     else:
         level_ax.text(1, 50, "no difficulty levels (meta.difficulty)\nin these episodes", ha="center", fontsize=8)
 
+
+def _counts_panel(count_ax, diags) -> None:  # noqa: ANN001
     for index, d in enumerate(diags):
         sessions = range(1, len(d.facts_per_session) + 1)
         shift = (index - (len(diags) - 1) / 2) * 0.05
@@ -66,12 +84,10 @@ def update_diagnostics_plot(summary: RunSummary, plt):  # noqa: ANN001, ANN201
     gold = [d.scopes[0].mean_gold_slots for d in diags if d.scopes[0].mean_gold_slots is not None]
     if gold:
         count_ax.axhline(gold[0], color="black", linewidth=1, linestyle=":", label="gold slots (end)")
+    from matplotlib.ticker import MaxNLocator
+
+    count_ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # sessions are whole numbers
     count_ax.set_xlabel("after session")
     count_ax.set_ylabel("facts in the store (mean)")
     count_ax.set_title("Fact count (fragmentation)", fontsize=10)
     count_ax.legend(fontsize=7.5, frameon=False)
-    for ax in (bars_ax, level_ax, count_ax):
-        ax.grid(alpha=0.3)
-    fig.suptitle(f"Update diagnostics (FEB-30) against the gold states: {summary.model_label}", fontsize=10)
-    fig.tight_layout()
-    return fig
