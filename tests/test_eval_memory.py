@@ -125,3 +125,19 @@ def test_the_study_resumes_after_kill_9_with_nothing_lost_or_asked_twice(tmp_pat
     got, ref = read_report(killed), read_report(reference)
     assert got["store_diagnostics"] == ref["store_diagnostics"] and got["paired"] == ref["paired"], f"seed {seed}"
     assert json.dumps(got["diagnostics"]) == json.dumps(ref["diagnostics"])
+
+
+def test_the_memory_field_of_a_config_adds_the_memory_condition(tmp_path):
+    from supersede_env.evaluation.config import ConfigError, build_config, load_config_file
+
+    config_file = tmp_path / "eval.yaml"
+    config_file.write_text(f"memory: {EXAMPLE}\nconditions: [full, rag:300]\n")
+    config = build_config(load_config_file(config_file))
+    assert [c.name for c in config.resolved_conditions()] == ["full", "rag:300", "memory"]
+    assert config.identity()["memory"] == EXAMPLE  # what a resume checks
+    try:
+        build_config({"memory": "no-colon"})
+    except ConfigError as exc:
+        assert "expected package.module:factory" in str(exc)
+    else:
+        raise AssertionError("a memory spec without a factory name was accepted")

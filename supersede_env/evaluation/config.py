@@ -67,8 +67,8 @@ class EvalConfig:
 
     # -- what is measured (identity) --
     conditions: tuple[str, ...] = field(default=DEFAULT_CONDITIONS, metadata=_help(
-        "conditions, each MODE[:BUDGET][+dates][+contract]: full, memo:300, memo:300+dates, ledger:300, "
-        "ledger-ops:300, memo:1000, memo:3000, ..."))
+        "conditions, each MODE[:BUDGET][:turns][+dates][+contract]: full, memo:300, memo:300+dates, ledger:300, "
+        "ledger-ops:300, memo:1000, and the memory systems rag:300, rag:300:turns, facts:300 (docs/memory-systems.md)"))
     memory: str | None = field(default=None, metadata=_help(
         "your own memory system, package.module:factory or path/to/file.py:factory (docs/memory-systems.md); "
         "run as the condition memory, added to the conditions when they do not name it"))
