@@ -159,3 +159,12 @@ def test_rag_makes_no_call_while_ingesting_and_answers_from_the_retrieved_turns_
     # answer is the superseded value, what the full history avoids
     assert "Chicago" not in context and run.transcript.answer == "Miami" == episode.stale_values[0]
     assert run.sessions[0].facts is None  # rag exposes no store
+
+
+@pytest.mark.parametrize("condition", ["rag:300", "facts:300", "memory"])
+def test_the_trainer_refuses_a_memory_system_in_one_line(condition):
+    pytest.importorskip("trl")
+    from tests.test_training_config import TINY, _one_line_error
+
+    message = _one_line_error(["--config", str(TINY), "--condition", condition])
+    assert f"condition: {condition} is not a memo condition" in message
