@@ -42,6 +42,7 @@ def test_the_example_system_runs_by_path_and_by_module_beside_the_built_ins(tmp_
     assert store["memory"]["confusion"]["update"]["create"] == N
     markdown = (tmp_path / "a" / "report.md").read_text()
     assert "## Update diagnostics (FEB-30)" in markdown and "Operation confusion for `memory`" in markdown
+    assert f"memory system (condition `memory`): `{EXAMPLE}`" in markdown
     assert (tmp_path / "a" / "plots" / "update_diagnostics.png").stat().st_size > 10_000
     log = load_run(tmp_path / "a")
     assert len(log.memory_for("e0", "memory")) == 3 and log.memory_for("e0", "memory")[0].facts

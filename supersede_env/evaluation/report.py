@@ -119,6 +119,8 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out.append(f"- model: `{model.get('model', model)}` ({model.get('backend', '?')} backend"
                + (f"; a {REFERENCE_POLICY}" if s.reference_policy else "") + ")"
                + (f"; judge: `{run['judge'].get('model')}`" if run["judge"] else "; no LLM judge"))
+    if run["config"].get("memory"):
+        out.append(f"- memory system (condition `memory`): `{run['config']['memory']}`")
     out.append(f"- episodes: {s.n_episodes} ({s.n_answerable} answerable, {s.n_abstention} abstention); "
                f"source: {run['config'].get('source')}; conditions: "
                + ", ".join(f"`{c.name}`" for c in s.conditions))
