@@ -168,3 +168,23 @@ def test_the_trainer_refuses_a_memory_system_in_one_line(condition):
 
     message = _one_line_error(["--config", str(TINY), "--condition", condition])
     assert f"condition: {condition} is not a memo condition" in message
+
+
+@pytest.mark.parametrize("name", ["memo:300", "ledger:300", "ledger-ops:60+dates", "memo:300+contract"])
+def test_the_memo_modes_on_the_contract_send_the_rollouts_prompts_and_keep_its_notes(name):
+    from supersede_env.core.memory_builtin import NotesSystem
+
+    condition = parse_condition(name)
+    for index in range(4):
+        episode = city_episode(index)
+        state = rollout.start(episode, condition)
+        while (request := rollout.next_request(state)) is not None:
+            state = rollout.advance(state, recency(request))
+        system = NotesSystem(condition)
+        run = run_system(system, episode, condition, live=recency)
+        expected = state.transcript()
+        assert [s.prompt_hash for s in run.transcript.steps] == [s.prompt_hash for s in expected.steps]
+        assert run.transcript.answer == expected.answer and system.notes == expected.final_notes
+        assert [f.text for f in run.sessions[-1].facts] == [ln for ln in expected.final_notes.splitlines() if ln.strip()]
+        if condition.mode == "ledger-ops":  # its operations, reported; the 60-character budget evicts
+            assert {op.op for s in run.sessions for op in s.ops} >= {"add", "evict"}

@@ -5,6 +5,8 @@
   ingesting. At question time the BM25 top passages for the question that fit in B characters
   (:func:`supersede_env.core.retrieval.select`), in date order, are the model's only context. It
   exposes no store: the archive is the raw text, never superseded.
+- :class:`NotesSystem` (``memo``, ``ledger``, ``ledger-ops``): the memo modes on the contract,
+  with the rollout's own prompts and notes rule.
 - :class:`FactsSystem` (``facts:B``): FEB-30's system-under-test shape. After each session the model
   sees the store (one ``fN: fact`` line each) and the session and replies with operations::
 
@@ -26,11 +28,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from supersede_env.core import notes, prompts, retrieval
+from supersede_env.core import ledger, notes, prompts, retrieval
 from supersede_env.core.conditions import Condition
 from supersede_env.core.episode import Session, session_text
 from supersede_env.core.memory_system import Fact, MemoryOp, Model, Question
 from supersede_env.core.model_call import ChatRequest
+from supersede_env.core.rollout import update_notes
 
 
 class RagSystem:
@@ -173,7 +176,67 @@ class FactsSystem:
         return self.store
 
     def answer(self, question: Question, model: Model) -> str:
-        messages = prompts.store_answer_messages(self.condition, render_store(self.store), question.text)
+        messages = prompts.notes_answer_messages(self.condition, render_store(self.store), question.text, None)
+        return model(ChatRequest(messages, self.condition.answer_max_tokens))
+
+
+# -- the memo modes on the contract ------------------------------------------------------------------
+def ledger_memory_ops(before: Sequence[ledger.LedgerLine], reply: str, after: Sequence[ledger.LedgerLine],
+                      date: str | None) -> tuple[MemoryOp, ...]:
+    """The operations a ``ledger-ops`` reply performed on the ledger ``before``, ending in ``after``:
+    ``SET`` of a new topic is an add, of a topic already there an update (a noop when the value is the
+    same), ``DEL`` of a topic there a delete, and lines the budget pushed out are evictions."""
+    parsed, _ = ledger.parse_ops(notes.strip_reasoning(reply))
+    current = {line.topic.casefold(): line for line in before}
+    ops: list[MemoryOp] = []
+    for op in parsed:
+        key = op.topic.casefold()
+        old = current.get(key)
+        if op.verb == "set":
+            new = ledger.LedgerLine(op.topic, op.value, date)
+            kind = "add" if old is None else ("noop" if old.value == op.value else "update")
+            ops.append(MemoryOp(kind, op.topic, old.render() if old else None, new.render()))  # type: ignore[arg-type]
+            current[key] = new
+        elif old is not None:
+            ops.append(MemoryOp("delete", op.topic, old.render(), None))
+            del current[key]
+    kept = {line.topic.casefold() for line in after}
+    return tuple(ops) + tuple(MemoryOp("evict", line.topic, line.render(), None)
+                              for key, line in current.items() if key not in kept)
+
+
+class NotesSystem:
+    """``memo``, ``ledger`` and ``ledger-ops`` on the contract: the rollout's own prompts and notes rule
+    (:func:`supersede_env.core.rollout.update_notes`), so a run of it sends the very prompts the
+    rollout sends. The harness, the verifiers environment and the trainer drive these modes through
+    the rollout state machine (batched); this is the same memory for code written against the contract."""
+
+    def __init__(self, condition: Condition) -> None:
+        if not condition.is_memo:
+            raise ValueError(f"{condition} is not a memo mode (memo, ledger or ledger-ops)")
+        self.condition = condition
+        self.notes = ""
+        self.lines: tuple[ledger.LedgerLine, ...] = ()
+
+    def reset(self, episode_id: str) -> None:
+        self.notes, self.lines = "", ()
+
+    def ingest(self, session: Session, model: Model) -> Sequence[MemoryOp]:
+        messages = prompts.memo_step_messages(self.condition, self.notes, session)
+        reply = model(ChatRequest(messages, self.condition.memo_max_tokens))
+        update = update_notes(self.condition, self.notes, self.lines, session, reply)
+        ops: tuple[MemoryOp, ...] = ()
+        if self.condition.mode == "ledger-ops":
+            date = notes.short_date(session.date) if self.condition.dates else None
+            ops = ledger_memory_ops(self.lines, reply, update.lines, date)
+        self.notes, self.lines = update.notes, update.lines
+        return ops
+
+    def facts(self) -> Sequence[Fact]:
+        return [Fact(str(i + 1), line.strip()) for i, line in enumerate(self.notes.splitlines()) if line.strip()]
+
+    def answer(self, question: Question, model: Model) -> str:
+        messages = prompts.notes_answer_messages(self.condition, self.notes, question.text, question.date)
         return model(ChatRequest(messages, self.condition.answer_max_tokens))
 
 

@@ -68,21 +68,15 @@ def answer_messages(condition: Condition, episode: Episode, notes: str) -> Messa
             question_date=episode.question_date or "unknown",
             question=episode.question,
         )
-    else:
-        date_line = f"Current date: {episode.question_date}\n" if condition.dates and episode.question_date else ""
-        content = prompt_template("answer_notes").format(
-            notes=notes or _EMPTY_NOTES,
-            date_line=date_line,
-            policy=_policy_text(condition),
-            question=episode.question,
-        )
-    return _user(content)
+        return _user(content)
+    return notes_answer_messages(condition, notes, episode.question, episode.question_date)
 
 
-def store_answer_messages(condition: Condition, notes: str, question: str) -> Messages:
-    """The answer prompt of a memory system that answers from its store (``facts``): the notes
-    prompt, with the store as the notes."""
-    content = prompt_template("answer_notes").format(notes=notes or _EMPTY_NOTES, date_line="",
+def notes_answer_messages(condition: Condition, notes: str, question: str, question_date: str | None) -> Messages:
+    """The answer prompt from notes alone (memo modes, and the memory systems that answer from a store);
+    the question's date is shown only under ``+dates``."""
+    date_line = f"Current date: {question_date}\n" if condition.dates and question_date else ""
+    content = prompt_template("answer_notes").format(notes=notes or _EMPTY_NOTES, date_line=date_line,
                                                      policy=_policy_text(condition), question=question)
     return _user(content)
 

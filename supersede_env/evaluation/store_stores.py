@@ -3,9 +3,8 @@
 - ``memo`` and ``ledger``: the notes after each memo step, one fact per non-empty line; no
   operations are reported (the model rewrites the notes whole);
 - ``ledger-ops``: the ledger after each step, one fact per line, and the operations its reply made,
-  recomputed from the recorded reply exactly as the rollout applied it (:mod:`supersede_env.core.ledger`):
-  ``SET`` of a new topic is an add, of a topic already there an update (a noop when the value is the
-  same), ``DEL`` of a topic there a delete, and lines the budget evicted are evictions;
+  recomputed from the recorded reply exactly as the rollout applied it
+  (:func:`supersede_env.core.memory_builtin.ledger_memory_ops`);
 - ``facts`` and a user's ``memory`` system: the memory records (the store it exposed, the operations
   it reported);
 - ``full`` and ``rag`` expose no store (the raw text is never superseded) and are not diagnosed.
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from supersede_env.core import ledger, notes
 from supersede_env.core.conditions import Condition
 from supersede_env.core.episode import Episode
+from supersede_env.core.memory_builtin import ledger_memory_ops
 from supersede_env.core.memory_system import MemoryOp
 from supersede_env.core.records import MemoryRecord, session_memory
 from supersede_env.core.rollout import StepRecord
@@ -61,25 +61,10 @@ def _ledger_ops_stores(episode: Episode, condition: Condition, memo_steps: Seque
     out: list[StoreAfter] = []
     lines: tuple[ledger.LedgerLine, ...] = ()
     for index, step in enumerate(memo_steps):
-        session = episode.sessions[index]
-        date = notes.short_date(session.date) if condition.dates else None
-        parsed, _ = ledger.parse_ops(notes.strip_reasoning(step.reply or ""))
-        ops: list[MemoryOp] = []
-        current = {line.topic.casefold(): line for line in lines}
-        for op in parsed:
-            key = op.topic.casefold()
-            before = current.get(key)
-            if op.verb == "set":
-                after = ledger.LedgerLine(op.topic, op.value, date)
-                kind = "add" if before is None else ("noop" if before.value == op.value else "update")
-                ops.append(MemoryOp(kind, op.topic, before.render() if before else None, after.render()))
-                current[key] = after
-            elif before is not None:
-                ops.append(MemoryOp("delete", op.topic, before.render(), None))
-                del current[key]
-        result = ledger.update(lines, notes.strip_reasoning(step.reply or ""), budget=condition.budget or 0, date=date)
-        kept = {line.topic.casefold() for line in result.lines}
-        ops += [MemoryOp("evict", line.topic, line.render(), None) for key, line in current.items() if key not in kept]
+        date = notes.short_date(episode.sessions[index].date) if condition.dates else None
+        reply = step.reply or ""
+        result = ledger.update(lines, notes.strip_reasoning(reply), budget=condition.budget or 0, date=date)
+        ops = ledger_memory_ops(lines, reply, result.lines, date)
         lines = result.lines
-        out.append(StoreAfter(_lines(step.notes_after), tuple(ops)))  # the store as recorded
+        out.append(StoreAfter(_lines(step.notes_after), ops))  # the store as recorded
     return out
