@@ -33,6 +33,9 @@ def test_a_version_1_run_reports_exactly_as_it_did_when_it_was_written(tmp_path)
     # added since, beside the numbers of then: example pairs, and the episodes behind each memo-state point
     assert {(e["first"], e["second"]) for e in got.pop("examples")} == {
         (p["first"], p["second"]) for p in then["paired"]}
+    # and the update diagnostics of every memo condition, from the same version-1 notes
+    memo_conditions = [d["condition"] for d in got["diagnostics"]]
+    assert [d["condition"] for d in got.pop("store_diagnostics")] == memo_conditions
     for diagnostics in got["diagnostics"]:
         for point in diagnostics["per_session"]:
             assert 0 <= point.pop("stale_n") <= point["n"] and 0 <= point.pop("coverage_n") <= point["n"]

@@ -35,7 +35,8 @@ def test_the_demo_shows_supersession_from_a_reference_policy(demo):
     assert sum(c["stale_share"]["correct"] for c in report["conditions"]) > 0  # stale answers counted
     assert "baseline:recency (reference policy, not a model)" in stdout and "reference policy, not a model" in \
         stdout.rsplit("note:", 1)[1]
-    assert {p.name for p in (out / "plots").iterdir()} == {"accuracy.png", "verdict_mix.png", "memo_state.png"}
+    assert {p.name for p in (out / "plots").iterdir()} == {"accuracy.png", "verdict_mix.png", "memo_state.png",
+                                                            "update_diagnostics.png"}
 
 
 def test_the_first_paragraph_says_the_result(demo):
@@ -86,7 +87,8 @@ def test_a_report_rebuilt_from_records_alone_is_the_same(demo, tmp_path):
     assert read_report(copy) == read_report(out)
     same_dir = re.compile(re.escape(str(out)))
     assert (copy / "report.md").read_text() == same_dir.sub(str(copy), (out / "report.md").read_text())
-    assert {p.name for p in (copy / "plots").iterdir()} == {"accuracy.png", "verdict_mix.png", "memo_state.png"}
+    assert {p.name for p in (copy / "plots").iterdir()} == {"accuracy.png", "verdict_mix.png", "memo_state.png",
+                                                            "update_diagnostics.png"}
 
 
 # -- the plots, through their artists ----------------------------------------------------------------

@@ -385,6 +385,8 @@ def test_the_verifiers_loader_finds_the_exported_classes():
         ({"condition": "memo:300", "mode": "ledger"}, "condition 'memo:300' has mode 'memo', but"),
         ({"condition": "memo:many"}, "cannot parse condition 'memo:many'"),
         ({"mode": "full", "budget": 300}, "mode full shows every session and takes no budget"),
+        ({"condition": "rag:300"}, "a memory system (rag, facts, memory) runs in supersede eval only"),
+        ({"mode": "facts", "budget": 300}, "a memory system (rag, facts, memory) runs in supersede eval only"),
         ({"lambda": -1}, "greater than or equal to 0"),
         ({"grader_mode": "lenient"}, "'strict' or 'official'"),
         ({"lambda": 0.25, "task": {"rewards": {"r_stale": {"weight": 0.5}}}},

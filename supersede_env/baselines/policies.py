@@ -74,6 +74,8 @@ class ReferencePolicy:
         new = self.read(step.conversation)
         if step.form == "ledger-ops":
             return _ledger_ops(step, new, only_while_room=self.fills_ledger)
+        if step.form == "facts":
+            return _fact_ops(step, new, only_while_room=self.fills_ledger)
         kept = self.keep_notes([*step.notes.splitlines(), *new], step.budget)
         return "\n".join(line for line in kept if line.strip()) or EMPTY_NOTES
 
@@ -141,6 +143,33 @@ def _ledger_ops(step: MemoStep, new: Sequence[str], *, only_while_room: bool) ->
         used += len(line) + 1
         ops.append(f"SET {line}")
     return "\n".join(ops) or "NONE"
+
+
+_FACT_LINE = re.compile(r"^(f\d+): ", re.M)
+
+
+def _fact_ops(step: MemoStep, new: Sequence[str], *, only_while_room: bool) -> str:
+    """``ADD: statement`` per new statement. With ``only_while_room``, only those that still fit
+    (``append``); else the oldest facts are deleted to make room for them (``recency``). A
+    statement already in the store word for word is a ``NOOP`` on its fact."""
+    facts = [(m[1], line[len(m[0]):]) for line in step.notes.splitlines() if (m := _FACT_LINE.match(line))]
+    used = len(step.notes)
+    ops: list[str] = []
+    for statement in new:
+        same = next((fid for fid, text in facts if text == statement), None)
+        if same is not None:
+            ops.append(f"NOOP {same}")
+            continue
+        cost = len(statement) + 6  # "fNN: " and a newline
+        if only_while_room and used + cost > step.budget:
+            break
+        while not only_while_room and facts and used + cost > step.budget:
+            fid, text = facts.pop(0)
+            used -= len(fid) + 3 + len(text)
+            ops.append(f"DELETE {fid}")
+        used += cost
+        ops.append(f"ADD: {statement}")
+    return "\n".join(ops) or "NOOP"
 
 
 POLICIES: dict[str, ReferencePolicy] = {

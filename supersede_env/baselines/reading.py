@@ -4,8 +4,10 @@ supersede-env sends two kinds of prompt (:mod:`supersede_env.core.prompts`):
 
 - a **memo step**: the current notes in ``<notes>...</notes>``, one new session in
   ``<conversation>...</conversation>``, and the budget ("cut off after 300 characters", or for the
-  code-kept ledger "The ledger holds 300 characters"); the ledger-ops prompt asks for ``SET`` lines;
-- an **answer step**: the notes (``<notes>``) or the whole history (``### Session N:`` blocks), then
+  code-kept ledger "The ledger holds 300 characters", the fact store "The store holds 300 characters");
+  the ledger-ops prompt asks for ``SET`` lines, the ``facts`` prompt for ``ADD`` / ``UPDATE`` lines;
+- an **answer step**: the notes (``<notes>``), the whole history (``### Session N:`` blocks) or the
+  passages ``rag`` retrieved (``<passages>``), then
   ``Question: ...`` and ``Answer:``; the evidence contract adds the four-line ``STATUS:`` form.
 
 :func:`read_prompt` returns a :class:`MemoStep` or an :class:`AnswerStep`, or None for any other
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 _EMPTY_NOTES = "(empty)"
-_BUDGET = re.compile(r"(?:cut off after|ledger holds) (\d+) characters")
+_BUDGET = re.compile(r"(?:cut off after|ledger holds|store holds) (\d+) characters")
 _QUESTION = re.compile(r"\nQuestion: (?P<question>[^\n]*)\nAnswer:\s*$")
 
 
@@ -30,7 +32,7 @@ class MemoStep:
     notes: str  # "" when the prompt shows "(empty)"
     conversation: str  # the session as "role: text" lines
     budget: int
-    form: Literal["memo", "ledger", "ledger-ops"]
+    form: Literal["memo", "ledger", "ledger-ops", "facts"]
 
 
 @dataclass(frozen=True)
@@ -49,13 +51,17 @@ def read_prompt(text: str) -> MemoStep | AnswerStep | None:
         budget = _BUDGET.search(text)
         if budget is None:
             return None
-        form: Literal["memo", "ledger", "ledger-ops"] = (
-            "ledger-ops" if "SET topic" in text else "ledger" if "ledger" in text else "memo")
+        form: Literal["memo", "ledger", "ledger-ops", "facts"] = (
+            "ledger-ops" if "SET topic" in text else "facts" if "UPDATE id:" in text
+            else "ledger" if "ledger" in text else "memo")
         return MemoStep(_notes(text), _between(text, "<conversation>", "</conversation>"), int(budget[1]), form)
     question = _QUESTION.search(text)
     if question is None:
         return None
     contract = "STATUS:" in text
+    if "<passages>" in text and "</passages>" in text:  # rag: retrieved turns, read as the history is
+        return AnswerStep(question["question"].strip(), _between(text, "<passages>", "</passages>"), "history",
+                          contract)
     if "<notes>" in text and "</notes>" in text:
         return AnswerStep(question["question"].strip(), _notes(text), "notes", contract)
     start = text.find("### Session")

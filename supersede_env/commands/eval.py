@@ -60,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what = parser.add_argument_group("what to measure")
     what.add_argument("--conditions", metavar="C1,C2,...", help=_help("conditions"))
     what.add_argument("--policy", choices=POLICY_CHOICES, help=_help("policy"))
+    what.add_argument("--memory", metavar="MODULE:FACTORY", help=_help("memory"))
     data = parser.add_argument_group("data")
     data.add_argument("--source", choices=(*SOURCES, *SOURCE_ALIASES), help=_help("source"))
     data.add_argument("--n", type=int, metavar="N", help=_help("n"))
@@ -124,7 +125,7 @@ def main(args: argparse.Namespace) -> int:
     from supersede_env.cli import require_extra
     from supersede_env.core.errors import UserError
 
-    require_extra("eval", "scipy", "matplotlib")  # the report, before any model call
+    require_extra("eval", "scipy", "matplotlib", "bm25s")  # the report and rag, before any model call
     file_values = load_config_file(args.config) if getattr(args, "config", None) else {}
     flags = flag_values(args)
     config = build_config(file_values, flags)
@@ -196,7 +197,7 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
             check_specs(config, explicit)
             await preflight(config)
         plan = plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
-                          judged=config.judge is not None)
+                          judged=config.judge is not None, memory=memory_factory(config))
         secrets = key_values(config)
         if opened.resuming:
             _say_snapshot_is_used(config, explicit, opened)
@@ -308,11 +309,21 @@ def check_specs(config: EvalConfig, explicit: set[str]) -> None:
     if spec.kind != "openai" and config.temperature != 0:
         raise ConfigError(f"option --temperature: in-process generation is greedy; {config.temperature} needs an endpoint")
     _check_key("api_key_env", config.api_key_env)
+    memory_factory(config)  # the user's memory system meets the contract, before any model call
     if config.judge:
         judge_spec = parse_backend_spec(config.judge)
         if judge_spec.kind != "openai":
             raise ConfigError(f"option --judge: {config.judge!r}: the judge needs an endpoint, openai:MODEL@URL")
         _check_key("judge_api_key_env", config.judge_api_key_env)
+
+
+def memory_factory(config: EvalConfig) -> Any:
+    """The user's memory-system factory (``--memory``), loaded and checked; None without one."""
+    if config.memory is None:
+        return None
+    from supersede_env.evaluation.memory_loader import load_memory_factory
+
+    return load_memory_factory(config.memory)
 
 
 def _check_key(name: str, variable: str | None) -> None:

@@ -1,7 +1,8 @@
 """Conditions: how an episode is shown to the model, written as short strings.
 
-Grammar: ``MODE[:BUDGET][+dates][+contract|+plain]``, for example ``full``, ``memo:300``,
-``memo:300+dates``, ``ledger:300``, ``ledger-ops:300``, ``memo:1000+contract``.
+Grammar: ``MODE[:BUDGET][:turns][+dates][+contract|+plain]``, for example ``full``, ``memo:300``,
+``memo:300+dates``, ``ledger:300``, ``ledger-ops:300``, ``memo:1000+contract``, ``rag:300``,
+``rag:300:turns``, ``facts:300``, ``memory``.
 
 - ``full``: all sessions in one prompt (LongMemEval's rendering, session dates shown), then the question.
 - ``memo``: the paper's condition. One call per session sees only the notes and that session and
@@ -9,6 +10,16 @@ Grammar: ``MODE[:BUDGET][+dates][+contract|+plain]``, for example ``full``, ``me
 - ``ledger``: the same loop, notes written as one ``topic: value`` line per fact.
 - ``ledger-ops``: the model emits only the lines that change; code keeps the ledger
   (see :mod:`supersede_env.core.ledger`).
+- ``rag``: a memory system (:mod:`supersede_env.core.memory_system`): code archives the raw sessions;
+  the answer sees the BM25 top passages for the question (whole sessions, or single turns with
+  ``:turns``) that fit in BUDGET characters, in date order.
+- ``facts``: a memory system: after each session the model edits a store of facts with
+  ADD / UPDATE / DELETE / NOOP operations, which code applies within BUDGET characters; the answer
+  sees the store.
+- ``memory``: the user's own memory system (``supersede eval --memory package.module:factory``).
+
+The memory systems (``rag``, ``facts``, ``memory``) run in ``supersede eval`` only; the verifiers
+environment and the trainer take ``full``, ``memo``, ``ledger`` and ``ledger-ops``.
 
 Defaults follow the paper and its replication: no session dates in memo modes, memo output up to
 100 tokens (raised to BUDGET/3 tokens for larger budgets, about 3 characters a token, so that a
@@ -27,9 +38,12 @@ from supersede_env.core.errors import ConditionError
 from supersede_env.core.limits import MAX_CONDITION_CHARS
 from supersede_env.core.safe_text import excerpt
 
-Mode = Literal["full", "memo", "ledger", "ledger-ops"]
+Mode = Literal["full", "memo", "ledger", "ledger-ops", "rag", "facts", "memory"]
 Policy = Literal["plain", "contract"]
-MODES: tuple[str, ...] = ("full", "memo", "ledger", "ledger-ops")
+Passages = Literal["sessions", "turns"]
+MEMO_MODES: tuple[str, ...] = ("memo", "ledger", "ledger-ops")  # one model call per session, in the rollout
+SYSTEM_MODES: tuple[str, ...] = ("rag", "facts", "memory")  # memory systems (core.memory_system), eval only
+MODES: tuple[str, ...] = ("full", *MEMO_MODES, *SYSTEM_MODES)
 POLICIES: tuple[str, ...] = ("plain", "contract")
 DEFAULT_BUDGET = 300
 PAPER_MEMO_TOKENS = 100
@@ -37,7 +51,8 @@ ANSWER_TOKENS = {"plain": 64, "contract": 160}
 MAX_BUDGET = 1_000_000
 
 # ASCII digits only: "memo:३००" is not a budget (Python's \d matches every script's digits)
-_CONDITION = re.compile(r"^(?P<mode>[a-z-]+)(?::(?P<budget>[0-9]+))?(?P<flags>(?:\+[a-z]+)*)$", re.ASCII)
+_CONDITION = re.compile(r"^(?P<mode>[a-z-]+)(?::(?P<budget>[0-9]+))?(?::(?P<unit>turns))?(?P<flags>(?:\+[a-z]+)*)$",
+                        re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -46,21 +61,34 @@ class Condition:
     budget: int | None = None
     dates: bool = False
     policy: Policy = "plain"
+    passages: Passages = "sessions"  # rag only: what one retrieved passage is
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ConditionError(f"unknown mode {self.mode!r}; expected one of {', '.join(MODES)}")
         if self.policy not in POLICIES:
             raise ConditionError(f"unknown answer policy {self.policy!r}; expected plain or contract")
-        if self.mode == "full":
+        if self.passages not in ("sessions", "turns"):
+            raise ConditionError(f"unknown passage unit {self.passages!r}; expected sessions or turns")
+        if self.passages != "sessions" and self.mode != "rag":
+            raise ConditionError(f"{self.mode} takes no passage unit (only rag:BUDGET:turns does)")
+        if self.dates and self.mode in SYSTEM_MODES:
+            raise ConditionError(f"{self.mode} takes no +dates (a memory system decides what it shows)")
+        if self.mode in ("full", "memory"):
             if self.budget is not None:
-                raise ConditionError("the full condition takes no budget")
+                raise ConditionError(f"the {self.mode} condition takes no budget")
         elif self.budget is None or not (1 <= self.budget <= MAX_BUDGET):
             raise ConditionError(f"{self.mode} needs a budget between 1 and {MAX_BUDGET} characters")
 
     @property
     def is_memo(self) -> bool:
-        return self.mode != "full"
+        """One model call per session in the rollout state machine (memo, ledger, ledger-ops)."""
+        return self.mode in MEMO_MODES
+
+    @property
+    def is_system(self) -> bool:
+        """A memory system (rag, facts, memory): run by :mod:`supersede_env.core.memory_rollout`."""
+        return self.mode in SYSTEM_MODES
 
     @property
     def memo_max_tokens(self) -> int:
@@ -74,6 +102,8 @@ class Condition:
     def name(self) -> str:
         """Canonical string; ``parse_condition(c.name) == c``."""
         text = self.mode if self.budget is None else f"{self.mode}:{self.budget}"
+        if self.passages != "sessions":
+            text += f":{self.passages}"
         if self.dates and self.mode != "full":
             text += "+dates"
         if self.policy != "plain":
@@ -91,11 +121,12 @@ def parse_condition(text: str) -> Condition:
     spec = text.strip().lower()
     match = _CONDITION.fullmatch(spec)
     if not match:
-        raise ConditionError(f"cannot parse condition {excerpt(text)}; expected MODE[:BUDGET][+dates][+contract]")
+        raise ConditionError(f"cannot parse condition {excerpt(text)}; expected MODE[:BUDGET][:turns][+dates][+contract]")
     mode = match["mode"]
     if mode not in MODES:
         raise ConditionError(f"condition {text!r}: unknown mode {mode!r}; expected one of {', '.join(MODES)}")
-    budget = int(match["budget"]) if match["budget"] else (None if mode == "full" else DEFAULT_BUDGET)
+    budget = int(match["budget"]) if match["budget"] else (None if mode in ("full", "memory") else DEFAULT_BUDGET)
+    unit = match["unit"]
     dates = False
     policy: str = "plain"
     flags = [flag for flag in match["flags"].split("+") if flag]
@@ -111,6 +142,7 @@ def parse_condition(text: str) -> Condition:
         else:
             raise ConditionError(f"condition {text!r}: unknown flag +{flag}; expected +dates, +plain or +contract")
     try:
-        return Condition(mode=mode, budget=budget, dates=dates, policy=policy)  # type: ignore[arg-type]
+        return Condition(mode=mode, budget=budget, dates=dates, policy=policy,  # type: ignore[arg-type]
+                         passages="turns" if unit else "sessions")
     except ConditionError as exc:
         raise ConditionError(f"condition {text!r}: {exc}") from None

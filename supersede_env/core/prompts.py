@@ -37,7 +37,7 @@ def render_full_history(episode: Episode) -> str:
 
 
 def _policy_text(condition: Condition) -> str:
-    evidence = "the conversations" if condition.mode == "full" else "your notes"
+    evidence = {"full": "the conversations", "rag": "the passages"}.get(condition.mode, "your notes")
     return prompt_template(f"policy_{condition.policy}").format(evidence=evidence)
 
 
@@ -68,12 +68,30 @@ def answer_messages(condition: Condition, episode: Episode, notes: str) -> Messa
             question_date=episode.question_date or "unknown",
             question=episode.question,
         )
-    else:
-        date_line = f"Current date: {episode.question_date}\n" if condition.dates and episode.question_date else ""
-        content = prompt_template("answer_notes").format(
-            notes=notes or _EMPTY_NOTES,
-            date_line=date_line,
-            policy=_policy_text(condition),
-            question=episode.question,
-        )
+        return _user(content)
+    return notes_answer_messages(condition, notes, episode.question, episode.question_date)
+
+
+def notes_answer_messages(condition: Condition, notes: str, question: str, question_date: str | None) -> Messages:
+    """The answer prompt from notes alone (memo modes, and the memory systems that answer from a store);
+    the question's date is shown only under ``+dates``."""
+    date_line = f"Current date: {question_date}\n" if condition.dates and question_date else ""
+    content = prompt_template("answer_notes").format(notes=notes or _EMPTY_NOTES, date_line=date_line,
+                                                     policy=_policy_text(condition), question=question)
+    return _user(content)
+
+
+def retrieved_answer_messages(condition: Condition, passages: str, question: str, question_date: str | None
+                              ) -> Messages:
+    """The answer prompt of ``rag``: the retrieved passages (oldest first), then the question."""
+    content = prompt_template("answer_retrieved").format(policy=_policy_text(condition), passages=passages or
+                                                         _EMPTY_NOTES, question_date=question_date or "unknown",
+                                                         question=question)
+    return _user(content)
+
+
+def facts_update_messages(condition: Condition, store: str, session: Session) -> Messages:
+    """The prompt of one ``facts`` step: the store (one ``id: fact`` line each) and one new session."""
+    content = prompt_template("facts_update").format(notes=store or _EMPTY_NOTES, session=session_text(session),
+                                                     budget=condition.budget)
     return _user(content)

@@ -10,6 +10,9 @@ Analysis starts from these records (nothing reported is computed anywhere else),
   :class:`~supersede_env.core.rollout.StepRecord` under ``step`` (step index and kind, prompt hash, the raw
   reply, what was kept, the notes before and after, tokens, latency, status ``ok`` / ``empty`` /
   ``failed`` and error);
+- ``memory``: one per session of a memory-system pair (``rag``, ``facts``, ``memory``:
+  :mod:`supersede_env.core.memory_rollout`): the operations the system reported and the store it
+  exposed after that session (derived from the calls, so a resume that replays them finds the same);
 - ``verdict``: one per episode x condition once its rollout ends, the one row of a graded rollout
   (:class:`VerdictRecord`, also what training's held-out evaluation writes, what ``rollouts.jsonl``
   and the verifiers traces carry): status ``ok`` or ``failed`` (a failed call ends the rollout; such
@@ -61,6 +64,8 @@ from typing import IO, Any, ClassVar, Literal
 from supersede_env.core.api_keys import mask_values
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
+from supersede_env.core.memory_rollout import SessionMemory
+from supersede_env.core.memory_system import OP_KINDS, Fact, MemoryOp
 from supersede_env.core.rollout import StepRecord, Transcript
 from supersede_env.core.safe_text import clean_value
 from supersede_env.core.verdict import LABELS, Verdict
@@ -131,6 +136,32 @@ class CallRecord:
 
 
 @dataclass(frozen=True)
+class MemoryRecord:
+    """What one session did to a memory system's store: ``ops`` (each ``{op, fact_id, before, after}``)
+    and ``facts`` (each ``{id, text}``; None when the system exposes no store). ``session`` is 0-based."""
+
+    kind: ClassVar[str] = "memory"
+    episode_id: str
+    condition: str
+    session: int
+    ops: tuple[Mapping[str, Any], ...] = ()
+    facts: tuple[Mapping[str, Any], ...] | None = None
+
+
+def memory_record(episode_id: str, condition: str, memory: SessionMemory) -> MemoryRecord:
+    facts = None if memory.facts is None else tuple({"id": f.id, "text": f.text} for f in memory.facts)
+    ops = tuple({"op": o.op, "fact_id": o.fact_id, "before": o.before, "after": o.after} for o in memory.ops)
+    return MemoryRecord(episode_id, condition, memory.session, ops, facts)
+
+
+def session_memory(record: MemoryRecord) -> SessionMemory:
+    """The record as the contract's types (what the diagnostics read)."""
+    facts = None if record.facts is None else tuple(Fact(str(f["id"]), str(f["text"])) for f in record.facts)
+    ops = tuple(MemoryOp(o["op"], o.get("fact_id"), o.get("before"), o.get("after")) for o in record.ops)
+    return SessionMemory(record.session, ops, facts)
+
+
+@dataclass(frozen=True)
 class JudgeResult:
     """The LLM judge's verdict; ``label`` is None when the judge call failed (``error`` says why)."""
 
@@ -193,11 +224,11 @@ def verdict_record(episode: Episode, transcript: Transcript, *, mode: str = "off
                          grader=grade_episode(answer, episode, mode=mode, form=transcript.form), **common)
 
 
-Record = RunHeader | ResumeRecord | CallRecord | VerdictRecord
-_KINDS: dict[str, type] = {cls.kind: cls for cls in (RunHeader, ResumeRecord, CallRecord, VerdictRecord)}
+Record = RunHeader | ResumeRecord | CallRecord | MemoryRecord | VerdictRecord
+_KINDS: dict[str, type] = {cls.kind: cls for cls in (RunHeader, ResumeRecord, CallRecord, MemoryRecord, VerdictRecord)}
 _NESTED: dict[tuple[type, str], type] = {(VerdictRecord, "grader"): Verdict, (VerdictRecord, "judge"): JudgeResult,
                                          (CallRecord, "step"): StepRecord}
-_TUPLES = {"conditions"}
+_TUPLES = {"conditions", "ops", "facts"}
 # Version 1 spelled a call's step record flat, two fields under other names; the notes before a step
 # were not recorded (build_run_log restores them from the step before).
 _V1_CALL_NAMES = {"step": "step", "step_kind": "kind", "notes": "notes_after"}
@@ -288,6 +319,14 @@ def _check(record: Any, where: str) -> None:
                               f"{', '.join(CALL_STATUSES)}")
         if step.kind not in ("memo", "answer"):
             raise RecordError(f"{where}: call record: field step.kind: {step.kind!r} is not memo or answer")
+    elif isinstance(record, MemoryRecord):
+        if not isinstance(record.session, int) or isinstance(record.session, bool) or record.session < 0:
+            raise RecordError(f"{where}: memory record: field session: expected a non-negative integer")
+        for name, items in (("ops", record.ops), ("facts", record.facts or ())):
+            if not isinstance(items, tuple) or not all(isinstance(item, Mapping) for item in items):
+                raise RecordError(f"{where}: memory record: field {name}: expected a list of objects")
+        if any(op.get("op") not in OP_KINDS for op in record.ops):
+            raise RecordError(f"{where}: memory record: field ops: an op is not one of {', '.join(OP_KINDS)}")
     elif isinstance(record, VerdictRecord):
         if record.status not in PAIR_STATUSES:
             raise RecordError(f"{where}: verdict record: field status: {record.status!r} is not ok or failed")
@@ -384,6 +423,11 @@ class RunLog:
     verdicts: Mapping[tuple[str, str], VerdictRecord]  # last verdict per pair
     n_call_records: int
     truncated_tail: bool = False
+    memory: Mapping[tuple[str, str], tuple[MemoryRecord, ...]] = field(default_factory=dict)  # per pair, by session
+
+    def memory_for(self, episode_id: str, condition: str) -> tuple[MemoryRecord, ...]:
+        """A memory-system pair's session records, in session order (the last one of each session)."""
+        return self.memory.get((episode_id, condition), ())
 
     def calls_for(self, episode_id: str, condition: str) -> tuple[CallRecord, ...]:
         return self.calls.get((episode_id, condition), ())
@@ -412,6 +456,7 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
     resumes: list[ResumeRecord] = []
     calls: dict[tuple[str, str], list[CallRecord]] = {}
     verdicts: dict[tuple[str, str], VerdictRecord] = {}
+    memory: dict[tuple[str, str], dict[int, MemoryRecord]] = {}
     n_calls = 0
     versions = result.versions or (SCHEMA_VERSION,) * len(records)
     for index, (record, version) in enumerate(zip(records[1:], versions[1:], strict=True), 2):
@@ -436,6 +481,8 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
                 before = steps[-1].step.notes_after if steps else ""
                 record = replace(record, step=replace(record.step, notes_before=before))
             steps.append(record)
+        elif isinstance(record, MemoryRecord):  # derived from the calls: a replay may write one again
+            memory.setdefault((record.episode_id, record.condition), {})[record.session] = record
         elif isinstance(record, VerdictRecord):
             verdicts[record.key] = record
     return RunLog(
@@ -445,6 +492,7 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
         verdicts=verdicts,
         n_call_records=n_calls,
         truncated_tail=result.truncated_tail,
+        memory={k: tuple(v[i] for i in sorted(v)) for k, v in memory.items()},
     )
 
 

@@ -28,8 +28,9 @@ from typing import Any, Literal
 
 from supersede_env.core import contract, ledger, notes, prompts
 from supersede_env.core.conditions import Condition
+from supersede_env.core.errors import ConditionError
 from supersede_env.core.model_call import ChatRequest, Messages, ModelReply
-from supersede_env.core.episode import Episode
+from supersede_env.core.episode import Episode, Session
 from supersede_env.core.grader.place import answer_place
 
 StepKind = Literal["memo", "answer"]
@@ -158,6 +159,9 @@ class RolloutState:
 
 
 def start(episode: Episode, condition: Condition) -> RolloutState:
+    if condition.is_system:  # rag, facts, memory: supersede_env.core.memory_rollout drives them
+        raise ConditionError(f"{condition} is a memory system: it runs in supersede eval only; the rollout (the "
+                             "verifiers environment, the trainer) takes full, memo, ledger and ledger-ops")
     return RolloutState(episode=episode, condition=condition)
 
 
@@ -209,25 +213,42 @@ def _apply(state: RolloutState, request: StepRequest, reply: ModelReply) -> Roll
     return _advance_memo(state, reply.text, common)
 
 
-def _advance_memo(state: RolloutState, text: str, common: dict[str, Any]) -> RolloutState:
-    condition = state.condition
+@dataclass(frozen=True)
+class NotesUpdate:
+    """What one memo step's reply does to the notes (and, under ``ledger-ops``, the code-kept lines)."""
+
+    status: StepStatus
+    notes: str
+    lines: tuple[ledger.LedgerLine, ...]
+    chars_cut: int = 0
+    ledger_ops: int | None = None
+    ignored_lines: int | None = None
+
+
+def update_notes(condition: Condition, notes_before: str, lines: tuple[ledger.LedgerLine, ...], session: Session,
+                 text: str) -> NotesUpdate:
+    """The notes after ``session`` given the reply ``text``: the rule every memo mode applies (also
+    :class:`supersede_env.core.memory_builtin.NotesSystem`, the same modes on the memory-system contract)."""
     budget = condition.budget or 0
     if condition.mode == "ledger-ops":
-        session = state.episode.sessions[state.session_index]
-        result = ledger.update(state.lines, notes.strip_reasoning(text), budget=budget,
+        result = ledger.update(lines, notes.strip_reasoning(text), budget=budget,
                                date=notes.short_date(session.date) if condition.dates else None)
-        kept = ledger.render(result.lines)
         # An empty reply is a legitimate "no change" here: the code keeps the ledger either way.
-        record = StepRecord(status="ok", output=kept, notes_after=kept, chars_cut=result.chars_cut,
-                            ledger_ops=len(result.ops), ignored_lines=result.ignored_lines, **common)
-        return replace(state, notes=kept, lines=result.lines, steps=state.steps + (record,))
+        return NotesUpdate("ok", ledger.render(result.lines), result.lines, result.chars_cut, len(result.ops),
+                           result.ignored_lines)
     written = notes.clean_notes(text)
     if not written:
-        record = StepRecord(status="empty", output="", notes_after=state.notes, **common)
-        return replace(state, steps=state.steps + (record,))
+        return NotesUpdate("empty", notes_before, lines)
     kept, cut = notes.apply_budget(written, budget)
-    record = StepRecord(status="ok", output=kept, notes_after=kept, chars_cut=cut, **common)
-    return replace(state, notes=kept, steps=state.steps + (record,))
+    return NotesUpdate("ok", kept, lines, cut)
+
+
+def _advance_memo(state: RolloutState, text: str, common: dict[str, Any]) -> RolloutState:
+    update = update_notes(state.condition, state.notes, state.lines, state.episode.sessions[state.session_index], text)
+    record = StepRecord(status=update.status, output=update.notes if update.status == "ok" else "",
+                        notes_after=update.notes, chars_cut=update.chars_cut, ledger_ops=update.ledger_ops,
+                        ignored_lines=update.ignored_lines, **common)
+    return replace(state, notes=update.notes, lines=update.lines, steps=state.steps + (record,))
 
 
 BatchSampler = Callable[[Sequence[StepRequest]], Sequence[ModelReply]]

@@ -67,8 +67,11 @@ class EvalConfig:
 
     # -- what is measured (identity) --
     conditions: tuple[str, ...] = field(default=DEFAULT_CONDITIONS, metadata=_help(
-        "conditions, each MODE[:BUDGET][+dates][+contract]: full, memo:300, memo:300+dates, ledger:300, "
-        "ledger-ops:300, memo:1000, memo:3000, ..."))
+        "conditions, each MODE[:BUDGET][:turns][+dates][+contract]: full, memo:300, memo:300+dates, ledger:300, "
+        "ledger-ops:300, memo:1000, and the memory systems rag:300, rag:300:turns, facts:300 (docs/memory-systems.md)"))
+    memory: str | None = field(default=None, metadata=_help(
+        "your own memory system, package.module:factory or path/to/file.py:factory (docs/memory-systems.md); "
+        "run as the condition memory, added to the conditions when they do not name it"))
     policy: str = field(default="as-written", metadata=_help(
         "answer policy for conditions that do not name one: as-written (plain), plain, contract, or both "
         "(each such condition under both policies)"))
@@ -112,7 +115,7 @@ class EvalConfig:
         "synthetic episodes)"))
 
     IDENTITY: ClassVar[tuple[str, ...]] = (
-        "conditions", "policy", "source", "n", "seed", "difficulty", "sessions", "abstention_rate", "path",
+        "conditions", "memory", "policy", "source", "n", "seed", "difficulty", "sessions", "abstention_rate", "path",
         "question_types", "abstention", "limit", "model", "temperature", "judge",
     )
 
@@ -146,6 +149,8 @@ class EvalConfig:
                 raise ConfigError(f"option {option_flag(name)}: {value!r} is not an environment variable name")
         if self.retry_failed and not self.resume:
             raise ConfigError("option --retry-failed: only used with --resume")
+        if self.memory is not None and (not isinstance(self.memory, str) or ":" not in self.memory):
+            raise ConfigError(f"option --memory: expected package.module:factory, got {excerpt(repr(self.memory))}")
         if self.out is not None and (not isinstance(self.out, str) or not self.out.strip()):
             raise ConfigError(f"option --out: expected a directory path, got {self.out!r}")
         if self.resume and not self.out:
@@ -195,6 +200,10 @@ class EvalConfig:
                 result.extend(replace(condition, policy=p) for p in POLICIES)  # type: ignore[arg-type]
             else:
                 result.append(replace(condition, policy=self.policy))  # type: ignore[arg-type]
+        if self.memory is not None and not any(c.mode == "memory" for c in result):
+            result.append(Condition(mode="memory"))
+        if self.memory is None and any(c.mode == "memory" for c in result):
+            raise ConfigError("option --conditions: condition memory needs --memory package.module:factory")
         duplicates = sorted(name for name, count in Counter(c.name for c in result).items() if count > 1)
         if duplicates:
             raise ConfigError(f"option --conditions: condition given twice: {', '.join(duplicates)}")

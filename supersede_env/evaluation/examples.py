@@ -16,6 +16,7 @@ from itertools import chain, zip_longest
 from typing import Literal
 
 from supersede_env.core.episode import Episode
+from supersede_env.core.conditions import parse_condition
 from supersede_env.core.records import RunLog, VerdictRecord
 
 PER_COMPARISON = 3
@@ -81,15 +82,25 @@ def _outcome(first_right: bool, second_right: bool) -> Outcome:
 
 
 def _side(verdict: VerdictRecord, log: RunLog) -> ExampleSide:
-    memo_steps = [s for s in log.steps_for(verdict.episode_id, verdict.condition) if s.kind == "memo"]
     assert verdict.grader is not None
     return ExampleSide(
         condition=verdict.condition,
         answer=verdict.graded_text or "",
         label=verdict.grader.label,
         correct=bool(verdict.correct),
-        final_notes=memo_steps[-1].notes_after if memo_steps else None,
+        final_notes=_final_notes(verdict, log),
     )
+
+
+def _final_notes(verdict: VerdictRecord, log: RunLog) -> str | None:
+    """The memo after the last session, or a memory system's store (its facts, one a line); None
+    where there is none (full, rag)."""
+    if parse_condition(verdict.condition).is_system:
+        memory = log.memory_for(verdict.episode_id, verdict.condition)
+        facts = memory[-1].facts if memory else None
+        return None if facts is None else "\n".join(str(f.get("text", "")) for f in facts)
+    memo_steps = [s for s in log.steps_for(verdict.episode_id, verdict.condition) if s.kind == "memo"]
+    return memo_steps[-1].notes_after if memo_steps else None
 
 
 # -- markdown --------------------------------------------------------------------------------------

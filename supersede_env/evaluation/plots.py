@@ -8,7 +8,9 @@
 - ``memo_state.png``: coverage and stale retention of the memo after each session, one line per
   memo condition (only when the episodes carry gold states); every condition has its own marker and
   line style and a small sideways offset, so equal lines stay visible, one legend serves both
-  panels, and every point is labelled with the number of episodes it averages.
+  panels, and every point is labelled with the number of episodes it averages;
+- ``update_diagnostics.png``: FEB-30's update diagnostics per store-exposing condition
+  (:mod:`supersede_env.evaluation.store_plots`).
 
 Every title names the model, and a reference policy as one.
 """
@@ -46,7 +48,17 @@ def write_plots(summary: RunSummary, directory: Path) -> list[Path]:
             _verdict_mix_plot(summary, directory / "verdict_mix.png", plt)]
     if summary.diagnostics:
         made.append(_memo_state_plot(summary, directory / "memo_state.png", plt))
+    if summary.store_diagnostics:
+        from supersede_env.evaluation.store_plots import update_diagnostics_plot
+
+        made.append(_save_figure(update_diagnostics_plot(summary, plt), directory / "update_diagnostics.png", plt))
     return made
+
+
+def _save_figure(fig, path: Path, plt) -> Path:  # noqa: ANN001
+    out = _save(fig, path)
+    plt.close(fig)
+    return out
 
 
 def _save(fig, path: Path) -> Path:  # noqa: ANN001

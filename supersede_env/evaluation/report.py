@@ -18,6 +18,7 @@ from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import ANY_CONTENT, check_output_dir, output_file
 from supersede_env.evaluation.examples import render_examples
 from supersede_env.evaluation.headline import headline
+from supersede_env.evaluation.store_report import CAPTION as STORE_CAPTION, render_store_section
 from supersede_env.evaluation.summary import (GRADER_NAMES, REFERENCE_POLICY, Accuracy, ConditionSummary,
                                               OutcomeCounts, RunSummary)
 from supersede_env.core.verdict import LABELS
@@ -33,6 +34,7 @@ PLOT_CAPTIONS = {
     "memo_state": "The memo after each session against the gold state: coverage (current values it holds) and "
                   "stale retention (superseded values it still holds), one line per memo condition; small "
                   "numbers are the episodes each point averages.",
+    "update_diagnostics": STORE_CAPTION,
 }
 
 
@@ -117,6 +119,8 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out.append(f"- model: `{model.get('model', model)}` ({model.get('backend', '?')} backend"
                + (f"; a {REFERENCE_POLICY}" if s.reference_policy else "") + ")"
                + (f"; judge: `{run['judge'].get('model')}`" if run["judge"] else "; no LLM judge"))
+    if run["config"].get("memory"):
+        out.append(f"- memory system (condition `memory`): `{run['config']['memory']}`")
     out.append(f"- episodes: {s.n_episodes} ({s.n_answerable} answerable, {s.n_abstention} abstention); "
                f"source: {run['config'].get('source')}; conditions: "
                + ", ".join(f"`{c.name}`" for c in s.conditions))
@@ -309,6 +313,7 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
         out.append("Per session (mean over episodes that reached it):")
         out.append("")
         out += _table(header, rows)
+    out += render_store_section(s.store_diagnostics)
 
     if plots:
         out.append("## Plots")

@@ -17,28 +17,32 @@ Every call is appended to the run's records when its reply arrives, and a verdic
 checks every recorded prompt against the one the code would send now, and continues from there:
 nothing recorded is lost or asked again. A failed call ends its pair as ``failed``; with
 ``retry_failed`` the failed call is dropped and the pair continues from that step.
+
+Memory-system conditions (``rag``, ``facts``, ``memory``) are planned and driven by
+:mod:`.memory_runner` beside these, over the same backend, gate, records and judge.
 """
 
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from supersede_env.core import rollout
-from supersede_env.backends.base import MAX_ERROR_CHARS
 from supersede_env.core.conditions import Condition
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
+from supersede_env.evaluation.calls import PriorityGate, complete_batch, safe_complete
 from supersede_env.evaluation.failures import FailureNotices
 from supersede_env.evaluation.judging import judge_verdict
 from supersede_env.core.records import CallRecord, RecordWriter, RunLog, VerdictRecord, verdict_record
-from supersede_env.core.model_call import ChatRequest, ModelReply, limit_batches
+from supersede_env.core.model_call import limit_batches
 from supersede_env.core.rollout import RolloutState, StepRequest
+from supersede_env.core.memory_system import SystemFactory
+from supersede_env.evaluation.memory_runner import (SystemPairTask, expected_system_calls, plan_system_pairs,
+                                                    run_systems, system_factories)
 
 
 @dataclass
@@ -61,12 +65,13 @@ class PairTask:
 
 @dataclass(frozen=True)
 class RunPlan:
-    tasks: tuple[PairTask, ...]  # pairs with work left (calls, grading or judging)
+    tasks: tuple[PairTask, ...]  # rollout pairs with work left (calls, grading or judging)
     pairs_total: int
     pairs_finished: int  # pairs whose verdict is already recorded and final
     pairs_failed: int  # ... of which failed (kept as failed: not retried in this run)
     calls_replayed: int
     calls_expected: int  # calls of a run in which nothing fails
+    system_tasks: tuple[SystemPairTask, ...] = ()  # memory-system pairs with work left
 
 
 @dataclass(frozen=True)
@@ -78,16 +83,23 @@ class RunStats:
 
 
 def expected_steps(episode: Episode, condition: Condition) -> int:
+    if condition.is_system:
+        return expected_system_calls(episode, condition)
     return len(episode.sessions) + 1 if condition.is_memo else 1
 
 
 # -- planning (fresh or resumed) ----------------------------------------------------------------
 def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log: RunLog | None = None,
-               *, retry_failed: bool = False, judged: bool = False) -> RunPlan:
-    """The work left for every pair; with ``log``, resumed from its recorded calls and verdicts."""
+               *, retry_failed: bool = False, judged: bool = False, memory: SystemFactory | None = None) -> RunPlan:
+    """The work left for every pair; with ``log``, resumed from its recorded calls and verdicts.
+    ``memory``: the factory of the user's memory system (the ``memory`` condition)."""
     tasks: list[PairTask] = []
-    finished = failed = replayed = expected = 0
+    system_tasks, finished, failed, replayed = plan_system_pairs(
+        episodes, conditions, system_factories(conditions, memory), log, retry_failed=retry_failed, judged=judged)
+    expected = sum(expected_steps(e, c) for c in conditions if c.is_system for e in episodes)
     for condition in conditions:
+        if condition.is_system:
+            continue
         for episode in episodes:
             expected += expected_steps(episode, condition)
             steps = log.steps_for(episode.id, condition.name) if log else ()
@@ -107,7 +119,8 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
             if retry_failed and steps and steps[-1].status == "failed":
                 steps = steps[:-1]
             tasks.append(PairTask(episode, condition, _replay(episode, condition, steps)))
-    return RunPlan(tuple(tasks), len(episodes) * len(conditions), finished, failed, replayed, expected)
+    return RunPlan(tuple(tasks), len(episodes) * len(conditions), finished, failed, replayed, expected,
+                   tuple(system_tasks))
 
 
 def _replay(episode: Episode, condition: Condition, steps: Sequence[rollout.StepRecord]) -> RolloutState:
@@ -130,8 +143,10 @@ class Recorder:
         self.pairs_finished = 0
 
     def call(self, task: PairTask) -> None:
-        step = task.state.steps[-1]
-        self.writer.append(CallRecord(task.episode.id, task.condition.name, step))
+        self.step(task.episode.id, task.condition.name, task.state.steps[-1])
+
+    def step(self, episode_id: str, condition: str, step: rollout.StepRecord) -> None:
+        self.writer.append(CallRecord(episode_id, condition, step))
         self.calls_made += 1
         self.calls_failed += step.status == "failed"
         if step.status == "failed" and self.notices is not None:
@@ -243,7 +258,7 @@ async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge:
     mode: ProgressMode | None = "bar" if progress is True else (progress or None)  # type: ignore[assignment]
     recorder = Recorder(writer, notices)
     started = time.perf_counter()
-    done_calls = plan.calls_expected - sum(t.steps_total - t.steps_done for t in plan.tasks)
+    done_calls = plan.calls_expected - sum(t.steps_total - t.steps_done for t in (*plan.tasks, *plan.system_tasks))
     judge_gate = asyncio.Semaphore(concurrency)
     with Progress(mode, calls_total=plan.calls_expected, calls_done=done_calls, pairs_total=plan.pairs_total,
                   pairs_done=plan.pairs_finished, pairs_failed=plan.pairs_failed, description=description,
@@ -254,6 +269,8 @@ async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge:
                 await _run_lockstep(plan.tasks, backend, recorder, bar, judge, judge_gate, batch_size)
             else:
                 await _run_concurrent(plan.tasks, backend, recorder, bar, judge, judge_gate, concurrency)
+            if plan.system_tasks:
+                await run_systems(plan.system_tasks, backend, recorder, bar, judge, judge_gate, concurrency)
         finally:
             if ticker is not None:
                 ticker.cancel()
@@ -279,55 +296,6 @@ def _after_call(task: PairTask, recorder: Recorder, bar: Progress) -> None:
     bar.advance(1 + skipped, failed=recorder.calls_failed)
 
 
-async def _safe_complete(backend: Any, request: ChatRequest) -> ModelReply:
-    """Backends return failed replies rather than raise; an exception anyway is recorded, not fatal."""
-    started = time.perf_counter()
-    try:
-        return await backend.complete(request)
-    except Exception as exc:  # noqa: BLE001  (recorded as a failed call, never dropped)
-        return ModelReply.failed(_raised(exc), latency_s=time.perf_counter() - started)
-
-
-def _raised(exc: Exception) -> str:
-    """The one-line, length-capped error of a backend that raised instead of returning a failed reply."""
-    return " ".join(f"backend raised {type(exc).__name__}: {exc}".split())[:MAX_ERROR_CHARS]
-
-
-class PriorityGate:
-    """A semaphore whose free slot goes to the waiter with the highest priority (FIFO among equals).
-
-    With many rollouts of different lengths sharing a fixed number of slots, serving the pairs with
-    the most steps left first keeps every slot busy until the end (longest-processing-time-first
-    scheduling); a FIFO semaphore leaves the last long rollouts running alone.
-    """
-
-    def __init__(self, slots: int) -> None:
-        self._free = slots
-        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
-        self._order = itertools.count()
-
-    async def acquire(self, priority: int) -> None:
-        if self._free > 0 and not self._waiters:
-            self._free -= 1
-            return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiters, (-priority, next(self._order), future))
-        try:
-            await future
-        except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                self.release()  # the slot was handed over just as we were cancelled: pass it on
-            raise
-
-    def release(self) -> None:
-        while self._waiters:
-            _, _, future = heapq.heappop(self._waiters)
-            if not future.done():
-                future.set_result(None)
-                return
-        self._free += 1
-
-
 async def _run_concurrent(tasks: Sequence[PairTask], backend: Any, recorder: Recorder, bar: Progress,
                           judge: Any, judge_gate: asyncio.Semaphore, concurrency: int) -> None:
     gate = PriorityGate(concurrency)
@@ -336,7 +304,7 @@ async def _run_concurrent(tasks: Sequence[PairTask], backend: Any, recorder: Rec
         while (request := rollout.next_request(task.state)) is not None:
             await gate.acquire(task.steps_total - task.steps_done)
             try:
-                reply = await _safe_complete(backend, request.call)
+                reply = await safe_complete(backend, request.call)
             finally:
                 gate.release()
             task.state = rollout.advance(task.state, reply)
@@ -359,7 +327,7 @@ async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recor
             if not pending:
                 break
             for chunk in _batches(pending, batch_size):
-                replies = await asyncio.to_thread(_complete_batch, backend, [r.call for _, r in chunk])
+                replies = await asyncio.to_thread(complete_batch, backend, [r.call for _, r in chunk])
                 for (task, _), reply in zip(chunk, replies, strict=True):
                     task.state = rollout.advance(task.state, reply)
                     _after_call(task, recorder, bar)
@@ -373,16 +341,3 @@ def _batches(pending: list[tuple[PairTask, StepRequest]], batch_size: int
     lengths together, sizes balanced)."""
     return limit_batches(pending, limit=lambda item: item[1].max_tokens, length=lambda item: item[1].prompt_chars,
                          max_size=batch_size)
-
-
-def _complete_batch(backend: Any, requests: list[ChatRequest]) -> list[ModelReply]:
-    started = time.perf_counter()
-    try:
-        replies = list(backend.complete_batch(requests))
-    except Exception as exc:  # noqa: BLE001  (every request of the batch is recorded as failed)
-        message = _raised(exc)
-        return [ModelReply.failed(message, latency_s=time.perf_counter() - started) for _ in requests]
-    if len(replies) != len(requests):
-        message = f"backend returned {len(replies)} replies for {len(requests)} requests"
-        return [ModelReply.failed(message) for _ in requests]
-    return replies

@@ -39,6 +39,7 @@ from supersede_env.core.episode import Episode
 from supersede_env.evaluation.diagnostics import (ConditionDiagnostics, _mean, condition_diagnostics,
                                                   episode_diagnostics)
 from supersede_env.evaluation.examples import ExamplePair, example_pairs
+from supersede_env.evaluation.store_diagnostics import StoreDiagnostics, run_store_diagnostics
 from supersede_env.core.records import RunLog, VerdictRecord
 from supersede_env.core.rollout import StepRecord
 from supersede_env.core.verdict import LABELS
@@ -190,6 +191,7 @@ class RunSummary:
     n_with_stale_values: int = 0  # answerable episodes that list superseded values (only they can be stale)
     grader_modes: tuple[str, ...] = ("official",)  # the string grader's modes in the records (one, normally)
     examples: tuple[ExamplePair, ...] = ()  # a few questions per pair of conditions
+    store_diagnostics: tuple[StoreDiagnostics, ...] = ()  # FEB-30's update diagnostics (.store_diagnostics)
 
     @property
     def reference_policy(self) -> bool:
@@ -270,6 +272,7 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         policies=tuple(_policies(names, episodes, verdicts)),
         agreement=tuple(_agreement(names, verdicts)) if judged else (),
         diagnostics=tuple(diagnostics),
+        store_diagnostics=tuple(run_store_diagnostics(log, episodes, names, verdicts)),
         examples=tuple(example for first, second in combinations(names, 2)
                        for example in example_pairs(first, second, episodes, log, verdicts)),
         diagnostics_value_matching=(

@@ -168,11 +168,16 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     def resolved_condition(self) -> Condition:
         """The condition these knobs describe (raises ConditionError with a one-line message)."""
         if self.condition is not None:
-            return parse_condition(self.condition)
-        budget = None if self.mode == "full" else (self.budget or DEFAULT_BUDGET)
-        if self.mode == "full" and self.budget is not None:
-            raise ValueError("mode full shows every session and takes no budget")
-        return Condition(mode=self.mode, budget=budget, dates=self.dates, policy=self.policy)
+            condition = parse_condition(self.condition)
+        else:
+            budget = None if self.mode in ("full", "memory") else (self.budget or DEFAULT_BUDGET)
+            if self.mode == "full" and self.budget is not None:
+                raise ValueError("mode full shows every session and takes no budget")
+            condition = Condition(mode=self.mode, budget=budget, dates=self.dates, policy=self.policy)
+        if condition.is_system:  # memory systems run in supersede eval only
+            raise ValueError(f"condition {condition}: a memory system (rag, facts, memory) runs in supersede eval "
+                             "only; this environment takes full, memo, ledger or ledger-ops")
+        return condition
 
 
 class SupersedeData(vf.TaskData):

@@ -1,0 +1,143 @@
+"""One episode through a memory system (:mod:`supersede_env.core.memory_system`): reset, one
+``ingest`` per session, one ``answer``; every model call the system makes becomes a
+:class:`~supersede_env.core.rollout.StepRecord` exactly as in the rollout state machine (kind
+``memo`` while ingesting, ``answer`` while answering), and every session a :class:`SessionMemory`
+(the operations reported and the store exposed after it).
+
+A system is a black box that calls the model when it likes, so this is a driver, not a state
+machine: resuming runs the system again from the start and answers its first calls with the
+recorded replies (``recorded``), checking each prompt's hash against the recorded one, then goes
+on live (``live``). Nothing is asked twice and nothing recorded is lost, as long as the system is
+deterministic given its replies; when it is not, the differing prompt stops the resume.
+
+Failure rules are the rollout's: a failed call fails the pair (never scored), even if the system
+caught :class:`~supersede_env.core.memory_system.ModelCallFailed`; an exception raised by the
+system itself fails the pair too, with its message as the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from supersede_env.core import contract, notes
+from supersede_env.core.conditions import Condition
+from supersede_env.core.episode import Episode
+from supersede_env.core.memory_system import (Fact, MemoryOp, ModelCallFailed, Question, checked_ops,
+                                              exposed_facts)
+from supersede_env.core.model_call import ChatRequest, ModelReply
+from supersede_env.core.rollout import StepKind, StepRecord, StepRequest, Transcript
+
+MAX_CALLS_PER_EPISODE = 10_000  # a runaway system (a loop around the model) fails its pair instead
+
+
+@dataclass(frozen=True)
+class SessionMemory:
+    """What one session did to a system's memory: its reported operations and (if it exposes one)
+    the store after it. ``session`` is 0-based."""
+
+    session: int
+    ops: tuple[MemoryOp, ...]
+    facts: tuple[Fact, ...] | None
+
+
+@dataclass(frozen=True)
+class SystemRun:
+    transcript: Transcript
+    sessions: tuple[SessionMemory, ...]
+    error: str | None = None  # why the pair failed, when it did
+
+
+class ResumeMismatch(ValueError):
+    """A recorded prompt differs from the one the system sends now."""
+
+
+@dataclass
+class _Calls:
+    """The model as a system sees it: recorded replies first, then live calls; each one recorded."""
+
+    episode: Episode
+    condition: Condition
+    recorded: Sequence[StepRecord]
+    live: Callable[[StepRequest], ModelReply]
+    on_call: Callable[[StepRecord, bool], None]
+    kind: StepKind = "memo"
+    steps: list[StepRecord] = field(default_factory=list)
+    failed: bool = False
+
+    def __call__(self, request: ChatRequest) -> str:
+        if not isinstance(request, ChatRequest):
+            raise TypeError(f"the model takes a ChatRequest, not {type(request).__name__}")
+        if len(self.steps) >= MAX_CALLS_PER_EPISODE:
+            raise RuntimeError(f"more than {MAX_CALLS_PER_EPISODE} model calls in one episode")
+        step = StepRequest(self.episode.id, self.condition.name, len(self.steps), self.kind, request)
+        replayed = step.step < len(self.recorded)
+        if replayed:
+            recorded = self.recorded[step.step]
+            if recorded.prompt_hash != step.prompt_hash:
+                raise ResumeMismatch(f"episode {self.episode.id} under {self.condition}: call {step.step} prompt "
+                                     "differs from the recorded one (episodes, system or prompts changed)")
+            reply = recorded.to_reply()
+        else:
+            reply = self.live(step)
+        record = _record(step, reply)
+        self.steps.append(record)
+        self.on_call(record, replayed)
+        if record.status == "failed":
+            self.failed = True
+            raise ModelCallFailed(record.error or "model call failed")
+        return record.output
+
+
+def _record(request: StepRequest, reply: ModelReply) -> StepRecord:
+    output = notes.strip_reasoning(reply.text) if reply.text is not None else ""
+    status = "failed" if reply.text is None else ("ok" if output else "empty")
+    return StepRecord(step=request.step, kind=request.kind, status=status, prompt_hash=request.prompt_hash,
+                      prompt_chars=request.prompt_chars, reply=reply.text, output=output, notes_before="",
+                      notes_after="", error=reply.error, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
+                      latency_s=reply.latency_s, finish_reason=reply.finish_reason)
+
+
+def run_system(system: object, episode: Episode, condition: Condition, *, recorded: Sequence[StepRecord] = (),
+               live: Callable[[StepRequest], ModelReply],
+               on_call: Callable[[StepRecord, bool], None] = lambda record, replayed: None,
+               on_session: Callable[[SessionMemory], None] = lambda memory: None) -> SystemRun:
+    """Drive ``system`` through ``episode``; ``on_call`` sees every call (and whether it was replayed),
+    ``on_session`` every session's memory. Raises :class:`ResumeMismatch` when a replayed prompt differs."""
+    calls = _Calls(episode, condition, recorded, live, on_call)
+    sessions: list[SessionMemory] = []
+    answer: str | None = None
+    error: str | None = None
+    try:
+        system.reset(episode.id)  # type: ignore[attr-defined]
+        for index, session in enumerate(episode.sessions):
+            ops = checked_ops(system.ingest(session, calls))  # type: ignore[attr-defined]
+            if calls.failed:
+                break
+            memory = SessionMemory(index, ops, exposed_facts(system))
+            sessions.append(memory)
+            on_session(memory)
+        if not calls.failed:
+            calls.kind = "answer"
+            reply = system.answer(Question(episode.question, episode.question_date), calls)  # type: ignore[attr-defined]
+            if not isinstance(reply, str):
+                raise TypeError(f"answer() returned {type(reply).__name__}; expected str")
+            answer = notes.strip_reasoning(reply)
+    except ResumeMismatch:
+        raise
+    except ModelCallFailed:
+        pass
+    except Exception as exc:  # noqa: BLE001  (the system's own bug fails its pair, recorded, never scored)
+        error = " ".join(f"memory system raised {type(exc).__name__}: {exc}".split())[:500]
+    failed_step = next((s for s in calls.steps if s.status == "failed"), None)
+    if failed_step is not None:
+        error = f"step {failed_step.step}: {failed_step.error or 'model call failed'}"
+    status: Literal["ok", "failed"] = "failed" if error is not None or answer is None else "ok"
+    form = contract.answer_form(condition)
+    if status == "failed":
+        transcript = Transcript(episode.id, condition.name, "failed", tuple(calls.steps), None, False, form)
+        return SystemRun(transcript, tuple(sessions), error or "the memory system gave no answer")
+    well_formed = contract.well_formed(condition, answer or "")
+    transcript = Transcript(episode.id, condition.name, "ok", tuple(calls.steps), answer, well_formed, form)
+    return SystemRun(transcript, tuple(sessions))
