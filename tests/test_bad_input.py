@@ -616,6 +616,12 @@ CASES: list[Case] = [
     Case("train config 5000-digit integer", TRAIN, "c.yaml: not usable YAML (an integer with more than 4,300 digits)",
          files={"c.yaml": f"max_steps: {HUGE_INT}\n"}),
     Case("train config not utf-8", TRAIN, "c.yaml: not UTF-8 text", files={"c.yaml": b"max_steps: \xff\n"}),
+    Case("train config alias bomb", TRAIN, "c.yaml: not accepted YAML (line 3: an anchor (&a0)",
+         files={"c.yaml": TINY + "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+                + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9))
+                + "lora_target_modules: *a8\n"}),
+    Case("train config key twice", TRAIN, "c.yaml: not accepted YAML (line 4: key 'max_steps' given twice "
+         "(first on line 3))", files={"c.yaml": TINY + "max_steps: 2\nmax_steps: 3\n"}),
     Case("train without the train extra", TRAIN, "training needs the train extra (torch not installed): "
          "pip install 'supersede-env[train]'", files={"c.yaml": TINY}, setup=without_torch),
     # ---- the command itself -------------------------------------------------------------------

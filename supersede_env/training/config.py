@@ -352,23 +352,15 @@ def parse_config(argv: Sequence[str]) -> TrainingSetup:
 
 
 def _read_file(path: Path) -> dict[str, Any]:
-    """The config file as a mapping of option names to values; problems name the file."""
-    import yaml
+    """The config file as a mapping of option names to values; problems name the file.
+
+    Read by :func:`~supersede_env.core.yaml_input.load_yaml` (size-capped; aliases, anchors and a key
+    given twice refused; text cleaned), as ``supersede eval`` reads its config."""
+    from supersede_env.core.yaml_input import load_yaml
 
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-        from supersede_env.core.jsonl import unusable
-
-        raise ConfigError(f"{path}: not usable YAML ({unusable(exc)})") from None
+    raw = load_yaml(path, ConfigError)
     raw = {} if raw is None else raw
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping of option names to values, got {type(raw).__name__}")
