@@ -232,9 +232,10 @@ def out_is_a_link(tmp: Path, _: Any) -> None:
 
 
 def lock_the_run(tmp: Path, _: Any) -> Any:
-    from supersede_env.evaluation.runlock import acquire
+    from supersede_env.evaluation.rundir import EVAL_LOCK
+    from supersede_env.core.run_lock import acquire
 
-    return acquire(tmp / "done")  # released after the case (the same call as another process's)
+    return acquire(tmp / "done", **EVAL_LOCK)  # released after the case (the same call as another process's)
 
 
 def no_space_on_fsync(after: int = 0) -> Callable[[Path, pytest.MonkeyPatch], None]:

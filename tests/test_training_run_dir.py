@@ -196,3 +196,19 @@ def test_a_second_trainer_on_a_folder_in_use_exits_2_before_any_model_loads(tmp_
     assert err == (f"supersede train: error: {out} is in use by another supersede train (pid {os.getpid()}); "
                    "wait for it to finish or stop it, or choose another output_dir")
     assert sorted(p.name for p in out.iterdir()) == ["run.lock"]
+
+
+def test_a_second_trainer_is_told_the_live_holder_when_the_locking_process_has_died(tmp_path):
+    """A trainer that forked (a data-loader worker) and was killed leaves the lock to its child: that pid is named."""
+    from tests.test_run_lock import _locked_by_orphan
+
+    out = tmp_path / "run"
+    setup = _setup(out)
+    dead, child = _locked_by_orphan(lambda: open_run_dir(setup))
+    try:
+        assert (out / "run.lock").read_text().strip() == str(dead)
+        with pytest.raises(RunLockError) as err:
+            open_run_dir(setup)
+    finally:
+        os.kill(child, 9)
+    assert f"{out} is in use by another supersede train (pid {child}); wait" in str(err.value), str(err.value)

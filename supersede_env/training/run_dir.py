@@ -3,9 +3,9 @@
 - **A new run** starts in an absent or empty folder. ``overwrite_output_dir`` first removes an earlier
   run's files, and refuses a folder that holds anything a run does not write (it never deletes a
   file of yours). Anything else is refused in one line, before any model loads.
-- **One writer.** ``run.lock`` is held with ``flock`` for the whole run (as ``supersede eval`` does),
-  so a second trainer on the same folder fails at once naming the holder's pid; the OS drops the lock
-  however the holder ends (``kill -9`` included).
+- **One writer.** ``run.lock`` is held for the whole run with the lock ``supersede eval`` uses
+  (:mod:`supersede_env.core.run_lock`), so a second trainer on the same folder fails at once naming
+  the live holder's pid; the OS drops the lock however the holder ends (``kill -9`` included).
 - **Checkpoints appear whole.** The trainer writes ``checkpoint-N`` in ``.staging/`` and renames it
   into place once everything is inside, ``supersede_state.json`` last (:mod:`.checkpoints`); a folder
   without that file is not a checkpoint, so ``last`` never picks a torn one.
@@ -23,8 +23,6 @@ read which checkpoint to resume.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 import re
 import shutil
@@ -33,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supersede_env.core.errors import ConfigError, RunLockError
+from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import check_output_dir
+from supersede_env.core.run_lock import LOCK_FILE, RunLock, acquire
 from supersede_env.training.checkpoints import (
     FINAL_ADAPTER,
     LOGS,
@@ -45,7 +44,6 @@ from supersede_env.training.checkpoints import (
     read_state,
 )
 
-LOCK_FILE = "run.lock"
 CONFIG_FILE = "config.yaml"
 RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the newest checkpoint of output_dir"
 # What a run writes at the top of its folder (checkpoint-N folders besides): what overwrite_output_dir may remove.
@@ -75,12 +73,11 @@ class RunDir:
     resume_from: Path | None = None
     resume_state: dict[str, Any] = field(default_factory=dict)
     overwrite: bool = False
-    _lock_fd: int | None = None
+    lock: RunLock | None = None
 
     def release(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing the only descriptor drops the flock
-            self._lock_fd = None
+        if self.lock is not None:
+            self.lock.release()
 
 
 def is_main_process() -> bool:
@@ -122,7 +119,7 @@ def open_run_dir(setup: Any) -> RunDir:
         opened = RunDir(folder, resume_from=checkpoint, resume_state=state)
     if is_main_process():
         folder.mkdir(parents=True, exist_ok=True)
-        opened._lock_fd = _lock(folder)
+        opened.lock = acquire(folder, command="supersede train", advice="or choose another output_dir")
         if resume is None:  # again under the lock: another run may have started between the check and the lock
             _check_new_run(folder, args.overwrite_output_dir, source)
     return opened
@@ -247,26 +244,3 @@ def _remove(entry: Path) -> None:
         shutil.rmtree(entry)
     else:
         entry.unlink(missing_ok=True)
-
-
-def _lock(folder: Path) -> int:
-    """Lock ``folder`` for this process (``run.lock`` holds its pid), or raise naming the holder."""
-    path = folder / LOCK_FILE
-    try:
-        # O_NOFOLLOW: a planted symlink must not make us create or truncate a file elsewhere
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise RunLockError(f"{path} is a symbolic link; a run folder's files must be its own") from None
-        raise
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-        os.close(fd)
-        pid = holder if holder.isdigit() else "unknown"  # the holder writes its pid right after locking
-        raise RunLockError(f"{folder} is in use by another supersede train (pid {pid}); "
-                           "wait for it to finish or stop it, or choose another output_dir") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd
