@@ -623,6 +623,14 @@ CASES: list[Case] = [
                 + "lora_target_modules: *a8\n"}),
     Case("train config key twice", TRAIN, "c.yaml: not accepted YAML (line 4: key 'max_steps' given twice "
          "(first on line 3))", files={"c.yaml": TINY + "max_steps: 2\nmax_steps: 3\n"}),
+    Case("train output_dir a fifo", (*TRAIN, "--output_dir", "{tmp}/out"),
+         "field output_dir: {tmp}/out exists and is not a directory (a FIFO (named pipe)", files={"c.yaml": TINY},
+         setup=lambda tmp, _: os.mkfifo(tmp / "out")),
+    Case("train output_dir a symlink", (*TRAIN, "--output_dir", "{tmp}/run"),
+         "field output_dir: {tmp}/run is a symbolic link", files={"c.yaml": TINY}, setup=out_is_a_link),
+    Case("train output_dir not a run", (*TRAIN, "--output_dir", "{tmp}/out"),
+         "field output_dir: {tmp}/out is not empty and was not written by this command",
+         files={"c.yaml": TINY, "out/notes.txt": "mine"}),
     Case("train without the train extra", TRAIN, "training needs the train extra (torch not installed): "
          "pip install 'supersede-env[train]'", files={"c.yaml": TINY}, setup=without_torch),
     # ---- the command itself -------------------------------------------------------------------

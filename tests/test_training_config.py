@@ -159,14 +159,15 @@ def test_bad_values_on_the_command_line_are_one_line(argv, expected):
     assert expected in message, message
 
 
-def test_lora_targets_are_checked_against_the_model_before_its_weights_load():
+def test_lora_targets_are_checked_against_the_model_before_its_weights_load(tmp_path):
     from supersede_env.training.run import load_inputs
 
+    out = ["--output_dir", str(tmp_path / "run")]
     with pytest.raises(ConfigError) as err:
-        load_inputs(parse_config(["--config", str(TINY), "--lora_target_modules", "q_proj", "qkv"]))
+        load_inputs(parse_config(["--config", str(TINY), *out, "--lora_target_modules", "q_proj", "qkv"]))
     assert "field lora_target_modules: 'qkv' names no module of the model (its linear layers: down_proj, " \
            "gate_proj, k_proj, o_proj, q_proj, up_proj, v_proj; or all-linear)" in str(err.value)
-    assert load_inputs(parse_config(["--config", str(TINY), "--lora_target_modules", "q_proj", "v_proj"]))
+    assert load_inputs(parse_config(["--config", str(TINY), *out, "--lora_target_modules", "q_proj", "v_proj"]))
 
 
 def test_missing_and_broken_files(tmp_path):

@@ -45,6 +45,7 @@ from supersede_env.training.checkpoints import (
 )
 
 CONFIG_FILE = "config.yaml"
+CONFIG_HEADER = "# resolved options of this run (reusable with --config)\n"  # how a run's config.yaml begins
 RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the newest checkpoint of output_dir"
 # What a run writes at the top of its folder (checkpoint-N folders besides): what overwrite_output_dir may remove.
 RUN_ENTRIES = frozenset({CONFIG_FILE, LOCK_FILE, *LOGS, "heldout", "runs", FINAL_ADAPTER, "base-model",
@@ -99,30 +100,60 @@ def _value(setup: Any, name: str) -> Any:
     return getattr(setup.model, name) if hasattr(setup.model, name) else getattr(setup.args, name)
 
 
-def open_run_dir(setup: Any) -> RunDir:
-    """Check the folder for this run and (main process) lock it; nothing is written but the lock file."""
+def check_run_dir(setup: Any) -> RunDir:
+    """Every check of the folder for this run; nothing is written, no lock taken.
+
+    ``supersede train`` runs it before any work (episodes, held-out set, model): an output_dir that is
+    a file, a device, a FIFO, a socket or a symbolic link, a non-empty folder that is not a training
+    run, a run folder whose own files are links or special files, a bad resume: one line, exit 2."""
     args, source = setup.args, setup.source
     folder = Path(args.output_dir).expanduser()
     resume = args.resume_from_checkpoint
     if resume is not None and args.overwrite_output_dir:
         raise ConfigError(f"{source}: field overwrite_output_dir: cannot be combined with resume_from_checkpoint "
                           "(overwrite starts a new run, resume continues one)")
-    check_output_dir(folder, f"{source}: field output_dir")  # not a file, under a folder this process can write
+    _check_folder(folder, source)
     if resume is None:
         if is_main_process():
             _check_new_run(folder, args.overwrite_output_dir, source)
-        opened = RunDir(folder, overwrite=args.overwrite_output_dir)
-    else:
-        checkpoint = _checkpoint_to_resume(folder, str(resume), source)
-        state = read_state(checkpoint)
-        _check_unchanged(state, run_options(setup), checkpoint, source)
-        opened = RunDir(folder, resume_from=checkpoint, resume_state=state)
+        return RunDir(folder, overwrite=args.overwrite_output_dir)
+    checkpoint = _checkpoint_to_resume(folder, str(resume), source)
+    state = read_state(checkpoint)
+    _check_unchanged(state, run_options(setup), checkpoint, source)
+    return RunDir(folder, resume_from=checkpoint, resume_state=state)
+
+
+def open_run_dir(setup: Any) -> RunDir:
+    """:func:`check_run_dir`, then (main process) lock the folder; nothing is written but the lock file."""
+    opened = check_run_dir(setup)
     if is_main_process():
+        folder, source = opened.path, setup.source
         folder.mkdir(parents=True, exist_ok=True)
         opened.lock = acquire(folder, command="supersede train", advice="or choose another output_dir")
-        if resume is None:  # again under the lock: another run may have started between the check and the lock
-            _check_new_run(folder, args.overwrite_output_dir, source)
+        try:  # again under the lock: the folder may have been replaced, or another run started, since the check
+            _check_folder(folder, source)
+            if opened.resume_from is None:
+                _check_new_run(folder, opened.overwrite, source)
+        except BaseException:
+            opened.release()
+            raise
     return opened
+
+
+def is_training_run(folder: Path) -> bool:
+    """Whether ``folder`` holds a run of ``supersede train``: its lock file, its ``config.yaml`` (by its first
+    line), a half-written checkpoint's staging folder, or a complete checkpoint."""
+    if _regular(folder / LOCK_FILE) or (folder / STAGING_DIR).is_dir():
+        return True
+    if _regular(folder / CONFIG_FILE):
+        with (folder / CONFIG_FILE).open("rb") as handle:
+            if handle.read(len(CONFIG_HEADER)) == CONFIG_HEADER.encode():
+                return True
+    return bool(complete_checkpoints(folder))
+
+
+def _regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
 
 
 def prepare(opened: RunDir, setup: Any) -> None:
@@ -145,11 +176,47 @@ def prepare(opened: RunDir, setup: Any) -> None:
     for name in ("resume_from_checkpoint", "overwrite_output_dir"):
         resolved.pop(name, None)
     resolved["output_dir"] = str(setup.args.output_dir)
-    atomic_write_text(folder / CONFIG_FILE, "# resolved options of this run (reusable with --config)\n"
-                      + yaml.safe_dump(resolved, sort_keys=False))
+    atomic_write_text(folder / CONFIG_FILE, CONFIG_HEADER + yaml.safe_dump(resolved, sort_keys=False))
 
 
 # -- checks ----------------------------------------------------------------------------------------
+def _check_folder(folder: Path, source: str) -> None:
+    """output_dir itself (core.output_paths: absent, empty or a training run; never a link or a special
+    file), then the run's own entries: a link or a special file where the run writes is refused."""
+    field = f"{source}: field output_dir"
+    check_output_dir(folder, field, owned=is_training_run)
+    if not folder.is_dir():
+        return
+    for entry in sorted(folder.iterdir()):
+        if entry.name not in RUN_ENTRIES and checkpoint_step(entry.name) is None:
+            continue
+        mode = entry.lstat().st_mode
+        kind = _special_kind(mode, directory=entry.name in _RUN_FOLDERS or checkpoint_step(entry.name) is not None)
+        if kind is not None:
+            raise ConfigError(f"{field}: {entry} is {kind}; the files of a run folder must be its own "
+                              "(nothing was written)")
+
+
+_RUN_FOLDERS = frozenset({"heldout", "runs", FINAL_ADAPTER, "base-model", STAGING_DIR})
+
+
+def _special_kind(mode: int, *, directory: bool) -> str | None:
+    """What is wrong with a run entry of this mode (None: a regular file, or a folder where one belongs)."""
+    import stat
+
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISREG(mode) or (directory and stat.S_ISDIR(mode)):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder where the run writes a file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+
+
 def _check_new_run(folder: Path, overwrite: bool, source: str) -> None:
     if not folder.is_dir():
         return
