@@ -631,6 +631,10 @@ CASES: list[Case] = [
     Case("train output_dir not a run", (*TRAIN, "--output_dir", "{tmp}/out"),
          "field output_dir: {tmp}/out is not empty and was not written by this command",
          files={"c.yaml": TINY, "out/notes.txt": "mine"}),
+    Case("train hub_token option", (*TRAIN, "--hub_token", "hf_" + "x" * 34),
+         "command line: field hub_token: a key is never an option value", files={"c.yaml": TINY}),
+    Case("train key in the env section", TRAIN, "c.yaml: field env: OPENAI_API_KEY: a key is never written in a "
+         "config file", files={"c.yaml": TINY + "env:\n  OPENAI_API_KEY: sk-" + "x" * 40 + "\n"}),
     Case("train without the train extra", TRAIN, "training needs the train extra (torch not installed): "
          "pip install 'supersede-env[train]'", files={"c.yaml": TINY}, setup=without_torch),
     # ---- the command itself -------------------------------------------------------------------

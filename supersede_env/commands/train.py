@@ -63,7 +63,9 @@ def train(argv: list[str]) -> int:
     finally:
         _end_process_group()
     if int(os.environ.get("RANK", "0")) == 0:
-        print(summary(outcome))
+        from supersede_env.core.api_keys import mask_text
+
+        print(mask_text(summary(outcome), inputs.setup.secrets))
     return 130 if outcome.interrupted else 0
 
 

@@ -37,6 +37,7 @@ from trl import GRPOConfig, ModelConfig, TrlParser
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode_source import DIFFICULTIES, EpisodeSource, source_help
 from supersede_env.core.errors import ConditionError, ConfigError, SourceError
+from supersede_env.training.keys import check_env_section, check_options, run_secrets
 
 MODEL_SOURCES = ("hub", "embedded", "tiny")
 # The loss types whose normaliser counts the loss tokens of the whole generation batch (TRL's
@@ -224,6 +225,8 @@ class TrainingSetup:
     model: ModelConfig
     source: str  # the config file, or "command line"
     given: tuple[str, ...] = ()  # the options the file and the command line set
+    # the API keys in the environment, masked in every value the run writes (.keys); never printed
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The options this run was given, resolved, flat: a config file that reproduces the run."""
@@ -379,8 +382,7 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         path = Path(tokens.pop(index + 1))
         tokens.pop(index)
         raw = _read_file(path)
-        for key, value in (raw.pop("env", None) or {}).items():  # TrlParser's `env:` section
-            os.environ[str(key)] = str(value)
+        os.environ.update(check_env_section(path, raw.pop("env", None)))  # TrlParser's `env:` section
         defaults = parser.config_defaults(path, raw)
         parser.set_defaults(**defaults)
         file_keys = list(defaults)
@@ -406,7 +408,9 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         action = parser._option_string_actions.get(token.split("=")[0]) if token.startswith("--") else None
         if action is not None and action.dest not in given:
             given.append(action.dest)
-    return TrainingSetup(grpo, model, source, tuple(dict.fromkeys(given)))
+    setup = TrainingSetup(grpo, model, source, tuple(dict.fromkeys(given)), run_secrets(os.environ))
+    check_options(setup.to_dict(), os.environ, where)
+    return setup
 
 
 def _check_model(model: ModelConfig, args: SupersedeGRPOConfig, source: str) -> None:

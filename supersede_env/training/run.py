@@ -108,7 +108,8 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
 
         torch.set_num_threads(args.cpu_threads)
     output_dir = Path(args.output_dir)
-    callbacks: list[Any] = [MetricsJsonl(output_dir)]
+    secrets = inputs.setup.secrets
+    callbacks: list[Any] = [MetricsJsonl(output_dir, secrets=secrets)]
     if args.stop_zero_advantage_batches > 0:
         callbacks.append(ZeroAdvantageStop(args.stop_zero_advantage_batches))
     trainer = SupersedeGRPOTrainer(
@@ -121,6 +122,7 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
         callbacks=callbacks,
         log_dir=output_dir,
         run_options=run_options(inputs.setup),
+        secrets=secrets,
     )
     if inputs.heldout is not None:
         trainer.add_callback(

@@ -86,14 +86,16 @@ def is_main_process() -> bool:
 
 
 def run_options(setup: Any) -> dict[str, Any]:
-    """What a checkpoint records of the options: the resolved :data:`FIXED_ON_RESUME` ones and every given one."""
+    """What a checkpoint records of the options: the resolved :data:`FIXED_ON_RESUME` ones and every given one,
+    keys masked (both sides of the resume comparison are masked alike)."""
+    from supersede_env.core.api_keys import mask_values
     from supersede_env.training.config import _plain
 
     out = {name: _plain(_value(setup, name)) for name in FIXED_ON_RESUME}
     out.update(setup.to_dict())
     for name in ("resume_from_checkpoint", "overwrite_output_dir"):
         out.pop(name, None)
-    return out
+    return mask_values(out, setup.secrets)
 
 
 def _value(setup: Any, name: str) -> Any:
@@ -160,6 +162,7 @@ def prepare(opened: RunDir, setup: Any) -> None:
     """The writes, once every check has passed: clear or cut back the folder, then write ``config.yaml``."""
     import yaml
 
+    from supersede_env.core.api_keys import mask_values
     from supersede_env.core.atomic import atomic_write_text
 
     if not is_main_process():
@@ -176,7 +179,8 @@ def prepare(opened: RunDir, setup: Any) -> None:
     for name in ("resume_from_checkpoint", "overwrite_output_dir"):
         resolved.pop(name, None)
     resolved["output_dir"] = str(setup.args.output_dir)
-    atomic_write_text(folder / CONFIG_FILE, CONFIG_HEADER + yaml.safe_dump(resolved, sort_keys=False))
+    atomic_write_text(folder / CONFIG_FILE, CONFIG_HEADER + yaml.safe_dump(mask_values(resolved, setup.secrets),
+                                                                           sort_keys=False))
 
 
 # -- checks ----------------------------------------------------------------------------------------
