@@ -148,9 +148,12 @@ def is_training_run(folder: Path) -> bool:
     if _regular(folder / LOCK_FILE) or (folder / STAGING_DIR).is_dir():
         return True
     if _regular(folder / CONFIG_FILE):
-        with (folder / CONFIG_FILE).open("rb") as handle:
-            if handle.read(len(CONFIG_HEADER)) == CONFIG_HEADER.encode():
-                return True
+        try:
+            with (folder / CONFIG_FILE).open("rb") as handle:
+                if handle.read(len(CONFIG_HEADER)) == CONFIG_HEADER.encode():
+                    return True
+        except OSError:  # unreadable: not recognised (a running trainer's folder has its run.lock, seen above)
+            return False
     return bool(complete_checkpoints(folder))
 
 
@@ -189,7 +192,7 @@ def _check_folder(folder: Path, source: str) -> None:
     file), then the run's own entries: a link or a special file where the run writes is refused."""
     field = f"{source}: field output_dir"
     check_output_dir(folder, field, owned=is_training_run)
-    if not folder.is_dir():
+    if not folder.is_dir() or not is_main_process():  # the other processes of a torchrun write no log
         return
     for entry in sorted(folder.iterdir()):
         if entry.name not in RUN_ENTRIES and checkpoint_step(entry.name) is None:
