@@ -635,6 +635,8 @@ CASES: list[Case] = [
          "command line: field hub_token: a key is never an option value", files={"c.yaml": TINY}),
     Case("train key in the env section", TRAIN, "c.yaml: field env: OPENAI_API_KEY: a key is never written in a "
          "config file", files={"c.yaml": TINY + "env:\n  OPENAI_API_KEY: sk-" + "x" * 40 + "\n"}),
+    Case("train config given twice", (*TRAIN, "--config", "{tmp}/c.yaml"), "command line: --config given twice",
+         files={"c.yaml": TINY}),
     Case("train without the train extra", TRAIN, "training needs the train extra (torch not installed): "
          "pip install 'supersede-env[train]'", files={"c.yaml": TINY}, setup=without_torch),
     # ---- the command itself -------------------------------------------------------------------

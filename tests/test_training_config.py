@@ -180,6 +180,11 @@ def test_missing_and_broken_files(tmp_path):
     assert "expected a mapping" in _one_line_error(["--config", str(broken)])
 
 
+def test_the_config_option_is_given_once(tmp_path):
+    assert parse_config([f"--config={TINY}"]).source == str(TINY)
+    assert "command line: --config given twice" in _one_line_error(["--config", str(TINY), "--config", str(TINY)])
+
+
 def test_the_file_is_read_by_the_safe_loader(tmp_path):
     """An alias bomb is refused at its first anchor, before anything expands; a key given twice names the key."""
     import time

@@ -372,9 +372,12 @@ def _read_file(path: Path) -> dict[str, Any]:
 
 def _parse_config(argv: Sequence[str]) -> TrainingSetup:
     parser = ConfigParser()
-    tokens = list(argv)
+    tokens = [part for token in argv for part in  # --config=FILE is --config FILE
+              (token.split("=", 1) if token.startswith("--config=") else [token])]
     path: Path | None = None
     file_keys: list[str] = []
+    if tokens.count("--config") > 1:
+        raise ConfigError("command line: --config given twice; one config file, then options override it")
     if "--config" in tokens:
         index = tokens.index("--config")
         if index + 1 >= len(tokens):
