@@ -306,7 +306,8 @@ def _refused_before_any_work(monkeypatch, capsys, *argv):
     ("metrics.jsonl", lambda path, outside: path.symlink_to(outside)),
     ("rollouts.jsonl", lambda path, outside: os.mkfifo(path)),
     ("heldout", lambda path, outside: path.symlink_to(outside.parent)),
-], ids=["log a symlink out of the folder", "log a fifo", "heldout a symlink"])
+    ("heldout/step-00002", lambda path, outside: (path.parent.mkdir(), path.symlink_to(outside.parent))),
+], ids=["log a symlink out of the folder", "log a fifo", "heldout a symlink", "a held-out run a symlink"])
 def test_a_resume_into_a_run_whose_own_files_were_replaced_is_refused(tmp_path, entry, plant, monkeypatch, capsys):
     out = tmp_path / "run"
     setup = _setup(out)

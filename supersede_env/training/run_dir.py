@@ -194,11 +194,14 @@ def _check_folder(folder: Path, source: str) -> None:
     check_output_dir(folder, field, owned=is_training_run)
     if not folder.is_dir() or not is_main_process():  # the other processes of a torchrun write no log
         return
-    for entry in sorted(folder.iterdir()):
-        if entry.name not in RUN_ENTRIES and checkpoint_step(entry.name) is None:
+    heldout = folder / "heldout"
+    held_runs = sorted(heldout.iterdir()) if heldout.is_dir() and not heldout.is_symlink() else []
+    for entry in [*sorted(folder.iterdir()), *held_runs]:
+        in_heldout = entry.parent == heldout
+        if not in_heldout and entry.name not in RUN_ENTRIES and checkpoint_step(entry.name) is None:
             continue
-        mode = entry.lstat().st_mode
-        kind = _special_kind(mode, directory=entry.name in _RUN_FOLDERS or checkpoint_step(entry.name) is not None)
+        directory = in_heldout or entry.name in _RUN_FOLDERS or checkpoint_step(entry.name) is not None
+        kind = _special_kind(entry.lstat().st_mode, directory=directory)
         if kind is not None:
             raise ConfigError(f"{field}: {entry} is {kind}; the files of a run folder must be its own "
                               "(nothing was written)")
