@@ -30,8 +30,8 @@ def main() -> None:
     if point == "mid-step":
         append_rows = trainer_module.append_rows
 
-        def append_then_die(directory, rows):
-            append_rows(directory, rows)
+        def append_then_die(directory, rows, **kwargs):
+            append_rows(directory, rows, **kwargs)
             if rows and rows[0].step == step:
                 die()
 

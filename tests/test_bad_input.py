@@ -232,9 +232,10 @@ def out_is_a_link(tmp: Path, _: Any) -> None:
 
 
 def lock_the_run(tmp: Path, _: Any) -> Any:
-    from supersede_env.evaluation.runlock import acquire
+    from supersede_env.evaluation.rundir import EVAL_LOCK
+    from supersede_env.core.run_lock import acquire
 
-    return acquire(tmp / "done")  # released after the case (the same call as another process's)
+    return acquire(tmp / "done", **EVAL_LOCK)  # released after the case (the same call as another process's)
 
 
 def no_space_on_fsync(after: int = 0) -> Callable[[Path, pytest.MonkeyPatch], None]:
@@ -616,6 +617,26 @@ CASES: list[Case] = [
     Case("train config 5000-digit integer", TRAIN, "c.yaml: not usable YAML (an integer with more than 4,300 digits)",
          files={"c.yaml": f"max_steps: {HUGE_INT}\n"}),
     Case("train config not utf-8", TRAIN, "c.yaml: not UTF-8 text", files={"c.yaml": b"max_steps: \xff\n"}),
+    Case("train config alias bomb", TRAIN, "c.yaml: not accepted YAML (line 3: an anchor (&a0)",
+         files={"c.yaml": TINY + "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+                + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9))
+                + "lora_target_modules: *a8\n"}),
+    Case("train config key twice", TRAIN, "c.yaml: not accepted YAML (line 4: key 'max_steps' given twice "
+         "(first on line 3))", files={"c.yaml": TINY + "max_steps: 2\nmax_steps: 3\n"}),
+    Case("train output_dir a fifo", (*TRAIN, "--output_dir", "{tmp}/out"),
+         "field output_dir: {tmp}/out exists and is not a directory (a FIFO (named pipe)", files={"c.yaml": TINY},
+         setup=lambda tmp, _: os.mkfifo(tmp / "out")),
+    Case("train output_dir a symlink", (*TRAIN, "--output_dir", "{tmp}/run"),
+         "field output_dir: {tmp}/run is a symbolic link", files={"c.yaml": TINY}, setup=out_is_a_link),
+    Case("train output_dir not a run", (*TRAIN, "--output_dir", "{tmp}/out"),
+         "field output_dir: {tmp}/out is not empty and was not written by this command",
+         files={"c.yaml": TINY, "out/notes.txt": "mine"}),
+    Case("train hub_token option", (*TRAIN, "--hub_token", "hf_" + "x" * 34),
+         "command line: field hub_token: a key is never an option value", files={"c.yaml": TINY}),
+    Case("train key in the env section", TRAIN, "c.yaml: field env: OPENAI_API_KEY: a key is never written in a "
+         "config file", files={"c.yaml": TINY + "env:\n  OPENAI_API_KEY: sk-" + "x" * 40 + "\n"}),
+    Case("train config given twice", (*TRAIN, "--config", "{tmp}/c.yaml"), "command line: --config given twice",
+         files={"c.yaml": TINY}),
     Case("train without the train extra", TRAIN, "training needs the train extra (torch not installed): "
          "pip install 'supersede-env[train]'", files={"c.yaml": TINY}, setup=without_torch),
     # ---- the command itself -------------------------------------------------------------------

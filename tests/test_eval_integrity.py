@@ -260,12 +260,13 @@ def test_progress_lines_reach_a_log_file_during_the_run(tmp_path):
 
 
 def test_the_lock_names_its_holder_and_is_free_once_released(tmp_path):
-    from supersede_env.evaluation.runlock import RunLockError, acquire, lock_if_free
+    from supersede_env.core.run_lock import RunLockError, acquire, lock_if_free
+    from supersede_env.evaluation.rundir import EVAL_LOCK
 
-    held = acquire(tmp_path)
+    held = acquire(tmp_path, **EVAL_LOCK)
     assert (tmp_path / "run.lock").read_text() == f"{os.getpid()}\n"
     with pytest.raises(RunLockError, match=rf"in use by another supersede eval \(pid {os.getpid()}\)"):
-        acquire(tmp_path)  # a second open file description: what another process would hold
+        acquire(tmp_path, **EVAL_LOCK)  # a second open file description: what another process would hold
     assert lock_if_free(tmp_path) is None
     held.release()
     again = lock_if_free(tmp_path)
@@ -274,5 +275,5 @@ def test_the_lock_names_its_holder_and_is_free_once_released(tmp_path):
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "run.lock").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(RunLockError, match="is a symbolic link"):
-        acquire(tmp_path / "other")
+        acquire(tmp_path / "other", **EVAL_LOCK)
     assert not (tmp_path / "elsewhere").exists()

@@ -193,7 +193,8 @@ def test_a_hanging_endpoint_is_said_after_the_first_timeout_not_after_all_retrie
 
 def test_the_lock_refusal_names_the_live_holder_not_a_dead_parent(tmp_path):
     """A holder that forked and exited leaves the lock to its child; the file names the dead parent."""
-    from supersede_env.evaluation.runlock import acquire
+    from supersede_env.core.run_lock import acquire
+    from supersede_env.evaluation.rundir import EVAL_LOCK
 
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 1)
     out = tmp_path / "run"
@@ -203,7 +204,7 @@ def test_the_lock_refusal_names_the_live_holder_not_a_dead_parent(tmp_path):
     holder = os.fork()
     if holder == 0:  # the parent of the future holder: lock, fork, exit
         os.close(read)
-        lock = acquire(out)
+        lock = acquire(out, **EVAL_LOCK)
         child = os.fork()
         if child == 0:
             os.write(write, f"{os.getpid()}\n".encode())

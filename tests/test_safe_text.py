@@ -100,6 +100,9 @@ def test_the_output_helper_for_a_directory_target(tmp_path):
     os.symlink(tmp_path / "run", tmp_path / "link")
     with pytest.raises(ConfigError, match="is a symbolic link"):
         check_output_dir(tmp_path / "link", "option --output_dir", owned=owned)
+    for check in (check_output_dir, output_file):  # a path from a program, not argv (which cannot hold one)
+        with pytest.raises(ConfigError, match="option --out: the path holds a NUL character"):
+            check(str(tmp_path / "a\x00b"), "option --out")
 
 
 def test_a_file_replaced_by_a_fifo_after_the_check_is_not_written_over(tmp_path):

@@ -72,3 +72,23 @@ def test_metrics_jsonl_appends_one_line_per_log(tmp_path):
         cb.on_log(None, state, TrainerControl(), logs={"loss": loss, "reward": 0.25})
     rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert rows == [{"step": 1, "loss": 0.5, "reward": 0.25}, {"step": 2, "loss": None, "reward": 0.25}]
+
+
+def test_metrics_jsonl_masks_keys_in_string_values_and_writes_only_its_own_file(tmp_path):
+    from supersede_env.core.errors import ConfigError
+
+    key = "wandb_" + "k" * 30
+    cb = MetricsJsonl(tmp_path, secrets=(key,))
+    state = TrainerState()
+    state.global_step = 1
+    cb.on_log(None, state, TrainerControl(), logs={"note": f"run {key} ok", "reward": 0.25, "flag": True})
+    assert json.loads((tmp_path / "metrics.jsonl").read_text()) == {"step": 1, "note": "run *** ok", "reward": 0.25,
+                                                                    "flag": True}
+    outside = tmp_path / "outside.txt"
+    outside.write_text("mine\n")
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "metrics.jsonl").symlink_to(outside)
+    with pytest.raises(ConfigError, match="not a regular file of the run folder"):
+        MetricsJsonl(planted).on_log(None, state, TrainerControl(), logs={"loss": 1.0})
+    assert outside.read_text() == "mine\n"

@@ -14,6 +14,13 @@ CONFIGS = sorted((REPO / "configs").glob("grpo-*.yaml"))
 TINY = REPO / "configs" / "grpo-tiny-cpu.yaml"
 
 
+def tiny_with(extra):
+    """The tiny config with the options ``extra`` sets replaced by ``extra``'s lines (a key is given once)."""
+    keys = {line.split(":", 1)[0] for line in extra.splitlines() if ":" in line}
+    kept = [line for line in TINY.read_text(encoding="utf-8").splitlines() if line.split(":", 1)[0] not in keys]
+    return "\n".join(kept) + "\n" + extra
+
+
 def test_shipped_configs_exist_and_load():
     names = {p.name for p in CONFIGS}
     assert {"grpo-qwen2.5-3b.yaml", "grpo-smollm2-cpu.yaml", "grpo-tiny-cpu.yaml"} <= names
@@ -48,7 +55,7 @@ def test_trl_options_by_their_trl_names_from_the_command_line_and_any_yaml_spell
     assert setup.model.lora_r == 4 and setup.args.episode_source("L1").sessions == (4, 6)
     for spelling in ("1e-4", "1.0e-4", "0.0001", "1E-4"):
         path = tmp_path / "c.yaml"
-        path.write_text(TINY.read_text() + f"learning_rate: {spelling}\nbeta: 1e-2\n", encoding="utf-8")
+        path.write_text(tiny_with(f"learning_rate: {spelling}\nbeta: 1e-2\n"), encoding="utf-8")
         setup = parse_config(["--config", str(path)])
         assert setup.args.learning_rate == pytest.approx(1e-4) and setup.args.beta == pytest.approx(0.01)
     # the command line wins over the file; the resolved options a run writes reproduce it
@@ -97,7 +104,7 @@ def test_token_level_loss_types_are_accepted(loss_type):
 def _one_line_error(argv, tmp_path=None, extra=None):
     if extra is not None:
         path = tmp_path / "bad.yaml"
-        path.write_text(TINY.read_text() + extra, encoding="utf-8")
+        path.write_text(tiny_with(extra), encoding="utf-8")
         argv = ["--config", str(path), *argv]
     with pytest.raises(ConfigError) as err:
         parse_config(argv)
@@ -152,23 +159,48 @@ def test_bad_values_on_the_command_line_are_one_line(argv, expected):
     assert expected in message, message
 
 
-def test_lora_targets_are_checked_against_the_model_before_its_weights_load():
+def test_lora_targets_are_checked_against_the_model_before_its_weights_load(tmp_path):
     from supersede_env.training.run import load_inputs
 
+    out = ["--output_dir", str(tmp_path / "run")]
     with pytest.raises(ConfigError) as err:
-        load_inputs(parse_config(["--config", str(TINY), "--lora_target_modules", "q_proj", "qkv"]))
+        load_inputs(parse_config(["--config", str(TINY), *out, "--lora_target_modules", "q_proj", "qkv"]))
     assert "field lora_target_modules: 'qkv' names no module of the model (its linear layers: down_proj, " \
            "gate_proj, k_proj, o_proj, q_proj, up_proj, v_proj; or all-linear)" in str(err.value)
-    assert load_inputs(parse_config(["--config", str(TINY), "--lora_target_modules", "q_proj", "v_proj"]))
+    assert load_inputs(parse_config(["--config", str(TINY), *out, "--lora_target_modules", "q_proj", "v_proj"]))
 
 
 def test_missing_and_broken_files(tmp_path):
     assert "no such config file" in _one_line_error(["--config", str(tmp_path / "nope.yaml")])
     broken = tmp_path / "b.yaml"
     broken.write_text("beta: [1, 2\n", encoding="utf-8")
-    assert "not valid YAML (line 2)" in _one_line_error(["--config", str(broken)])
+    message = _one_line_error(["--config", str(broken)])
+    assert f"{broken}: not valid YAML (" in message and "line 2" in message
     broken.write_text("- a\n- b\n", encoding="utf-8")
     assert "expected a mapping" in _one_line_error(["--config", str(broken)])
+
+
+def test_the_config_option_is_given_once(tmp_path):
+    assert parse_config([f"--config={TINY}"]).source == str(TINY)
+    assert "command line: --config given twice" in _one_line_error(["--config", str(TINY), "--config", str(TINY)])
+
+
+def test_the_file_is_read_by_the_safe_loader(tmp_path):
+    """An alias bomb is refused at its first anchor, before anything expands; a key given twice names the key."""
+    import time
+
+    bomb = tmp_path / "bomb.yaml"
+    rows = ["model_source: tiny", "use_peft: true", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    rows += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]  # 10^9 strings
+    bomb.write_text("\n".join([*rows, "lora_target_modules: *a8"]) + "\n")
+    started = time.perf_counter()
+    message = _one_line_error(["--config", str(bomb)])
+    assert time.perf_counter() - started < 5
+    assert f"{bomb}: not accepted YAML (line 3: an anchor (&a0)" in message and len(message) < 300, message
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("model_source: tiny\nuse_peft: true\nbeta: 0.0\nbeta: 0.1\n")
+    assert f"{twice}: not accepted YAML (line 4: key 'beta' given twice (first on line 3))" \
+        in _one_line_error(["--config", str(twice)])
 
 
 def test_the_batch_rule_uses_the_real_process_count(monkeypatch):

@@ -153,10 +153,11 @@ def test_stop_rule_ends_the_run(tmp_path, base_model):
 
 
 def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, base_model, capsys):
-    out = _run_dir(tmp_path, base_model)
+    out = tmp_path / "run"
     setup = parse_config(["--config", str(TINY), "--output_dir", str(out), "--heldout_eval_steps", "2",
                           "--save_strategy", "no", "--num_iterations", "2", "--max_steps", "2"])
-    inputs = load_inputs(setup)
+    inputs = load_inputs(setup)  # checks the (new) output folder first
+    _run_dir(tmp_path, base_model)
     policy = load_policy(setup)
     trainer = build_trainer(inputs, policy, reward_funcs=[alternating])
     captured = []

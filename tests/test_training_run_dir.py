@@ -56,19 +56,32 @@ def test_a_new_run_takes_an_empty_folder_and_locks_it(tmp_path):
     opened.release()
 
 
-def test_a_folder_holding_anything_is_refused_without_touching_it(tmp_path):
+def test_a_folder_that_is_not_a_run_is_refused_without_touching_it(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    for extra in ((), ("--overwrite_output_dir", "true")):
+        with pytest.raises(ConfigError) as err:
+            open_run_dir(_setup(out, *extra))
+        assert str(err.value) == (f"{TINY}: field output_dir: {out} is not empty and was not written by this "
+                                  "command; choose a new or an empty directory (nothing in it was changed)")
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]  # not even a lock file
+
+
+def test_a_run_folder_is_resumed_or_overwritten_never_reused_silently(tmp_path):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    _checkpoint(out, 2, setup)
     (out / "notes.txt").write_text("mine")
     with pytest.raises(ConfigError) as err:
         open_run_dir(_setup(out))
     message = str(err.value)
-    assert "\n" not in message and f"{out} is not empty (notes.txt)" in message
+    assert "\n" not in message and f"{out} is not empty (checkpoint-2, notes.txt)" in message
     assert "--resume_from_checkpoint last" in message and "--overwrite_output_dir true" in message
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]  # not even a lock file
     with pytest.raises(ConfigError, match="holds files no training run writes \\(notes.txt\\); nothing was removed"):
         open_run_dir(_setup(out, "--overwrite_output_dir", "true"))
-    assert (out / "notes.txt").read_text() == "mine"
+    assert (out / "notes.txt").read_text() == "mine" and sorted(p.name for p in out.iterdir()) == [
+        "checkpoint-2", "notes.txt"]
 
 
 def test_overwrite_removes_an_earlier_runs_files(tmp_path):
@@ -196,3 +209,116 @@ def test_a_second_trainer_on_a_folder_in_use_exits_2_before_any_model_loads(tmp_
     assert err == (f"supersede train: error: {out} is in use by another supersede train (pid {os.getpid()}); "
                    "wait for it to finish or stop it, or choose another output_dir")
     assert sorted(p.name for p in out.iterdir()) == ["run.lock"]
+
+
+def test_a_second_trainer_is_told_the_live_holder_when_the_locking_process_has_died(tmp_path):
+    """A trainer that forked (a data-loader worker) and was killed leaves the lock to its child: that pid is named."""
+    from tests.test_run_lock import _locked_by_orphan
+
+    out = tmp_path / "run"
+    setup = _setup(out)
+    dead, child = _locked_by_orphan(lambda: open_run_dir(setup))
+    try:
+        assert (out / "run.lock").read_text().strip() == str(dead)
+        with pytest.raises(RunLockError) as err:
+            open_run_dir(setup)
+    finally:
+        os.kill(child, 9)
+    assert f"{out} is in use by another supersede train (pid {child}); wait" in str(err.value), str(err.value)
+
+
+def _plant_fifo(out):
+    os.mkfifo(out)
+
+
+def _plant_link(out):
+    (out.parent / "elsewhere").mkdir()
+    out.symlink_to(out.parent / "elsewhere")
+
+
+def _plant_socket(out):
+    import socket
+
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(out))
+    return server
+
+
+def _plant_device(out):
+    try:
+        os.mknod(out, 0o600 | __import__("stat").S_IFCHR, os.makedev(1, 3))  # a /dev/null twin
+    except PermissionError:
+        pytest.skip("mknod needs root")
+
+
+def _plant_foreign_folder(out):
+    out.mkdir()
+    (out / "thesis.tex").write_text("mine")
+
+
+@pytest.mark.parametrize("plant, expected", [
+    (_plant_fifo, "{out} exists and is not a directory (a FIFO (named pipe); nothing was written)"),
+    (_plant_link, "{out} is a symbolic link; give the directory itself (nothing was written)"),
+    (_plant_socket, "{out} exists and is not a directory (a socket; nothing was written)"),
+    (_plant_device, "{out} exists and is not a directory (a device; nothing was written)"),
+    (_plant_foreign_folder, "{out} is not empty and was not written by this command"),
+], ids=["fifo", "symlink", "socket", "device", "foreign folder"])
+def test_an_output_dir_that_is_not_a_folder_of_ours_is_refused_before_any_work(plant, expected, monkeypatch, capsys):
+    import shutil
+    import stat
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="od", dir="/tmp"))  # short: a socket's path is at most 107 bytes
+    out = root / "out"
+    try:
+        held = plant(out)
+        before = out.lstat()
+        message = _refused_before_any_work(monkeypatch, capsys, "--output_dir", str(out))
+        assert message.startswith(f"supersede train: error: {TINY}: field output_dir: {out} "), message
+        assert expected.format(out=out) in message, message
+        after = out.lstat()
+        assert (stat.S_IFMT(after.st_mode), after.st_ino) == (stat.S_IFMT(before.st_mode), before.st_ino)
+        assert not (root / "elsewhere").exists() or not any((root / "elsewhere").iterdir())
+        if held is not None:
+            held.close()
+    finally:
+        shutil.rmtree(root)
+
+
+def _refused_before_any_work(monkeypatch, capsys, *argv):
+    """``supersede train`` exits 2 with one line, before an episode is built or a model is looked at."""
+    from supersede_env.commands.train import standalone
+    from supersede_env.training import run as run_module
+
+    def work(*args, **kwargs):
+        raise AssertionError("work began before the output folder was checked")
+
+    monkeypatch.setattr(run_module, "load_pools", work)
+    monkeypatch.setattr(run_module, "check_lora_targets", work)
+    assert standalone(["--config", str(TINY), *argv]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and captured.out == "", captured
+    return lines[0]
+
+
+@pytest.mark.parametrize("entry, plant", [
+    ("metrics.jsonl", lambda path, outside: path.symlink_to(outside)),
+    ("rollouts.jsonl", lambda path, outside: os.mkfifo(path)),
+    ("heldout", lambda path, outside: path.symlink_to(outside.parent)),
+    ("heldout/step-00002", lambda path, outside: (path.parent.mkdir(), path.symlink_to(outside.parent))),
+], ids=["log a symlink out of the folder", "log a fifo", "heldout a symlink", "a held-out run a symlink"])
+def test_a_resume_into_a_run_whose_own_files_were_replaced_is_refused(tmp_path, entry, plant, monkeypatch, capsys):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    _checkpoint(out, 2, setup)
+    (out / "config.yaml").write_text("# resolved options of this run (reusable with --config)\n")
+    outside = tmp_path / "elsewhere" / "precious.txt"
+    outside.parent.mkdir()
+    outside.write_text("precious\n")
+    plant(out / entry, outside)
+    message = _refused_before_any_work(monkeypatch, capsys, "--output_dir", str(out),
+                                       "--resume_from_checkpoint", "last")
+    kind = "a FIFO (named pipe)" if "fifo" in entry or entry == "rollouts.jsonl" else "a symbolic link"
+    assert f"field output_dir: {out / entry} is {kind}; the files of a run folder must be its own" in message
+    assert outside.read_text() == "precious\n" and not (out / "run.lock").exists()

@@ -30,14 +30,14 @@ TRAIN_EXTRA_HINT = "pip install 'supersede-env[train]'"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="FILE", help="training config (flat YAML of option names), see configs/")
+    # append: a second --config reaches parse_config, which refuses it (argparse would keep the last silently)
+    parser.add_argument("--config", metavar="FILE", action="append",
+                        help="training config (flat YAML of option names), see configs/")
 
 
 def main(args: argparse.Namespace) -> int:
-    argv = list(getattr(args, "passed_arguments", []))
-    if args.config is not None:
-        argv = ["--config", args.config, *argv]
-    return train(argv)
+    configs = [token for path in args.config or () for token in ("--config", path)]
+    return train([*configs, *getattr(args, "passed_arguments", [])])
 
 
 def train(argv: list[str]) -> int:
@@ -63,7 +63,9 @@ def train(argv: list[str]) -> int:
     finally:
         _end_process_group()
     if int(os.environ.get("RANK", "0")) == 0:
-        print(summary(outcome))
+        from supersede_env.core.api_keys import mask_text
+
+        print(mask_text(summary(outcome), inputs.setup.secrets))
     return 130 if outcome.interrupted else 0
 
 

@@ -103,6 +103,8 @@ def _as_path(path: str | os.PathLike[str], option: str) -> Path:
     text = os.fspath(path)
     if not str(text).strip():
         raise ConfigError(f"{option}: the path is empty")
+    if "\x00" in str(text):  # no file system path holds one (os.lstat raises ValueError)
+        raise ConfigError(f"{option}: the path holds a NUL character")
     return Path(text).expanduser()
 
 

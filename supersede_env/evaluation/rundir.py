@@ -13,7 +13,7 @@ snapshot's fingerprint.
 
 Integrity rules:
 
-- one process per run: a resume takes the directory's lock (:mod:`.runlock`) before it reads a
+- one process per run: a resume takes the directory's lock (:mod:`supersede_env.core.run_lock`) before it reads a
   record, and a new run holds it from the moment the directory exists, to the end of the report;
 - a new run appears whole: its directory is built beside ``--out`` (episodes, configuration, lock,
   and ``records.jsonl`` with its header), then renamed into place in one step, so a kill leaves
@@ -48,12 +48,13 @@ from supersede_env.core.conditions import Condition
 from supersede_env.core.episode_source import load_episodes
 from supersede_env.core.episode import Episode, fingerprint, read_episodes, write_episodes
 from supersede_env.evaluation.config import FIELD_NAMES, ConfigError, EvalConfig, option_flag, plain_value, config_from_dict
-from supersede_env.evaluation.runlock import RunLock, acquire, lock_if_free
 from supersede_env.core.output_paths import check_output_dir
+from supersede_env.core.run_lock import RunLock, acquire, lock_if_free
 from supersede_env.core.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
                                    load_run, read_records, repair_tail)
 
 CONFIG_FILE = "config.yaml"
+EVAL_LOCK = {"command": "supersede eval", "advice": "then run this command again"}  # the lock's refusal
 EPISODES_FILE = "episodes.jsonl"
 _DIR_MODE = 0o777 & ~_current_umask()  # read once (reading the umask sets it)
 # Distributions whose versions go into every run header (those installed).
@@ -133,7 +134,7 @@ def _open_existing(config: EvalConfig, explicit: Collection[str]) -> OpenedRun:
         raise ConfigError(f"option --resume: {records} is a symbolic link; a run's records must be its own file")
     if not records.is_file():
         raise ConfigError(f"option --resume: {run_dir} holds no run ({RECORDS_FILE} is missing)")
-    lock = acquire(run_dir)  # before reading: another process may be appending
+    lock = acquire(run_dir, **EVAL_LOCK)  # before reading: another process may be appending
     try:
         return _read_existing(config, explicit, run_dir, lock)
     except BaseException:
@@ -260,7 +261,7 @@ def create_run(opened: OpenedRun, header: RunHeader, *, secrets: Sequence[str] =
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned_starts(run_dir)
     staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.starting-", dir=run_dir.parent))
-    lock = acquire(staging)
+    lock = acquire(staging, **EVAL_LOCK)
     try:
         write_snapshot(staging, opened.episodes)
         settings = {k: v for k, v in opened.config.to_dict().items() if k not in ("resume", "retry_failed", "demo")}

@@ -6,8 +6,10 @@ Nothing is imported here, so ``supersede --help`` stays fast; the command is
 
 - :mod:`.config`: ``SupersedeGRPOConfig`` (a TRL ``GRPOConfig``) + TRL's ``ModelConfig``, parsed
   from a flat YAML file and the command line by ``TrlParser``, checked at the edge;
+- :mod:`.keys`: API keys only from the environment, never an option value, masked in what a run writes;
 - :mod:`.run`: inputs (episodes, held-out set), model, trainer, train, save;
-- :mod:`.run_dir`: the output folder (one run per folder, its lock, resume and cut-back);
+- :mod:`.run_dir`: the output folder (checked before any work, one run per folder, its lock, resume
+  and cut-back);
 - :mod:`.checkpoints`: checkpoints written whole, with this environment's state inside;
 - :mod:`.episode_pools`: the training episodes, one pool per curriculum level;
 - :mod:`.policy`: the model and tokenizer to train;

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from transformers import TrainerCallback
 
-from supersede_env.training.rollout_log import BatchSummary
+from supersede_env.core.api_keys import mask_values
+from supersede_env.training.rollout_log import BatchSummary, append_line
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -61,10 +63,12 @@ class ZeroAdvantageStop(TrainerCallback):
 
 
 class MetricsJsonl(TrainerCallback):
-    """Append every log (train and evaluation) to ``<output_dir>/metrics.jsonl``, main process only."""
+    """Append every log (train and evaluation) to ``<output_dir>/metrics.jsonl``, main process only;
+    ``secrets`` (API keys) are masked in its string values."""
 
-    def __init__(self, directory: str | Path) -> None:
+    def __init__(self, directory: str | Path, *, secrets: Sequence[str] = ()) -> None:
         self.path = Path(directory) / METRICS_FILE
+        self.secrets = tuple(secrets)
 
     def on_log(
         self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any
@@ -72,9 +76,7 @@ class MetricsJsonl(TrainerCallback):
         if not logs or not state.is_world_process_zero:
             return control
         row = {"step": state.global_step, **{k: _jsonable(v) for k, v in logs.items()}}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        append_line(self.path, json.dumps(mask_values(row, self.secrets), ensure_ascii=False) + "\n")
         return control
 
 

@@ -37,6 +37,7 @@ from trl import GRPOConfig, ModelConfig, TrlParser
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode_source import DIFFICULTIES, EpisodeSource, source_help
 from supersede_env.core.errors import ConditionError, ConfigError, SourceError
+from supersede_env.training.keys import check_env_section, check_options, run_secrets
 
 MODEL_SOURCES = ("hub", "embedded", "tiny")
 # The loss types whose normaliser counts the loss tokens of the whole generation batch (TRL's
@@ -224,6 +225,8 @@ class TrainingSetup:
     model: ModelConfig
     source: str  # the config file, or "command line"
     given: tuple[str, ...] = ()  # the options the file and the command line set
+    # the API keys in the environment, masked in every value the run writes (.keys); never printed
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The options this run was given, resolved, flat: a config file that reproduces the run."""
@@ -352,23 +355,15 @@ def parse_config(argv: Sequence[str]) -> TrainingSetup:
 
 
 def _read_file(path: Path) -> dict[str, Any]:
-    """The config file as a mapping of option names to values; problems name the file."""
-    import yaml
+    """The config file as a mapping of option names to values; problems name the file.
+
+    Read by :func:`~supersede_env.core.yaml_input.load_yaml` (size-capped; aliases, anchors and a key
+    given twice refused; text cleaned), as ``supersede eval`` reads its config."""
+    from supersede_env.core.yaml_input import load_yaml
 
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
-        from supersede_env.core.jsonl import unusable
-
-        raise ConfigError(f"{path}: not usable YAML ({unusable(exc)})") from None
+    raw = load_yaml(path, ConfigError)
     raw = {} if raw is None else raw
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping of option names to values, got {type(raw).__name__}")
@@ -377,9 +372,12 @@ def _read_file(path: Path) -> dict[str, Any]:
 
 def _parse_config(argv: Sequence[str]) -> TrainingSetup:
     parser = ConfigParser()
-    tokens = list(argv)
+    tokens = [part for token in argv for part in  # --config=FILE is --config FILE
+              (token.split("=", 1) if token.startswith("--config=") else [token])]
     path: Path | None = None
     file_keys: list[str] = []
+    if tokens.count("--config") > 1:
+        raise ConfigError("command line: --config given twice; one config file, then options override it")
     if "--config" in tokens:
         index = tokens.index("--config")
         if index + 1 >= len(tokens):
@@ -387,8 +385,7 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         path = Path(tokens.pop(index + 1))
         tokens.pop(index)
         raw = _read_file(path)
-        for key, value in (raw.pop("env", None) or {}).items():  # TrlParser's `env:` section
-            os.environ[str(key)] = str(value)
+        os.environ.update(check_env_section(path, raw.pop("env", None)))  # TrlParser's `env:` section
         defaults = parser.config_defaults(path, raw)
         parser.set_defaults(**defaults)
         file_keys = list(defaults)
@@ -414,7 +411,9 @@ def _parse_config(argv: Sequence[str]) -> TrainingSetup:
         action = parser._option_string_actions.get(token.split("=")[0]) if token.startswith("--") else None
         if action is not None and action.dest not in given:
             given.append(action.dest)
-    return TrainingSetup(grpo, model, source, tuple(dict.fromkeys(given)))
+    setup = TrainingSetup(grpo, model, source, tuple(dict.fromkeys(given)), run_secrets(os.environ))
+    check_options(setup.to_dict(), os.environ, where)
+    return setup
 
 
 def _check_model(model: ModelConfig, args: SupersedeGRPOConfig, source: str) -> None:

@@ -235,7 +235,7 @@ class HeldoutEvaluation(TrainerCallback):
             python=sys.version.split()[0],
             platform=platform.platform(),
         )
-        with RecordWriter(staging / RECORDS_FILE) as writer:
+        with RecordWriter(staging / RECORDS_FILE, secrets=self.trainer.secrets) as writer:
             writer.append(header)
             for result, verdict in zip(results, verdicts, strict=True):
                 for step_record in result.transcript.steps:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from supersede_env.core.api_keys import mask_values
 from supersede_env.core.records import VerdictRecord, to_dict
 from supersede_env.core.verdict import LABELS
 
@@ -72,13 +73,33 @@ def verdict_mix(verdicts: Iterable[VerdictRecord]) -> tuple[dict[str, int], int]
     return {label: counts.get(label, 0) for label in LABELS}, failed
 
 
-def append_rows(directory: str | os.PathLike[str], rows: Sequence[RolloutRow]) -> None:
-    """Append rollout rows to ``rollouts.jsonl`` (one flushed write per batch)."""
+def append_rows(directory: str | os.PathLike[str], rows: Sequence[RolloutRow], *,
+                secrets: Sequence[str] = ()) -> None:
+    """Append rollout rows to ``rollouts.jsonl`` (one write per batch); ``secrets`` (API keys) masked in
+    every string value."""
     if not rows:
         return
-    path = Path(directory) / ROLLOUTS_FILE
+    text = "".join(json.dumps(mask_values(r.to_json(), secrets), ensure_ascii=False) + "\n" for r in rows)
+    append_line(Path(directory) / ROLLOUTS_FILE, text)
+
+
+def append_line(path: Path, text: str) -> None:
+    """Append ``text`` to a log of the run folder in one write; never through a symbolic link, never into a
+    FIFO, a device or a socket (planted there mid-run: refused in one line)."""
+    import errno
+    import stat
+
+    from supersede_env.core.errors import ConfigError
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in rows)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO without a reader
+            raise ConfigError(f"{path}: not a regular file of the run folder; a run writes only its own files") from None
+        raise
+    with os.fdopen(fd, "ab") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file of the run folder; a run writes only its own files")
+        handle.write(text.encode("utf-8"))

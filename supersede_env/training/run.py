@@ -1,6 +1,6 @@
 """One training run: data, folder, model, trainer, train, save.
 
-:func:`load_inputs` does everything that needs no model (episodes, held-out set); :func:`run` then
+:func:`load_inputs` does everything that needs no model (the output folder's checks, episodes, held-out set); :func:`run` then
 opens the output folder (:mod:`.run_dir`: checks, lock, resume, cut-back, ``config.yaml``), loads the
 policy, builds :class:`~.trainer.SupersedeGRPOTrainer` with a LoRA adapter (TRL's
 ``get_peft_config``), trains, and saves the final adapter to ``<output_dir>/adapter-final``. So a bad
@@ -33,7 +33,7 @@ from supersede_env.training.config import ConfigError, TrainingSetup
 from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
 from supersede_env.training.policy import check_lora_targets
-from supersede_env.training.run_dir import open_run_dir, prepare, run_options
+from supersede_env.training.run_dir import check_run_dir, open_run_dir, prepare, run_options
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +62,13 @@ class RunOutcome:
 
 
 def load_inputs(setup: TrainingSetup) -> TrainingInputs:
-    """Checks and data that need no model; every failure is one line naming the field."""
+    """Checks and data that need no model; every failure is one line naming the field.
+
+    The output folder is checked first (:func:`.run_dir.check_run_dir`), before any episode is built."""
     import importlib.util
 
     args, source = setup.args, setup.source
+    check_run_dir(setup)
     if args.use_vllm:
         if importlib.util.find_spec("vllm") is None:
             raise ConfigError(f"{source}: field use_vllm: vllm is not installed; on a GPU machine install "
@@ -105,7 +108,8 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
 
         torch.set_num_threads(args.cpu_threads)
     output_dir = Path(args.output_dir)
-    callbacks: list[Any] = [MetricsJsonl(output_dir)]
+    secrets = inputs.setup.secrets
+    callbacks: list[Any] = [MetricsJsonl(output_dir, secrets=secrets)]
     if args.stop_zero_advantage_batches > 0:
         callbacks.append(ZeroAdvantageStop(args.stop_zero_advantage_batches))
     trainer = SupersedeGRPOTrainer(
@@ -118,6 +122,7 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
         callbacks=callbacks,
         log_dir=output_dir,
         run_options=run_options(inputs.setup),
+        secrets=secrets,
     )
     if inputs.heldout is not None:
         trainer.add_callback(

@@ -3,9 +3,9 @@
 - **A new run** starts in an absent or empty folder. ``overwrite_output_dir`` first removes an earlier
   run's files, and refuses a folder that holds anything a run does not write (it never deletes a
   file of yours). Anything else is refused in one line, before any model loads.
-- **One writer.** ``run.lock`` is held with ``flock`` for the whole run (as ``supersede eval`` does),
-  so a second trainer on the same folder fails at once naming the holder's pid; the OS drops the lock
-  however the holder ends (``kill -9`` included).
+- **One writer.** ``run.lock`` is held for the whole run with the lock ``supersede eval`` uses
+  (:mod:`supersede_env.core.run_lock`), so a second trainer on the same folder fails at once naming
+  the live holder's pid; the OS drops the lock however the holder ends (``kill -9`` included).
 - **Checkpoints appear whole.** The trainer writes ``checkpoint-N`` in ``.staging/`` and renames it
   into place once everything is inside, ``supersede_state.json`` last (:mod:`.checkpoints`); a folder
   without that file is not a checkpoint, so ``last`` never picks a torn one.
@@ -23,8 +23,6 @@ read which checkpoint to resume.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 import re
 import shutil
@@ -33,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supersede_env.core.errors import ConfigError, RunLockError
+from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import check_output_dir
+from supersede_env.core.run_lock import LOCK_FILE, RunLock, acquire
 from supersede_env.training.checkpoints import (
     FINAL_ADAPTER,
     LOGS,
@@ -45,8 +44,8 @@ from supersede_env.training.checkpoints import (
     read_state,
 )
 
-LOCK_FILE = "run.lock"
 CONFIG_FILE = "config.yaml"
+CONFIG_HEADER = "# resolved options of this run (reusable with --config)\n"  # how a run's config.yaml begins
 RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the newest checkpoint of output_dir"
 # What a run writes at the top of its folder (checkpoint-N folders besides): what overwrite_output_dir may remove.
 RUN_ENTRIES = frozenset({CONFIG_FILE, LOCK_FILE, *LOGS, "heldout", "runs", FINAL_ADAPTER, "base-model",
@@ -75,12 +74,11 @@ class RunDir:
     resume_from: Path | None = None
     resume_state: dict[str, Any] = field(default_factory=dict)
     overwrite: bool = False
-    _lock_fd: int | None = None
+    lock: RunLock | None = None
 
     def release(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing the only descriptor drops the flock
-            self._lock_fd = None
+        if self.lock is not None:
+            self.lock.release()
 
 
 def is_main_process() -> bool:
@@ -88,50 +86,86 @@ def is_main_process() -> bool:
 
 
 def run_options(setup: Any) -> dict[str, Any]:
-    """What a checkpoint records of the options: the resolved :data:`FIXED_ON_RESUME` ones and every given one."""
+    """What a checkpoint records of the options: the resolved :data:`FIXED_ON_RESUME` ones and every given one,
+    keys masked (both sides of the resume comparison are masked alike)."""
+    from supersede_env.core.api_keys import mask_values
     from supersede_env.training.config import _plain
 
     out = {name: _plain(_value(setup, name)) for name in FIXED_ON_RESUME}
     out.update(setup.to_dict())
     for name in ("resume_from_checkpoint", "overwrite_output_dir"):
         out.pop(name, None)
-    return out
+    return mask_values(out, setup.secrets)
 
 
 def _value(setup: Any, name: str) -> Any:
     return getattr(setup.model, name) if hasattr(setup.model, name) else getattr(setup.args, name)
 
 
-def open_run_dir(setup: Any) -> RunDir:
-    """Check the folder for this run and (main process) lock it; nothing is written but the lock file."""
+def check_run_dir(setup: Any) -> RunDir:
+    """Every check of the folder for this run; nothing is written, no lock taken.
+
+    ``supersede train`` runs it before any work (episodes, held-out set, model): an output_dir that is
+    a file, a device, a FIFO, a socket or a symbolic link, a non-empty folder that is not a training
+    run, a run folder whose own files are links or special files, a bad resume: one line, exit 2."""
     args, source = setup.args, setup.source
     folder = Path(args.output_dir).expanduser()
     resume = args.resume_from_checkpoint
     if resume is not None and args.overwrite_output_dir:
         raise ConfigError(f"{source}: field overwrite_output_dir: cannot be combined with resume_from_checkpoint "
                           "(overwrite starts a new run, resume continues one)")
-    check_output_dir(folder, f"{source}: field output_dir")  # not a file, under a folder this process can write
+    _check_folder(folder, source)
     if resume is None:
         if is_main_process():
             _check_new_run(folder, args.overwrite_output_dir, source)
-        opened = RunDir(folder, overwrite=args.overwrite_output_dir)
-    else:
-        checkpoint = _checkpoint_to_resume(folder, str(resume), source)
-        state = read_state(checkpoint)
-        _check_unchanged(state, run_options(setup), checkpoint, source)
-        opened = RunDir(folder, resume_from=checkpoint, resume_state=state)
+        return RunDir(folder, overwrite=args.overwrite_output_dir)
+    checkpoint = _checkpoint_to_resume(folder, str(resume), source)
+    state = read_state(checkpoint)
+    _check_unchanged(state, run_options(setup), checkpoint, source)
+    return RunDir(folder, resume_from=checkpoint, resume_state=state)
+
+
+def open_run_dir(setup: Any) -> RunDir:
+    """:func:`check_run_dir`, then (main process) lock the folder; nothing is written but the lock file."""
+    opened = check_run_dir(setup)
     if is_main_process():
+        folder, source = opened.path, setup.source
         folder.mkdir(parents=True, exist_ok=True)
-        opened._lock_fd = _lock(folder)
-        if resume is None:  # again under the lock: another run may have started between the check and the lock
-            _check_new_run(folder, args.overwrite_output_dir, source)
+        opened.lock = acquire(folder, command="supersede train", advice="or choose another output_dir")
+        try:  # again under the lock: the folder may have been replaced, or another run started, since the check
+            _check_folder(folder, source)
+            if opened.resume_from is None:
+                _check_new_run(folder, opened.overwrite, source)
+        except BaseException:
+            opened.release()
+            raise
     return opened
+
+
+def is_training_run(folder: Path) -> bool:
+    """Whether ``folder`` holds a run of ``supersede train``: its lock file, its ``config.yaml`` (by its first
+    line), a half-written checkpoint's staging folder, or a complete checkpoint."""
+    if _regular(folder / LOCK_FILE) or (folder / STAGING_DIR).is_dir():
+        return True
+    if _regular(folder / CONFIG_FILE):
+        try:
+            with (folder / CONFIG_FILE).open("rb") as handle:
+                if handle.read(len(CONFIG_HEADER)) == CONFIG_HEADER.encode():
+                    return True
+        except OSError:  # unreadable: not recognised (a running trainer's folder has its run.lock, seen above)
+            return False
+    return bool(complete_checkpoints(folder))
+
+
+def _regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
 
 
 def prepare(opened: RunDir, setup: Any) -> None:
     """The writes, once every check has passed: clear or cut back the folder, then write ``config.yaml``."""
     import yaml
 
+    from supersede_env.core.api_keys import mask_values
     from supersede_env.core.atomic import atomic_write_text
 
     if not is_main_process():
@@ -148,11 +182,51 @@ def prepare(opened: RunDir, setup: Any) -> None:
     for name in ("resume_from_checkpoint", "overwrite_output_dir"):
         resolved.pop(name, None)
     resolved["output_dir"] = str(setup.args.output_dir)
-    atomic_write_text(folder / CONFIG_FILE, "# resolved options of this run (reusable with --config)\n"
-                      + yaml.safe_dump(resolved, sort_keys=False))
+    atomic_write_text(folder / CONFIG_FILE, CONFIG_HEADER + yaml.safe_dump(mask_values(resolved, setup.secrets),
+                                                                           sort_keys=False))
 
 
 # -- checks ----------------------------------------------------------------------------------------
+def _check_folder(folder: Path, source: str) -> None:
+    """output_dir itself (core.output_paths: absent, empty or a training run; never a link or a special
+    file), then the run's own entries: a link or a special file where the run writes is refused."""
+    field = f"{source}: field output_dir"
+    check_output_dir(folder, field, owned=is_training_run)
+    if not folder.is_dir() or not is_main_process():  # the other processes of a torchrun write no log
+        return
+    heldout = folder / "heldout"
+    held_runs = sorted(heldout.iterdir()) if heldout.is_dir() and not heldout.is_symlink() else []
+    for entry in [*sorted(folder.iterdir()), *held_runs]:
+        in_heldout = entry.parent == heldout
+        if not in_heldout and entry.name not in RUN_ENTRIES and checkpoint_step(entry.name) is None:
+            continue
+        directory = in_heldout or entry.name in _RUN_FOLDERS or checkpoint_step(entry.name) is not None
+        kind = _special_kind(entry.lstat().st_mode, directory=directory)
+        if kind is not None:
+            raise ConfigError(f"{field}: {entry} is {kind}; the files of a run folder must be its own "
+                              "(nothing was written)")
+
+
+_RUN_FOLDERS = frozenset({"heldout", "runs", FINAL_ADAPTER, "base-model", STAGING_DIR})
+
+
+def _special_kind(mode: int, *, directory: bool) -> str | None:
+    """What is wrong with a run entry of this mode (None: a regular file, or a folder where one belongs)."""
+    import stat
+
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISREG(mode) or (directory and stat.S_ISDIR(mode)):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder where the run writes a file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+
+
 def _check_new_run(folder: Path, overwrite: bool, source: str) -> None:
     if not folder.is_dir():
         return
@@ -247,26 +321,3 @@ def _remove(entry: Path) -> None:
         shutil.rmtree(entry)
     else:
         entry.unlink(missing_ok=True)
-
-
-def _lock(folder: Path) -> int:
-    """Lock ``folder`` for this process (``run.lock`` holds its pid), or raise naming the holder."""
-    path = folder / LOCK_FILE
-    try:
-        # O_NOFOLLOW: a planted symlink must not make us create or truncate a file elsewhere
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise RunLockError(f"{path} is a symbolic link; a run folder's files must be its own") from None
-        raise
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-        os.close(fd)
-        pid = holder if holder.isdigit() else "unknown"  # the holder writes its pid right after locking
-        raise RunLockError(f"{folder} is in use by another supersede train (pid {pid}); "
-                           "wait for it to finish or stop it, or choose another output_dir") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd

@@ -125,7 +125,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
     columns ``episode``, ``transcript`` and ``verdict`` (the rollout's strict-mode grade; default:
     :class:`.reward.SupersessionReward`);
     ``log_dir`` is where ``rollouts.jsonl`` goes (None writes none); ``run_options`` are the options
-    each checkpoint records (:func:`.run_dir.run_options`).
+    each checkpoint records (:func:`.run_dir.run_options`); ``secrets`` (API keys, :mod:`.keys`) are
+    masked in the rollout log and the held-out records.
     """
 
     def __init__(
@@ -140,8 +141,10 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         callbacks: list[Any] | None = None,
         log_dir: str | Path | None = None,
         run_options: dict[str, Any] | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self.pools = pools
+        self.secrets = tuple(secrets)
         self.run_options = dict(run_options or {})  # recorded in every checkpoint (a resume must keep them)
         self._staging: Path | None = None
         self.condition = parse_condition(args.condition)
@@ -501,7 +504,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         self.state.num_input_tokens_seen += int(prompt_tokens + completion_tokens)
 
         if self.log_dir is not None and self.args.log_rollouts and self.accelerator.is_main_process:
-            append_rows(self.log_dir, all_rows)
+            append_rows(self.log_dir, all_rows, secrets=self.secrets)
         return BatchSummary(
             step=step,
             level=level,

@@ -1,10 +1,16 @@
 """One writer per run directory: an exclusive OS lock held for a whole run, resume or retry.
 
-``OUT/run.lock`` is locked with ``flock`` and holds the pid of the process that has it. A second
-``supersede eval`` on the same directory fails at once with one line naming that pid, instead of
-running the remainder a second time and interleaving its records. The OS drops the lock when the
-holder ends, however it ends (``kill -9`` included), so a lock never outlives its run; the file
-itself stays.
+``DIR/run.lock`` is locked with ``flock`` and holds the pid of the process that took it. A second
+process on the same directory (``supersede eval`` on a run, ``supersede train`` on an output_dir)
+fails at once with one line naming the live holder, instead of running a second time and
+interleaving its records. The OS drops the lock when the holder ends, however it ends (``kill -9``
+included), so a lock never outlives its run; the file itself stays.
+
+The pid in the file can be stale: a process that forked and then died leaves the lock to its
+children (a data-loader worker, a launcher's child), and a refused process may read the file in
+the instant between another's lock and its pid write. So the refusal names the file's pid only
+while that process lives and has the file open; otherwise the live processes that have the file
+open (found in ``/proc``).
 
 ``fcntl.flock`` rather than the ``filelock`` package: filelock opens the lock file with ``O_TRUNC``
 before it tries the lock, so every refused attempt would erase the holder's pid.
@@ -19,6 +25,8 @@ import stat
 from pathlib import Path
 
 from supersede_env.core.errors import RunLockError
+
+__all__ = ["LOCK_FILE", "RunLock", "acquire", "lock_if_free"]
 
 LOCK_FILE = "run.lock"
 
@@ -46,8 +54,11 @@ class RunLock:
         self.release()
 
 
-def acquire(run_dir: Path) -> RunLock:
-    """Lock ``run_dir`` for this process, or raise :class:`RunLockError` naming the holder's pid."""
+def acquire(run_dir: Path, *, command: str, advice: str) -> RunLock:
+    """Lock ``run_dir`` for this process, or raise :class:`RunLockError` naming the live holder.
+
+    The refusal reads ``{run_dir} is in use by another {command} (pid N); wait for it to finish or
+    stop it, {advice}``."""
     path = run_dir / LOCK_FILE
     fd = _open_lock_file(path, os.O_CREAT)
     try:
@@ -55,10 +66,8 @@ def acquire(run_dir: Path) -> RunLock:
     except BlockingIOError:
         holder = _holder(fd)
         os.close(fd)
-        raise RunLockError(
-            f"{run_dir} is in use by another supersede eval ({holder}); wait for it to finish or stop it, "
-            "then run this command again"
-        ) from None
+        raise RunLockError(f"{run_dir} is in use by another {command} ({holder}); wait for it to finish or "
+                           f"stop it, {advice}") from None
     except BaseException:
         os.close(fd)
         raise
@@ -99,19 +108,19 @@ def _open_lock_file(path: Path, create: int) -> int:
 
 
 def _holder(fd: int) -> str:
-    """Who holds the lock: the pid its file names while that process lives (the holder writes it
-    right after locking). A process that forked and exited leaves the lock to its children, which
-    the file does not name: then the live processes that have the file open are found in /proc."""
+    """Who holds the lock: the file's pid if that process lives and has the file open, else the live
+    processes that have it open; ``pid N, which has exited`` only when neither can be found."""
     try:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
     except OSError:
         text = ""
     named = int(text) if text.isdigit() else None
-    if named is not None and _alive(named):
+    info = os.fstat(fd)
+    if named is not None and _alive(named) and (named == os.getpid() or _has_open(named, info) is not False):
         return f"pid {named}"
-    others = _processes_with_open(os.fstat(fd))
-    if others:
-        return "pid " + ", ".join(map(str, others))
+    openers = [pid for pid in _pids() if pid != os.getpid() and _has_open(pid, info)]
+    if openers:
+        return "pid " + ", ".join(map(str, openers))
     return f"pid {named}, which has exited" if named is not None else "pid unknown"
 
 
@@ -125,26 +134,28 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _processes_with_open(info: os.stat_result) -> list[int]:
-    """Pids (other than this process) with a descriptor open on the file ``info`` describes (Linux)."""
-    found: list[int] = []
+def _pids() -> list[int]:
+    """The live processes' pids (Linux's /proc; none elsewhere)."""
     try:
-        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+        return sorted(int(name) for name in os.listdir("/proc") if name.isdigit())
     except OSError:
-        return found
-    for pid in sorted(pids):
-        if pid == os.getpid():
-            continue
+        return []
+
+
+def _has_open(pid: int, info: os.stat_result) -> bool | None:
+    """Whether process ``pid`` has a descriptor open on the file ``info`` describes; None when that
+    cannot be seen (another user's process, no /proc)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except FileNotFoundError:
+        return False if os.path.isdir("/proc/self/fd") else None  # gone (or no /proc at all)
+    except OSError:  # another user's
+        return None
+    for fd in fds:
         try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:  # gone, or another user's
+            other = os.stat(f"/proc/{pid}/fd/{fd}")
+        except OSError:
             continue
-        for fd in fds:
-            try:
-                other = os.stat(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
-                found.append(pid)
-                break
-    return found
+        if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
+            return True
+    return False
