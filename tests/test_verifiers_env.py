@@ -100,7 +100,7 @@ def vf_eval(server: ChatServer, episodes: Path, out: Path, *options: str) -> sub
     command = [
         str(BIN / "vf-eval"), "supersede-env", "-m", "fake-model",
         "--client.base-url", server.url, "--client.api-key-var", "SUPERSEDE_TEST_KEY",
-        "--env.taskset.source", "jsonl", "--env.taskset.path", str(episodes),
+        "--env.taskset.source", "file", "--env.taskset.path", str(episodes),
         "--no-push", "-o", str(out), *options,
     ]  # fmt: skip
     return subprocess.run(command, env=user_env(out.parent), capture_output=True, text=True, timeout=300)
@@ -376,12 +376,13 @@ def test_the_verifiers_loader_finds_the_exported_classes():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"source": "jsonl"}, "taskset.path: source file needs an episode JSONL file"),
+        ({"source": "file"}, "taskset.path: source file needs an episode JSONL file"),
         ({"source": "file", "path": "/no/such/episodes.jsonl"}, "taskset.path: /no/such/episodes.jsonl: no such file"),
         ({"path": "x.jsonl"}, "taskset.path: only read with source longmemeval or file"),
         ({"difficulty": "L9"}, "taskset.difficulty: 'L9' is not one of"),
         ({"sessions": "8-6"}, "taskset.sessions: need 4 <= min <= max"),
-        ({"limit": 0}, "greater than or equal to 1"),
+        ({"limit": 0}, "taskset.limit: expected an integer >= 1"),
+        ({"source": "file", "path": "x.jsonl", "n": 5}, "taskset.n: only read with source synthetic"),
         ({"condition": "memo:300", "mode": "ledger"}, "condition 'memo:300' has mode 'memo', but"),
         ({"condition": "memo:many"}, "cannot parse condition 'memo:many'"),
         ({"mode": "full", "budget": 300}, "mode full shows every session and takes no budget"),
@@ -428,7 +429,7 @@ def test_condition_knobs_and_grader_mode_reach_the_task(tmp_path):
     from supersede_env.verifiers_env import SupersedeTaskset, SupersedeTasksetConfig
 
     write_episodes(tmp_path / "e.jsonl", EPISODES)
-    config = SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "e.jsonl"), n=2, mode="ledger",
+    config = SupersedeTasksetConfig(source="file", path=str(tmp_path / "e.jsonl"), limit=2, mode="ledger",
                                     budget=120, dates=True, policy="contract", stale_penalty=0.25)
     tasks = list(SupersedeTaskset(config))
     assert [t.data.id for t in tasks] == ["current", "stale"]
@@ -451,7 +452,7 @@ def test_the_grader_mode_is_the_one_the_task_grades_with(tmp_path, monkeypatch):
     grade_episode = taskset.grade_episode
     monkeypatch.setattr(taskset, "grade_episode", recording)
     for mode in ("strict", "official"):
-        (task,) = SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "e.jsonl"),
+        (task,) = SupersedeTaskset(SupersedeTasksetConfig(source="file", path=str(tmp_path / "e.jsonl"),
                                                           grader_mode=mode))
         assert task.grade_text("Portland").label == "current"
     assert modes == ["strict", "official"]
@@ -467,7 +468,7 @@ def test_validate_passes_gold_answers_and_a_gold_that_cannot_win_is_refused_on_l
     write_episodes(tmp_path / "broken.jsonl", [broken])
     with pytest.raises(SystemExit, match=r"broken.jsonl:1: item broken: field stale_values\[0\]: 'Rome' is the "
                                          "answer itself"):
-        list(SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "broken.jsonl"))))
+        list(SupersedeTaskset(SupersedeTasksetConfig(source="file", path=str(tmp_path / "broken.jsonl"))))
 
 
 def vf_validate(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -478,7 +479,7 @@ def vf_validate(tmp_path: Path, *options: str, env: dict[str, str] | None = None
 
 def test_vf_validate_reports_a_valid_rate(tmp_path):
     write_episodes(tmp_path / "e.jsonl", EPISODES)
-    result = vf_validate(tmp_path, "--taskset.source", "jsonl", "--taskset.path", str(tmp_path / "e.jsonl"),
+    result = vf_validate(tmp_path, "--taskset.source", "file", "--taskset.path", str(tmp_path / "e.jsonl"),
                          "--runtime.type", "subprocess")
     assert result.returncode == 0, result.stderr[-2000:]
     summary = json.loads(result.stdout.split("\n", 1)[1])
