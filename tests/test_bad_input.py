@@ -166,13 +166,6 @@ def skip_a_step(tmp: Path, _: Any) -> None:
     write_records(tmp, lines[:index] + lines[index + 1:])
 
 
-def as_version_1_without_notes(record: dict[str, Any]) -> None:
-    """A call record as version 1 wrote it (the step's fields flat, its kind as step_kind), less its notes."""
-    step = record.pop("step")
-    record.update({k: v for k, v in step.items() if k not in ("kind", "notes_before", "notes_after")},
-                  schema_version=1, step_kind=step["kind"])
-
-
 def second_header(tmp: Path, _: Any) -> None:
     lines = records_lines(tmp)
     write_records(tmp, [*lines, lines[0]])
@@ -458,8 +451,8 @@ CASES: list[Case] = [
          setup=edit_record("call", lambda r: r["step"].pop("prompt_hash"))),
     Case("report call without its step", ("report", "{run}"), "call record: field step: missing",
          setup=edit_record("call", lambda r: r.pop("step"))),
-    Case("report version-1 call missing a field", ("report", "{run}"), "call record: field notes: missing",
-         setup=edit_record("call", lambda r: as_version_1_without_notes(r))),
+    Case("report version-1 call", ("report", "{run}"), "field schema_version: 1 is not supported (expected 2)",
+         setup=edit_record("call", lambda r: r.update(schema_version=1))),
     Case("report schema version", ("report", "{run}"), "field schema_version: 99 is not supported",
          setup=edit_record("call", lambda r: r.update(schema_version=99))),
     Case("report call status", ("report", "{run}"), "field step.status: 'weird'",
