@@ -32,6 +32,7 @@ from supersede_env.core.episode import Episode, Session, Turn, write_episodes
 from tests.fakeserver import FakeChatServer, Fault, ReceivedRequest
 
 BIN = Path(sys.executable).parent
+REPO = Path(__file__).resolve().parents[1]
 API_KEY = "sk-fake-supersede-test"
 LAMBDA = 0.5
 FAIL_MARKER = "[the line drops here]"
@@ -287,6 +288,7 @@ class PairedRun:
     verdicts: dict[str, str]  # supersede eval: episode id -> grader label
     rows: dict[str, dict[str, Any]]  # supersede eval: episode id -> its verdict record
     printed: str  # supersede eval's console
+    vf_out: Path  # vf-eval's -o folder
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +311,7 @@ def paired_run(tmp_path_factory: pytest.TempPathFactory) -> PairedRun:
     verdicts = {r["episode_id"]: r["grader"]["label"] for r in records_ours if r["kind"] == "verdict"}
     rows = {r["episode_id"]: r for r in records_ours if r["kind"] == "verdict"}
     return PairedRun(records, vf.stdout, (run_dir / "logs" / "latest" / "eval.log").read_text(),
-                     json.loads((tmp / "ours" / "report.json").read_text()), verdicts, rows, ours.stdout)
+                     json.loads((tmp / "ours" / "report.json").read_text()), verdicts, rows, ours.stdout, tmp / "vf")
 
 
 def test_vf_eval_prints_the_per_episode_accuracy_that_supersede_eval_reports(paired_run):
@@ -337,6 +339,21 @@ def test_vf_eval_prints_the_per_episode_accuracy_that_supersede_eval_reports(pai
     assert headline and float(headline[1]) == round(6 / 14, 2)
     assert "a mean over the 28 model calls (vf-eval's headline reward) weights long episodes more: reward 0.429" \
         in paired_run.log
+
+
+def test_supersede_summarize_prints_the_per_episode_figures_from_the_traces(paired_run, capsys):
+    from supersede_env.cli import main
+
+    assert main(["summarize", str(paired_run.vf_out)]) == 0
+    printed = capsys.readouterr().out
+    # 4 episodes x 2 rollouts, each counted once; the per-call mean beside it, as the env's log has it
+    assert "memo:300: 8 rollouts of 4 episodes (8 graded, 0 failed); per episode: accuracy 0.250, reward 0.250" \
+        in printed
+    assert "per model call (vf-eval's headline, 28 calls): reward 0.429" in printed
+    (run_dir,) = paired_run.vf_out.iterdir()
+    assert main(["summarize", str(run_dir)]) == 0 and "accuracy 0.250" in capsys.readouterr().out
+    assert main(["summarize", str(run_dir / "logs")]) == 2
+    assert "no traces.jsonl" in capsys.readouterr().err
 
 
 def test_prime_rl_aggregates_count_each_episode_once_on_the_answer_agent(paired_run):
@@ -487,6 +504,23 @@ def test_vf_validate_reports_a_valid_rate(tmp_path):
     # the untouched task (no answer) earns nothing: the noop check ran the task's own rewards
     rows = [json.loads(line) for line in next((tmp_path / "out").iterdir()).joinpath("results.jsonl").open()]
     assert {row["noop"]["reward"] for row in rows} == {0.0}
+
+
+@pytest.mark.parametrize("mode", ["strict", "official"])
+@pytest.mark.parametrize(("name", "total"), [("longmemeval", 78), ("synthetic_eval", 300)])
+def test_vf_validate_passes_every_gold_of_each_source_in_both_grader_modes(tmp_path, name, total, mode):
+    """What ENVIRONMENT.md claims: every gold answer earns r_cur and no superseded value does, for the
+    LongMemEval knowledge-update file (78 items) and the frozen synthetic split (300 episodes)."""
+    if name == "longmemeval":
+        from tests.conftest import shared_file
+
+        source = ("--taskset.source", "longmemeval", "--taskset.path", str(shared_file("longmemeval", "ku_oracle.json")))
+    else:
+        source = ("--taskset.source", "file", "--taskset.path", str(REPO / "data" / "synthetic_eval.jsonl"))
+    result = vf_validate(tmp_path, *source, "--taskset.grader-mode", mode, "--runtime.type", "subprocess")
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads(result.stdout.split("\n", 1)[1])
+    assert (summary["outcomes"].get("valid"), summary["total"], summary["valid_rate"]) == (total, total, 1.0)
 
 
 def test_vf_validate_offline_without_the_release_is_one_line(tmp_path):
