@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from supersede_env.core.errors import EpisodeError
-from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES
+from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES, MAX_VALUE_CHARS
 from supersede_env.core.safe_text import excerpt, for_console
 
 __all__ = ["item_name", "has_content", "same_value", "check_question", "check_gold"]
@@ -50,8 +50,8 @@ def check_gold(where: str, item: str, answer: str, stale: Sequence[str], *, abst
     if len(stale) > MAX_STALE_VALUES:
         raise fail("stale_values", f"{len(stale)} values (at most {MAX_STALE_VALUES})")
     for index, value in enumerate(stale):
-        if len(value) > MAX_GOLD_CHARS:
-            raise fail(f"stale_values[{index}]", f"{len(value):,} characters (at most {MAX_GOLD_CHARS:,})")
+        if len(value) > MAX_VALUE_CHARS:
+            raise fail(f"stale_values[{index}]", f"{len(value):,} characters (at most {MAX_VALUE_CHARS:,})")
         if not has_content(value):
             raise fail(f"stale_values[{index}]", f"{excerpt(value, 20)} holds no letter or digit")
         if not abstention and same_value(value, answer):

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 # -- episodes (episode JSONL files, LongMemEval files, synthetic generation) -------------------------
 MAX_EPISODES = 100_000  # episodes one source may yield (generated, read or kept)
-MAX_QUESTION_CHARS = 4_000
-MAX_GOLD_CHARS = 2_000  # the gold answer, each superseded value, each decoy
+# The grader's own bounds too (grade() refuses a gold or values past them as ``ungradable`` and reads
+# only a question's first MAX_QUESTION_CHARS): within them no grade takes over 50 ms
+# (eval/bench_grader_worst_case.py).
+MAX_QUESTION_CHARS = 1_000
+MAX_GOLD_CHARS = 1_000  # the gold answer
+MAX_VALUE_CHARS = 300  # each superseded value and each decoy
+MAX_STALE_VALUES = 32  # superseded values and decoys together, for the grader
 MAX_ANSWER_CHARS = 65_536  # an answer read from a file (grader-agreement's judged answers)
-MAX_STALE_VALUES = 64
 MAX_SESSIONS = 1_000
 MAX_EPISODE_CHARS = 16_000_000  # all the turns of one episode together
 MAX_LINE_BYTES = 64 * 2**20  # one line of a JSONL input file (an episode, a judged answer, a record)

@@ -27,13 +27,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from supersede_env.core.grader.abstention_item import grade_abstention_item
 from supersede_env.core.grader.answer import Answer, read_answer
-from supersede_env.core.grader.decide import grade_abstention_item, grade_value, grade_yes_no, verdict
+from supersede_env.core.grader.decide import grade_value, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
 from supersede_env.core.grader.lexicon import META_WORDS
 from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, answer_place
 from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
+from supersede_env.core.grader.yes_no import grade_yes_no
+from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES, MAX_VALUE_CHARS
 from supersede_env.core.verdict import LABELS, MODES, Verdict
 
 if TYPE_CHECKING:
@@ -82,11 +85,29 @@ def grade(
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if form not in FORMS:
         raise ValueError(f"form must be one of {', '.join(FORMS)}, not {form!r}")
+    gold_text, stale_values, decoy_values = str(gold), tuple(map(str, stale)), tuple(map(str, decoys))
+    refusal = _past_limits(gold_text, stale_values, decoy_values)
+    if refusal is not None:
+        return verdict("ungradable", refusal, "", mode)
+    if question is not None:
+        question = str(question)[:MAX_QUESTION_CHARS]  # the question frames the answer: its start is enough
     try:
-        return _grade(answer, str(gold), tuple(map(str, stale)), tuple(map(str, decoys)), bool(abstention),
-                      question, mode, form)
+        return _grade(answer, gold_text, stale_values, decoy_values, bool(abstention), question, mode, form)
     except Exception as error:  # noqa: BLE001 - one bad answer must never abort a training step
         return verdict("ungradable", f"grader error: {type(error).__name__}: {error}"[:300], "", mode)
+
+
+def _past_limits(gold: str, stale: tuple[str, ...], decoys: tuple[str, ...]) -> str | None:
+    """Why the inputs are past the grader's bounds (:mod:`supersede_env.core.limits`), if they are: so
+    that no grade takes long, whatever a caller passes."""
+    if len(gold) > MAX_GOLD_CHARS:
+        return f"gold of {len(gold):,} characters (at most {MAX_GOLD_CHARS:,})"
+    if len(stale) + len(decoys) > MAX_STALE_VALUES:
+        return f"{len(stale) + len(decoys)} superseded values and decoys (at most {MAX_STALE_VALUES})"
+    longest = max((*stale, *decoys), key=len, default="")
+    if len(longest) > MAX_VALUE_CHARS:
+        return f"a superseded value or decoy of {len(longest):,} characters (at most {MAX_VALUE_CHARS:,})"
+    return None
 
 
 def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,
@@ -119,12 +140,11 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
 
 def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,
                  question: str | None, mode: str) -> Verdict:
-    strict = mode == "strict"
     if abstention:
         # judged by its abstention phrases and what it puts forward: no need to find the restated question
-        return grade_abstention_item(read_answer(text, None, whole=strict), stale, decoys, Gold(gold_text, ()),
+        return grade_abstention_item(read_answer(text, None), stale, decoys, Gold(gold_text, ()),
                                      question, mode)
-    a = read_answer(text, question, whole=strict)
+    a = read_answer(text, question)
     parsed = parse_gold(gold_text, question)
     result = _attempt(a, parsed, stale, decoys, question, mode, False)
     if result is None and a.start > 0 and not _claims_something(a, parsed):

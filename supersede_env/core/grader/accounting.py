@@ -26,13 +26,35 @@ from dataclasses import dataclass
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.labels import HEADER_STEMS
 from supersede_env.core.grader.lexicon import (
-    CLAUSE_BREAK_WORDS, CLAUSE_OPENERS, CORRECTIONS, DURATION_UNITS, FRAGMENT_BREAKS, FUNCTION_WORDS,
-    LABEL_WORDS, OFFICIAL_KNOWN, OFFICIAL_KNOWN_STEMS, OFFICIAL_PUNCT, PREDICATES, SENTENCE_END, SOFT,
+    CLAUSE_BREAK_WORDS,
+    CLAUSE_OPENERS,
+    CORRECTIONS,
+    DURATION_UNITS,
+    FRAGMENT_BREAKS,
+    FUNCTION_WORDS,
+    LABEL_WORDS,
+    OFFICIAL_KNOWN,
+    OFFICIAL_KNOWN_STEMS,
+    OFFICIAL_PUNCT,
+    PREDICATES,
+    SENTENCE_END,
+    SOFT,
     STATEMENT_SUBJECTS,
 )
 from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
-    CLOCK, DATE, DUR, LABEL, NUM, PUNCT, TIME, WORD, Token, is_year_number, unit_of, values_equal,
+    CLOCK,
+    DATE,
+    DUR,
+    LABEL,
+    NUM,
+    PUNCT,
+    TIME,
+    WORD,
+    Token,
+    is_year_number,
+    unit_of,
+    values_equal,
 )
 
 __all__ = ["unaccounted"]

@@ -16,8 +16,6 @@
 
 from __future__ import annotations
 
-from supersede_env.core.grader.lexicon import CUE_STARTS
-
 import itertools
 import operator
 import re
@@ -25,8 +23,9 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
-from supersede_env.core.grader.gold import Pattern, echo_key, question_info
-from supersede_env.core.grader.lexicon import QUESTION_WORDS, SENTENCE_END, SOFT, WEAK_KEYWORDS
+from supersede_env.core.grader.gold import Pattern
+from supersede_env.core.grader.lexicon import CUE_STARTS, QUESTION_WORDS, SENTENCE_END, SOFT, WEAK_KEYWORDS
+from supersede_env.core.grader.question import echo_key, question_info
 from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
 

@@ -21,18 +21,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
+from supersede_env.core.grader.answer import Answer, Span
 from supersede_env.core.grader.gold import Gold, Pattern, parse_value
 from supersede_env.core.grader.lexicon import GENERIC, META_WORDS, SOFT
 from supersede_env.core.grader.mention import Mention
-from supersede_env.core.grader.rivals import (
-    _RANGE_HINT, _SEQUENCE_HINT, _closed_class_rivals, _closed_classes, _conjunct_rival, _disjunction_rivals,
-    _has_or, _line_rivals, _name_rivals, _range_rivals, _sequence_rivals, _value_rivals,
-)
+from supersede_env.core.grader.rivals import RivalSearch, closed_classes, find_rivals
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, stem, values_equal
 
-__all__ = ["Mention", "CueReading", "find", "find_mentions", "assign_roles", "is_bare_item", "ROLES", "OFFERED",
-           "BOUND_CUE"]
+__all__ = ["find", "find_mentions"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,14 +209,14 @@ def _disguised(a: Answer, known: list[tuple[str, str]], gold: Gold, covered: lis
     ("C.h.e.v.y M.a.l.i.b.u", "Ch3vy", "ChevyMalibu"), or by a distinctive word of their name alone
     ("Chevy" for "Chevy Malibu"). Only names of five letters or more, and never inside the gold."""
     text = a.text
-    gold_words = _closed_classes(gold)[0]
+    gold_words = closed_classes(gold)[0]
     out: list[Mention] = []
-    taken = list(covered)
+    taken = {k for first, last in covered for k in range(first, last + 1)}  # a set: hits may be many
 
     def add(kind: str, value: str, first: int, last: int) -> None:
-        if any(s <= last and first <= e for s, e in taken):
+        if any(k in taken for k in range(first, last + 1)):
             return  # found as itself, or inside another candidate or the gold
-        taken.append((first, last))
+        taken.update(range(first, last + 1))
         out.append(Mention(value, kind, first, last, cue="disguised"))
 
     skeleton: str | None = None
@@ -281,7 +277,7 @@ def _distinctive_words(value: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], strict: bool,
+def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...],
                   question: frozenset[str] = frozenset()) -> list[Mention]:
     """Every candidate mention in the answer's conclusion, in text order (roles not yet assigned)."""
     mentions: list[Mention] = []
@@ -316,43 +312,9 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
         mentions.sort(key=lambda m: (m.first, m.last))
     covered = [(m.first, m.last) for m in mentions if not m.loose]
     gold_spans = [(m.first, m.last) for m in mentions if m.kind == "gold" and not m.loose]
-    value_gold = gold.single_value is not None
-    if value_gold:
-        rivals = _value_rivals(a, gold, covered, strict, question, gold_spans, bool(stale or decoys))
-    else:
-        rivals = _range_rivals(a, gold.value_range, covered) if gold.value_range is not None else []
-    if _closed_classes(gold)[1]:
-        rivals += _closed_class_rivals(a, gold, covered)
-    text = a.text
-    if gold_spans:
-        if _has_or(text) or (value_gold and ("-" in text or " to " in text or "through" in text)
-                             and _RANGE_HINT.search(text)):
-            rivals += [r for r in _disjunction_rivals(a, gold_spans, gold, value_gold)
-                       if not any(s <= r.first <= e for s, e in covered)]
-        single_part = bool(gold.alternatives) and len(gold.alternatives[0].parts) == 1
-        if single_part and not value_gold and not gold.alternatives[0].parts[0].keywords:
-            if " and " in text:
-                cover = {k for s, e in gold_spans for k in range(s, e + 1)}
-                for span in gold_spans:
-                    r = _conjunct_rival(a, span, cover)
-                    if r is not None and not any(s <= r.first <= e for s, e in covered):
-                        rivals.append(r)
-            if any(ch in text for ch in ";\n/|"):
-                rivals += _line_rivals(a, covered, gold_spans)
-        if len(text) <= SHORT_REPLY and len(a.source) == len(text):
-            untold = not stale and not decoys and len(text) <= TERSE_REPLY
-            if _SEQUENCE_HINT.search(text) is not None:
-                rivals += _sequence_rivals(a, gold_spans, covered, question, phrases=untold and not value_gold)
-            if untold and not value_gold:
-                rivals += _name_rivals(a, covered, question, strict)
+    rivals = find_rivals(RivalSearch(a, gold, covered, gold_spans, question, bool(stale or decoys)))
     if rivals:
-        # the tightest reading of each place wins ("Chevy Malibu" over the line "Chevy Malibu is outdated")
-        taken: set[int] = set()
-        for r in sorted(rivals, key=lambda r: (r.last - r.first, r.first)):
-            if not any(k in taken for k in range(r.first, r.last + 1)):
-                taken.update(range(r.first, r.last + 1))
-                mentions.append(r)
-        mentions.sort(key=lambda m: (m.first, m.last))
+        mentions = sorted([*mentions, *rivals], key=lambda m: (m.first, m.last))
     return mentions
 
 

@@ -15,13 +15,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from supersede_env.core.grader.labels import is_year
-from supersede_env.core.grader.lexicon import GENERIC, PRONOUNS, SOFT
+from supersede_env.core.grader.lexicon import GENERIC, PRONOUNS
+from supersede_env.core.grader.question import content_tokens, question_info
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 
-__all__ = ["Pattern", "Alternative", "Choice", "Gold", "QuestionInfo", "parse_gold", "parse_value", "answer_form",
-           "question_info", "content_tokens"]
+__all__ = ["Pattern", "Alternative", "Choice", "Gold", "parse_gold", "parse_value", "answer_form"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +107,6 @@ _ORDER_FIRST_Q = re.compile(r"\b(?:first|earlier|earliest|before)\b")
 _ORDER_LAST_Q = re.compile(r"\b(?:most\s+recently|latest|last|later|more\s+recently|after)\b")
 
 
-def content_tokens(tokens: list[Token]) -> list[Token]:
-    """The tokens a value is made of: no punctuation, labels or soft words."""
-    return [t for t in tokens if t.kind != PUNCT and t.kind != LABEL and not (t.kind == WORD and t.text in SOFT)]
 
 
 def _is_capitalised(original: str, t: Token) -> bool:
@@ -369,39 +365,3 @@ def parse_value(value: str) -> tuple[Pattern, ...]:
     """A superseded or decoy value as patterns (its body, and any alias in parentheses)."""
     body, aliases = _strip_detail_parens(value.strip())
     return tuple(p for v in (body.strip().rstrip("."), *aliases) if v and (p := _pattern(v)) is not None)
-
-
-# ---------------------------------------------------------------------------------------------
-# The question: its words (restated questions are not answers) and its stems
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class QuestionInfo:
-    stems: frozenset[str]  # word stems of the question
-    content_stems: frozenset[str]  # the same without soft words
-    grams: frozenset[tuple]  # 4-grams of question tokens: an answer restating the question
-    keys: frozenset  # every question token key (a cheap pre-check for the grams)
-    dated: bool = False  # the question names a year ("where did I live in 2023?"): years are what it asks
-    values: tuple[Token, ...] = ()  # the question's own values ("my 5K personal best", "in the last 3 months")
-    words: frozenset[str] = frozenset()  # the question's words as written (its own cue words are its frame)
-
-
-def echo_key(t: Token) -> object:
-    """What a token is compared by when looking for a restated question."""
-    return t.value if t.kind == WORD else (t.kind, repr(t.value))
-
-
-@lru_cache(maxsize=8192)
-def question_info(question: str | None) -> QuestionInfo:
-    if not question:
-        return QuestionInfo(frozenset(), frozenset(), frozenset(), frozenset())
-    toks = tokenize(normalise_text(question))
-    q = [echo_key(t) for t in toks if t.kind != PUNCT]
-    return QuestionInfo(
-        frozenset(t.value for t in toks if t.kind == WORD),
-        frozenset(t.value for t in content_tokens(toks) if t.kind == WORD),
-        frozenset(tuple(q[i:i + 4]) for i in range(len(q) - 3)),
-        frozenset(q),
-        any(is_year(t) for t in toks),
-        tuple(t for t in toks if t.kind in VALUE_KINDS),
-        frozenset(t.text for t in toks if t.kind == WORD),
-    )

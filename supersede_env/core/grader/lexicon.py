@@ -2,33 +2,20 @@
 
 - word classes shared by gold parsing, answer reading and both modes (:data:`SOFT`, :data:`COPULAS`,
   :data:`META_WORDS`, ...);
-- the **cue table** (:data:`CUES`): a phrase of the answer (``"used to"``, ``"not"``, ``"maybe"``,
-  ``"->"``) with the *kind* of role it gives and its attributes: the *side* it reaches (``fwd``: the
-  nearest mention after it, "formerly Denver"; ``bwd``: the one before it, "Denver (previously)";
-  ``both``: after when one follows in its clause, else before), its *reach* (content words it may
-  bind across), whether it is *tight* (binds only the value right after it: "from Denver"),
-  *clause-final* (an adverb that speaks of the clause before it: "Denver before, ..."), a
-  *correction* ("actually", only after punctuation), or *governs* its own object ("not Hawaii");
+- the **cue table** (:data:`CUES`): a phrase of the answer ("used to", "not", "maybe", "->") with the
+  *kind* of role it gives (``neg``, ``past``, ``hypo``, ``other``, ``hedge``, ``softhedge``, ``approx``,
+  ``now``, ``next``, ``pasttense``, ``presenttense``: docs/grader.md defines each) and its attributes:
+  the *side* it reaches (``fwd``: the nearest mention after it, "formerly Denver"; ``bwd``: the one
+  before it, "Denver (previously)"; ``both``: after when one follows in its clause, else before), its
+  *reach* (content words it may bind across), whether it is *tight* (binds only the value right after
+  it: "from Denver", "about 47"), *clause-final* ("Denver before, ..."), a *correction* ("actually",
+  only after punctuation), or *governs* its own object ("not Hawaii", "you'd like a Kia");
 - the strict reward's closed lists (:mod:`.strict`) and the official reader's accounting lists
   (:mod:`.accounting`).
 
 The table never asks which value a mention is: the same words mark the current value past as
-surely as a superseded one (that asymmetry is what an optimiser would find). Cue kinds:
-
-- ``neg``: denied ("not Denver", "Denver isn't right", "no longer in Denver");
-- ``past``: history ("used to be", "previously", "from X to ...", "(old)");
-- ``hypo``: a hypothetical or fallback ("if not, X", "otherwise X", "unless X"), or a plan or wish
-  ("thinking about X", "you'd like X": a cue that governs, whose object is *planned*);
-- ``other``: someone else's ("your roommate's is X");
-- ``hedge``: offered without commitment ("maybe X", "X, I guess"); ``softhedge`` ("I think X")
-  counts for the strict reward, and in official mode only in a short reply; ``approx`` ("about 47",
-  "at least 47", "47+") only in strict mode;
-- ``now``: marked current ("now X", "X (current)"); every unmarked mention before it becomes history;
-- ``next``: later in a sequence ("then X", "-> X", "switched to X"); earlier unmarked mentions become
-  history;
-- ``pasttense`` / ``presenttense``: weak marks ("was X" / "is X") that decide only between rivals.
+surely as a superseded one (that asymmetry is what an optimiser would find).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -90,7 +77,6 @@ META_WORDS = frozenset(
 DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestly frankly however anyway again also "
                       "overall basically regrettably admittedly".split())
 
-
 # -- the cue table -------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Cue:
@@ -101,10 +87,33 @@ class Cue:
     # "you'd like a Kia"), not of a value beside it; one that does not govern ("if not, Quebec City",
     # "assuming no change") qualifies the value beside it
     governs: bool = False
+    tight: bool = False  # binds only the value right after it ("from Denver")
+    clause_final: bool = False  # an adverb that ends the clause it speaks of ("Denver before, ...")
+    correction: bool = False  # opens a new clause ("Denver - actually, Portland"), only after punctuation
+
+    @property
+    def reach(self) -> int:
+        """Content words the cue may bind across (0: only the value it touches)."""
+        return 0 if self.tight or self.words in TOUCHING_CUES else CUE_REACH[self.kind]
+
+
+# Content words a cue of each kind may bind across, within its clause
+CUE_REACH = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 4, "approx": 4, "now": 3,
+             "next": 3, "pasttense": 2, "presenttense": 2}
+TIGHT_CUES = frozenset({("from",), ("ex",), ("after",)})  # only the value right after them ("from Denver")
+# approximations touch only the value beside them ("about 47"), not "about the car: ..."
+TOUCHING_CUES = frozenset({(w,) for w in ("about", "around", "roughly", "approximately", "circa", "nearly", "almost",
+                                          "approx", "approximate", "estimated")}
+                          | {("at", "least"), ("at", "most"), ("up", "to"), ("an", "estimated"), ("est", ".")})
+# corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
+CORRECTION_CUES = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",),
+                             ("or", "rather"), ("scratch", "that"), ("make", "that")})
+CLAUSE_FINAL_CUES = frozenset({("before",), ("earlier",)})  # adverbs that end the clause they speak of
 
 
 def _cues(kind: str, side: str, phrases: str, governs: bool = False) -> list[Cue]:
-    return [Cue(tuple(p.split()), kind, side, governs) for p in phrases.split(",") if p.strip()]
+    words = [tuple(p.split()) for p in phrases.split(",") if p.strip()]
+    return [Cue(w, kind, side, governs, w in TIGHT_CUES, w in CLAUSE_FINAL_CUES, w in CORRECTION_CUES) for w in words]
 
 
 # Words of a change whose "from" marks the old value ("moved from Denver", "went up from 124")
@@ -220,25 +229,16 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("presenttense", "fwd", "is, are, am, 's, live, lives, drive, drives, have, has, own, owns, work, works, "
                                    "pay, pays, earn, earns")
 )
-
-
 # the words a cue can start with (where the answer reader marks possible cues; never names)
 CUE_STARTS: frozenset[str] = frozenset(cue.words[0] for cue in CUES)
 
 
-def _cue_table() -> dict[str, list[Cue]]:
-    """First word -> the cues starting with it, longest first (so "no longer" wins over "no")."""
-    table: dict[str, list[Cue]] = {}
-    for cue in CUES:
-        table.setdefault(cue.words[0], []).append(cue)
-    for entries in table.values():
-        entries.sort(key=lambda c: -len(c.words))
-    return table
-
+# first word -> the cues starting with it, longest first ("no longer" before "no")
+CUE_TABLE: dict[str, list[Cue]] = {}
+for _cue in sorted(CUES, key=lambda c: -len(c.words)):
+    CUE_TABLE.setdefault(_cue.words[0], []).append(_cue)
 
 # -- the strict reward's lists (:mod:`.strict`) -----------------------------------------------------
-
-
 # Plain function words: articles, pronouns, present-tense copulas, the prepositions of a plain
 # statement ("You live in Lexington"), and words that affirm the value is the current one
 # ("It's Lexington now"). No negator, hedge, history, contrast, approximation or numeral; no "by"
@@ -293,10 +293,7 @@ COURTESY = frozenset("sorry unfortunately sadly honestly afraid apologies what w
                      "long often".split())
 
 # Yes and no, with their informal spellings, for yes/no golds
-YES_NO_WORDS = {"yes": "yes", "yep": "yes", "yeah": "yes", "yup": "yes", "yea": "yes", "no": "no", "nope": "no",
-                "nah": "no"}
-
-
+YES_NO_WORDS = {**dict.fromkeys(("yes", "yep", "yeah", "yup", "yea"), "yes"), **dict.fromkeys(("no", "nope", "nah"), "no")}
 
 # -- the official reader's accounting (:mod:`.accounting`) --------------------------------------------
 # Where a fragment ends inside a sentence, and the words that open an explanation after a value
@@ -342,8 +339,6 @@ CORRECTIONS = frozenset("correction corrected actually update updated edit wait 
 # words after a number that make it a label of the reply's evidence, not a quantity ("59 sessions")
 LABEL_WORDS = frozenset("session sessions step steps turn turns".split())
 
-
-CUE_TABLE = _cue_table()  # first word -> the cues starting with it, longest first ("no longer" before "no")
 
 # -- words the rules read: role binding, rival finding, decisions, reading, names -------------------
 COMPARATIVES = frozenset("more less fewer higher lower longer shorter earlier later bigger smaller".split())

@@ -1,10 +1,14 @@
-"""TODO docstring."""
+"""A mention: one place where the answer names a candidate (the gold, a superseded value, a decoy,
+the question's other option or a rival), with the role the answer gives it; and two tests of a
+mention's place (a capitalised name, an item standing alone in a list)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from supersede_env.core.grader.answer import Answer
+from supersede_env.core.grader.lexicon import SENTENCE_END, SEPARATOR_PUNCT, SEPARATOR_WORDS, SOFT
+from supersede_env.core.grader.tokens import LABEL, PUNCT, WORD, Token
 
 ROLES = ("current", "past", "negated", "other", "planned", "hypothetical", "hedged")
 
@@ -40,3 +44,25 @@ class Mention:
 def is_capitalised_name(a: Answer, i: int, j: int) -> bool:
     surface = a.source[a.tokens[i].start:a.tokens[j].end]
     return surface[:1].isupper() and len(a.source) == len(a.text)
+
+
+def is_bare_item(tokens: list[Token], i: int, j: int, units: frozenset) -> bool:
+    """Do tokens i..j stand alone between list separators ("15; 18", "Maui\\nOahu", "10, 11, 12")?"""
+    for step, edge in ((-1, i), (1, j)):
+        k = edge + step
+        while 0 <= k < len(tokens):
+            t = tokens[k]
+            if t.kind == PUNCT:
+                if t.text in SEPARATOR_PUNCT or t.text in SENTENCE_END or t.text in ("(", ")", "-", ":"):
+                    break
+                if t.text in ("*", '"', "'"):
+                    k += step
+                    continue
+                return False
+            if t.kind == WORD and (t.text in SEPARATOR_WORDS):
+                break
+            if t.kind == LABEL or (t.kind == WORD and (t.text in SOFT or t.value in units)):
+                k += step
+                continue
+            return False
+    return True

@@ -10,13 +10,19 @@ sentence's first word standing before more words ("Therefore, ...", "There is ..
 
 from __future__ import annotations
 
-from supersede_env.core.grader.lexicon import CUE_STARTS
-
 from collections.abc import Iterator
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.answer import Answer
-from supersede_env.core.grader.lexicon import COPULAS, DISCOURSE, LIST_JOINERS, NOT_NAMES, PRONOUNS, TITLES
+from supersede_env.core.grader.lexicon import (
+    COPULAS,
+    CUE_STARTS,
+    DISCOURSE,
+    LIST_JOINERS,
+    NOT_NAMES,
+    PRONOUNS,
+    TITLES,
+)
 from supersede_env.core.grader.tokens import LABEL, PUNCT, WORD, Token
 
 __all__ = ["name_runs", "namelike", "DISCOURSE"]

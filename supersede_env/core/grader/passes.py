@@ -1,4 +1,7 @@
-"""TODO docstring."""
+"""Sentence-level passes, after the cues have given their roles: history told by layout (a table's
+"old" column, earlier years), values offered together ("X or Y", "either X or Y"), struck-through text,
+values in a question, sequences ("X then Y", "-> Y": the unmarked mentions before the last marked one
+become history), and tense between rivals ("was X, is Y")."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token
 _YEAR_HINT = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
-def _labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) -> None:
+def labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) -> None:
     """History told by layout (:mod:`.labels`): values in a table's "old" column or row, and values
     dated earlier than another value the answer dates ("Denver (2023), Portland (2024)")."""
     tokens, text = a.tokens, a.text
@@ -58,7 +61,7 @@ def _value_or_name(a: Answer, i: int) -> bool:
 
 
 
-def _disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
+def disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
     """Two mentions joined by "or" / "/" are both offered without commitment."""
     for x, y in zip(mentions, mentions[1:]):
         if y.first <= x.last or y.first - x.last > 8 or (
@@ -88,7 +91,7 @@ _OR_MAYBE = re.compile(r"\bor\s+(?:possibly|perhaps|maybe|potentially)\b|\beithe
                        r"|\b[ap]\.?m\.?\s*(?:or|/)\s*[ap]\.?m\b")  # "6:35 (am or pm)"
 
 
-def _sentence_alternatives(a: Answer, mentions: list[Mention]) -> None:
+def sentence_alternatives(a: Answer, mentions: list[Mention]) -> None:
     """"A Tesla (or possibly the Ford F-150)", "either ... or ...": every value of that sentence is
     offered, not committed to."""
     text = a.text
@@ -105,7 +108,7 @@ def _sentence_alternatives(a: Answer, mentions: list[Mention]) -> None:
 _STRUCK = re.compile(r"~~(.+?)~~|<(s|del|strike)>(.+?)</\2>", re.S)
 
 
-def _struck_through(a: Answer, mentions: list[Mention]) -> None:
+def struck_through(a: Answer, mentions: list[Mention]) -> None:
     """"~~Denver~~ Portland", "<s>Denver</s>", "<del>Denver</del>": struck-out text denies what it crosses out
     (overlaid strokes, "D̶e̶n̶v̶e̶r̶", are read as "~~" by the normalisation)."""
     if "~~" not in a.text and "</" not in a.text:
@@ -117,7 +120,7 @@ def _struck_through(a: Answer, mentions: list[Mention]) -> None:
             m.set_role("negated", "struck through")
 
 
-def _questions(tokens: list[Token], mentions: list[Mention]) -> None:
+def questions(tokens: list[Token], mentions: list[Mention]) -> None:
     """"Toyota Prius?", "47...?": a value in a sentence that ends with a question mark is asked, not answered."""
     for m in mentions:
         for k in range(m.last + 1, min(len(tokens), m.last + 40)):
@@ -132,7 +135,7 @@ def _questions(tokens: list[Token], mentions: list[Mention]) -> None:
                 break
 
 
-def _sequences(mentions: list[Mention]) -> None:
+def sequences(mentions: list[Mention]) -> None:
     """"X, now Y" / "first X, then Y" / "X -> Y": what comes before a marked mention is history."""
     pending: list[Mention] = []
     for m in mentions:
@@ -149,7 +152,7 @@ def _sequences(mentions: list[Mention]) -> None:
             pending.append(m)
 
 
-def _tense_decides(a: Answer, mentions: list[Mention]) -> None:
+def tense_decides(a: Answer, mentions: list[Mention]) -> None:
     """"It was Phoenix; it is Lexington": between rivals stated as current, one spoken of in the past
     tense beside one in the present tense is history. Without both tenses nothing changes. A short
     reply that opens with a value, in no past tense, states it now ("Lexington. Phoenix was what you

@@ -1,446 +1,161 @@
-"""TODO docstring."""
+"""Rivals: values the grader was not told about but that compete with the gold.
+
+Each finder below reads one way an answer can put another value beside the gold (another time of
+day for a time, another bare count listed beside a count, an item offered with "or", a conjunct, a
+name in sequence with the gold, and, when the source named no other candidate, every other name of
+a terse reply). :data:`RIVAL_FINDERS` is their ordered list; :func:`find_rivals` runs the ones that
+apply and keeps the tightest reading of each place. A rival's role is then given by the same cues as
+any other candidate (:mod:`supersede_env.core.grader.roles`).
+"""
 
 from __future__ import annotations
 
-from supersede_env.core.grader.lexicon import CUE_STARTS
-
-import re
-from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
 from supersede_env.core.grader.gold import Gold
-from supersede_env.core.grader.labels import is_year
-from supersede_env.core.grader.lexicon import (
-    CLAUSE_BREAK_PUNCT, CLAUSE_BREAK_WORDS, COPULAS, CUE_TABLE, HEADINGS, LINKS, MONTHS, NOT_A_RIVAL,
-    PRONOUNS, SENTENCE_END, SEPARATOR_PUNCT, SEPARATOR_WORDS, SEQUENCE_OR_HEDGE, SEQUENCE_WORDS, SOFT,
-    WEEKDAYS,
+from supersede_env.core.grader.mention import Mention
+from supersede_env.core.grader.name_rivals import (
+    SEQUENCE_HINT,
+    conjunct_rivals,
+    disjunction_rivals,
+    line_rivals,
+    name_rivals,
+    offers_alternatives,
+    sequence_rivals,
 )
-from supersede_env.core.grader.mention import Mention, is_capitalised_name
-from supersede_env.core.grader.names import name_runs
-from supersede_env.core.grader.roles import TO_WORDS
-from supersede_env.core.grader.tokens import (
-    CLOCK, DATE, DUR, FREQ, LABEL, NUM, PUNCT, TIME, VALUE_KINDS, WORD, Token, other_unit, values_equal,
+from supersede_env.core.grader.value_rivals import (
+    closed_class_rivals,
+    closed_classes,
+    range_rivals,
+    value_rivals,
 )
 
 
-def _comparable(gold_tok: Token, t: Token, strict: bool) -> bool:
-    """Is value ``t`` of the gold's sort, so a rival answer when it differs from the gold?"""
-    gk = gold_tok.kind
-    if gk in (TIME, CLOCK):
-        return t.kind == TIME or (t.kind == CLOCK and bool(t.value[0]))
-    if gk in (DATE, FREQ):
-        return t.kind == gk
-    if gk == DUR:  # "25 minutes and 50 seconds" vs "27:12" (a clock reading of a duration)
-        return (t.kind == DUR and (strict or t.value[0] == gold_tok.value[0])) or (
-            t.kind == CLOCK and gold_tok.value[0] == "s" and bool(t.value[1]))
-    if gk == NUM:
-        if gold_tok.unit is not None:
-            return t.kind == NUM and (t.unit == gold_tok.unit or (strict and t.unit is None))
-        return strict and t.kind == DUR
-    return False
+@dataclass(frozen=True)
+class RivalSearch:
+    """What every rival finder reads: the answer, the gold, and the spans of the candidates already
+    known (``covered``: the gold's, the superseded values', the decoys'; ``gold_spans``: the gold's)."""
+
+    a: Answer
+    gold: Gold
+    covered: list[Span]
+    gold_spans: list[Span]
+    question: frozenset[str]  # the question's word stems
+    told: bool  # the source named other candidates (superseded values or decoys)
+
+    @property
+    def value_gold(self) -> bool:
+        return self.gold.single_value is not None
+
+    @property
+    def single_word_gold(self) -> bool:
+        """A gold of one thing named by words ("Thrive Market"), not a value or a list."""
+        alts = self.gold.alternatives
+        return bool(alts) and len(alts[0].parts) == 1 and not self.value_gold and not alts[0].parts[0].keywords
+
+    @property
+    def whole_short_reply(self) -> bool:
+        """A short reply read whole (no reasoning before it)."""
+        return len(self.a.text) <= SHORT_REPLY and len(self.a.source) == len(self.a.text)
+
+    @property
+    def terse_and_untold(self) -> bool:
+        return not self.told and len(self.a.text) <= TERSE_REPLY
 
 
 
 
 
 
-def is_bare_item(tokens: list[Token], i: int, j: int, units: frozenset) -> bool:
-    """Do tokens i..j stand alone between list separators ("15; 18", "Maui\\nOahu", "10, 11, 12")?"""
-    for step, edge in ((-1, i), (1, j)):
-        k = edge + step
-        while 0 <= k < len(tokens):
-            t = tokens[k]
-            if t.kind == PUNCT:
-                if t.text in SEPARATOR_PUNCT or t.text in SENTENCE_END or t.text in ("(", ")", "-", ":"):
-                    break
-                if t.text in ("*", '"', "'"):
-                    k += step
-                    continue
-                return False
-            if t.kind == WORD and (t.text in SEPARATOR_WORDS):
-                break
-            if t.kind == LABEL or (t.kind == WORD and (t.text in SOFT or t.value in units)):
-                k += step
-                continue
-            return False
-    return True
 
 
-def _value_rivals(a: Answer, gold: Gold, covered: list[Span], strict: bool, question: frozenset[str],
-                  gold_spans: list[Span], told: bool = True) -> list[Mention]:
-    """Other values of the gold's sort in the conclusion: rivals whatever their role.
 
-    Typed values (times, dates, money, durations, frequencies) compete wherever they stand. A bare
-    count competes when it stands as a list item ("15; 18"), beside another number ("42 43 44"), or
-    counts the same thing ("47 plants ... 62 plants") in strict mode, or in a short reply after a sequence
-    or hedge word ("47 then 52", "47, maybe 50") or when the source ``told`` of no other value (a reasoned
-    answer counts other things too); a year is a date, not a count."""
-    gold_tok = gold.single_value
-    if gold_tok is None:
-        return []
-    tokens = a.tokens
-    units = gold.alternatives[0].parts[0].optional
-    n = len(tokens)
-    nouns: frozenset | None = None  # what the gold counts (built when a strict count needs it)
-    starts = [s for s, _ in covered]
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+@dataclass(frozen=True)
+class RivalFinder:
+    name: str
+    applies: Callable[[RivalSearch], bool]  # a cheap test first: most answers need few finders
+    find: Callable[[RivalSearch], list[Mention]]
+
+
+RIVAL_FINDERS: tuple[RivalFinder, ...] = (
+    RivalFinder("another value of the gold's sort", lambda s: s.value_gold, value_rivals),
+    RivalFinder("another range of the gold range's sort",
+                lambda s: not s.value_gold and s.gold.value_range is not None, range_rivals),
+    RivalFinder("another day or month", lambda s: bool(closed_classes(s.gold)[1]), closed_class_rivals),
+    RivalFinder("an item offered with the gold ('or', '/', a range)",
+                lambda s: bool(s.gold_spans) and offers_alternatives(s), disjunction_rivals),
+    RivalFinder("a conjunct of a one-thing gold ('X and Y')",
+                lambda s: bool(s.gold_spans) and s.single_word_gold and " and " in s.a.text, conjunct_rivals),
+    RivalFinder("a name listed on its own line or after ';'",
+                lambda s: bool(s.gold_spans) and s.single_word_gold and any(ch in s.a.text for ch in ";\n/|"),
+                line_rivals),
+    RivalFinder("a name in sequence with the gold ('X then Y')",
+                lambda s: bool(s.gold_spans) and s.whole_short_reply and SEQUENCE_HINT.search(s.a.text) is not None,
+                sequence_rivals),
+    RivalFinder("another name in a terse reply to a source that named none",
+                lambda s: bool(s.gold_spans) and s.whole_short_reply and s.terse_and_untold and not s.value_gold,
+                name_rivals),
+)
+
+
+def find_rivals(search: RivalSearch) -> list[Mention]:
+    """The rivals of every finder that applies; of readings that overlap, the tightest wins ("Chevy
+    Malibu" over the line "Chevy Malibu is outdated")."""
+    rivals = [r for finder in RIVAL_FINDERS if finder.applies(search) for r in finder.find(search)]
+    taken: set[int] = set()
     out = []
-    short = len(a.text) <= SHORT_REPLY
-    terse = len(a.text) <= TERSE_REPLY
-    skip, all_content = a.skip, a.all_content
-    for p in a.values:  # value tokens only (positions in all_content), in the conclusion
-        if p < skip:
-            continue
-        i = all_content[p]
-        t = tokens[i]
-        if t.kind not in VALUE_KINDS or values_equal(gold_tok, t) or gold.accepts(t):
-            continue
-        k = bisect_right(starts, i) - 1
-        if k >= 0 and covered[k][0] <= i <= covered[k][1]:
-            continue  # part of a known candidate
-        if gold_tok.kind == NUM and t.kind == NUM and t.unit == gold_tok.unit:
-            if is_year(t) and not is_year(gold_tok):
-                continue
-            beside_number = (i > 0 and tokens[i - 1].kind == NUM) or (i + 1 < n and tokens[i + 1].kind == NUM)
-            # "47 then 52", "47, maybe 50"; in a short reply to a source that named no other value, every count
-            same_count = strict or (short and _after_marker(tokens, i)) or (terse and not told)
-            if same_count and nouns is None:
-                # its unit words, the question's words, the word after the gold in the answer
-                nouns = units | question | {tokens[e + 1].value for _, e in gold_spans
-                                            if e + 1 < n and tokens[e + 1].kind == WORD}
-            after = tokens[i + 1] if i + 1 < n else None
-            counts_same = same_count and (after is None or after.kind != WORD or after.value in nouns or (
-                not told and (after.text in SOFT or after.text in LINKS or after.text in CUE_STARTS)))
-            if is_bare_item(tokens, i, i, units) or beside_number or counts_same:
-                out.append(Mention(a.snippet(i, i), "rival", i, i))
-        elif _comparable(gold_tok, t, strict):
-            out.append(Mention(a.snippet(i, i), "rival", i, i))
-    return out
-
-
-def _range_rivals(a: Answer, gold_range: tuple[Token, Token], covered: list[Span]) -> list[Mention]:
-    """Other ranges of the gold range's sort ("5-6 hours" beside "10-12 hours", "3-2" beside "5-2")."""
-    tokens = a.tokens
-    start, end = gold_range
-    out = []
-    for j in range(max(a.start, 1), len(tokens) - 1):
-        t = tokens[j]
-        if t.kind != WORD or t.value != "~":
-            continue
-        lo, hi = tokens[j - 1], tokens[j + 1]
-        if lo.kind not in VALUE_KINDS or hi.kind != end.kind or (values_equal(start, lo) and values_equal(end, hi)):
-            continue
-        if any(s <= j <= e for s, e in covered):
-            continue  # the gold itself, or a known candidate
-        if (hi.kind == NUM and hi.unit != end.unit) or (hi.kind == DUR and hi.value[0] != end.value[0]):
-            continue  # another quantity ("5-6 kg" beside "10-12 hours" is not a rival reading)
-        out.append(Mention(a.snippet(j - 1, j + 1), "rival", j - 1, j + 1))
-    return out
-
-
-
-
-
-
-def _after_marker(tokens: list[Token], i: int) -> bool:
-    """Does a sequence or hedge word come right before token i (soft words and commas aside)?"""
-    k = i - 1
-    while k >= 0 and (tokens[k].text in SOFT or tokens[k].text == ","):
-        k -= 1
-    return k >= 0 and tokens[k].text in SEQUENCE_OR_HEDGE
-
-
-def _word_rival_after(tokens: list[Token], j: int, step: int, gold_cover: set[int]) -> tuple[int, int] | None:
-    """The unknown item on the far side of an "or" / "/" at index j (a span), if it names something."""
-    k = j + step
-    seen = 0
-    while 0 <= k < len(tokens) and seen < 4:
-        t = tokens[k]
-        if t.kind == PUNCT:
-            if t.text in CLAUSE_BREAK_PUNCT and t.text not in ("(", ")"):
-                return None
-            k += step
-            continue
-        if t.kind == WORD and (t.text in SOFT or t.text in ("maybe", "possibly", "perhaps", "even", "either")):
-            k += step
-            seen += 1
-            continue
-        if k in gold_cover or (t.kind == WORD and (t.text in NOT_A_RIVAL or t.text in PRONOUNS)) or t.kind == LABEL:
-            return None
-        return (k, k)
-    return None
-
-
-def _disjunction_rivals(a: Answer, gold_spans: list[Span], gold: Gold, value_gold: bool) -> list[Mention]:
-    """Unknown items offered with the gold: "Portland or Seattle", "25/27", "25-30" (a range)."""
-    tokens = a.tokens
-    cover = {k for s, e in gold_spans for k in range(s, e + 1)}
-    out: list[Mention] = []
-    for first, last in gold_spans:
-        for step, edge in ((1, last), (-1, first)):
-            j, hops = edge + step, 0
-            while 0 <= j < len(tokens) and hops < 3:
-                t = tokens[j]
-                if t.kind == PUNCT and t.text in CLAUSE_BREAK_PUNCT and t.text not in ("(", ")"):
-                    break
-                if (t.kind == WORD and t.text in ("or", "either", "vs", "versus")) or (t.kind == PUNCT and t.text == "/"):
-                    span = _word_rival_after(tokens, j, step, cover)
-                    if span is not None:
-                        r = tokens[span[0]]
-                        # a unit alone after the value offers the same number in it ("25 minutes or seconds")
-                        if not value_gold or (r.kind in VALUE_KINDS and not gold.accepts(r)) or (
-                                step == 1 and gold.single_value is not None and other_unit(gold.single_value, r)):
-                            out.append(Mention(a.snippet(*span), "rival", span[0], span[1], role="hedged",
-                                               cue=t.text, anchor=(first, last)))
-                    break
-                if value_gold and t.kind == WORD and t.value == "~" and abs(j - edge) == 1:
-                    # a range with the gold at one end ("25-30"); "from 55 to 39" is a change, not a range
-                    other_i = j + step
-                    low = min(first, other_i)
-                    changed_from = low > 0 and tokens[low - 1].kind == WORD and tokens[low - 1].text == "from"
-                    if not (changed_from and step == -1) and 0 <= other_i < len(tokens):
-                        other = tokens[other_i]
-                        if other.kind in VALUE_KINDS and other_i not in cover and not gold.accepts(other):
-                            out.append(Mention(a.snippet(other_i, other_i), "rival", other_i, other_i,
-                                               role="hedged", cue="a range", anchor=(first, last)))
-                    break
-                if t.kind in VALUE_KINDS or (t.kind == WORD and t.text not in SOFT):
-                    hops += 1
-                j += step
-    return out
-
-
-def _name_rivals(a: Answer, covered: list[Span], question: frozenset[str], strict: bool) -> list[Mention]:
-    """When the source named no other candidate: the other names of a terse reply ("Chevy Malibu, Toyota
-    Prius"), months and weekdays aside (a date beside the value, not another value). Strict mode (the
-    value alone) takes every name; official mode only names in the gold's place."""
-    cover = {k for s, e in covered for k in range(s, e + 1)}
-    out = []
-    for i, j in name_runs(a, question, listed=True):
-        if any(k in cover for k in range(i, j + 1)):
-            continue
-        if all(a.tokens[k].value in MONTHS or a.tokens[k].value in WEEKDAYS for k in range(i, j + 1)):
-            continue
-        # only a name in the gold's place: an item of a list, or a name a cue speaks of ("Porto is current",
-        # "previously Chevy Malibu", "Chevy Malibu now"); "Your sister Emily lives in Denver" names a person
-        if not strict and not is_bare_item(a.tokens, i, j, frozenset()) and not _cue_beside(a.tokens, i, j) \
-                and not _beside(a.tokens, i, j, cover):
-            continue
-        out.append(Mention(a.snippet(i, j), "rival", i, j))
-    return out
-
-
-def _beside(tokens: list[Token], i: int, j: int, cover: set[int]) -> bool:
-    """Do tokens i..j stand right beside a known candidate, punctuation apart ("Prius + Malibu", "Prius\tMalibu")?"""
-    for k, step in ((i - 1, -1), (j + 1, 1)):
-        while 0 <= k < len(tokens) and tokens[k].kind == PUNCT and tokens[k].text not in SENTENCE_END:
-            k += step
-        if 0 <= k < len(tokens) and k in cover:
-            return True
-    return False
-
-
-def _cue_beside(tokens: list[Token], i: int, j: int) -> bool:
-    """Is the word just before tokens i..j, or just after (soft words apart), a cue other than a bare tense
-    ("lives", "was")?"""
-    for k, step in ((i - 1, -1), (j + 1, 1)):
-        while 0 <= k < len(tokens) and tokens[k].kind == WORD and tokens[k].text in SOFT and tokens[k].text not in CUE_STARTS:
-            k += step
-        if 0 <= k < len(tokens) and tokens[k].kind == WORD and (
-                tokens[k].text in COPULAS or any(
-                    c.kind not in ("pasttense", "presenttense") for c in CUE_TABLE.get(tokens[k].text, ()))):
-            return True
-    return False
-
-
-_SEQUENCE_HINT = re.compile(r"\b(?:then|now|later|actually|afterwards|eventually|finally|from)\b|->|<-|=>|<=|\u2192|\u2190")
-
-
-
-
-def _sequence_rivals(a: Answer, gold_spans: list[Span], covered: list[Span], question: frozenset[str], *,
-                     phrases: bool = False) -> list[Mention]:
-    """A name in sequence with the gold, in a short reply: "Lexington then Boston", "Boston -> Lexington",
-    "Lexington (now Boston)", "from Lexington to Boston": another value of the same fact, whether or not
-    the grader was told of it (which one is current is then the cues' business). With ``phrases`` (a
-    terse reply to a source that named no other candidate) an uncapitalised phrase counts too: "under my
-    bed, then a shoe rack"."""
-    tokens, source = a.tokens, a.source
-    cover = {k for s, e in covered for k in range(s, e + 1)}
-
-    def skip(j: int, step: int) -> int:
-        while 0 <= j < len(tokens) and tokens[j].text not in SEQUENCE_WORDS and tokens[j].text not in TO_WORDS and (
-                tokens[j].kind == PUNCT and tokens[j].text != "\n\n" or tokens[j].kind == WORD and tokens[j].text in SOFT):
-            j += step
-        return j
-
-    def name_at(j: int, step: int) -> Mention | None:
-        run = []
-        while 0 <= j < len(tokens) and j not in cover and tokens[j].kind == WORD and \
-                source[tokens[j].start:tokens[j].start + 1].isupper() and tokens[j].text not in PRONOUNS \
-                and tokens[j].text not in NOT_A_RIVAL and tokens[j].text not in SEQUENCE_WORDS and tokens[j].text not in CUE_STARTS:
-            run.append(j)
-            j += step
-        if not run and phrases:
-            return phrase_at(j, step)
-        if not run:
-            return None
-        lo, hi = min(run), max(run)
-        return Mention(a.snippet(lo, hi), "rival", lo, hi)
-
-    def phrase_at(j: int, step: int) -> Mention | None:
-        run = []
-        while 0 <= j < len(tokens) and len(run) < 6 and j not in cover and tokens[j].kind != PUNCT \
-                and tokens[j].text not in SEQUENCE_WORDS and tokens[j].text not in CUE_STARTS:
-            run.append(j)
-            j += step
-        words = [tokens[k] for k in run if tokens[k].text not in SOFT]
-        if not words or (tokens[run[0] if step == 1 else run[-1]].text in PRONOUNS) or all(
-                w.text in NOT_A_RIVAL or w.value in question for w in words):
-            return None
-        lo, hi = min(run), max(run)
-        return Mention(a.snippet(lo, hi), "rival", lo, hi)
-
-    out: list[Mention] = []
-    for first, last in gold_spans:
-        j = skip(last + 1, 1)
-        changed_from = first > 0 and tokens[first - 1].text == "from"
-        if j < len(tokens) and (tokens[j].text in SEQUENCE_WORDS or (changed_from and tokens[j].text in TO_WORDS)):
-            m = name_at(skip(j + 1, 1), 1)
-            if m is not None:
-                out.append(m)
-        j = skip(first - 1, -1)
-        if j >= 0 and (tokens[j].text in SEQUENCE_WORDS or tokens[j].text in TO_WORDS):
-            m = name_at(skip(j - 1, -1), -1)
-            if m is not None and (tokens[j].text in SEQUENCE_WORDS or (m.first > 0 and tokens[m.first - 1].text == "from")):
-                out.append(m)
-    return out
-
-
-def _conjunct_rival(a: Answer, span: Span, gold_cover: set[int]) -> Mention | None:
-    """"a yellow dress and a pair of earrings" / "Down Dog and Serenity Yoga" for a gold of one thing."""
-    tokens = a.tokens
-    # after: ", and X" up to the end of the clause
-    j = span[1] + 1
-    while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text == ",":
-        j += 1
-    if j < len(tokens) and tokens[j].kind == WORD and tokens[j].text == "and":
-        j += 1
-        first = j
-        words = 0
-        while j < len(tokens) and words <= 4:
-            t = tokens[j]
-            if t.kind == PUNCT:
-                break
-            if (t.kind == WORD and (t.text in PRONOUNS or t.text in CLAUSE_BREAK_WORDS)) or j in gold_cover:
-                words = 99
-                break
-            if not (t.kind == WORD and t.text in SOFT):
-                words += 1
-            j += 1
-        if 0 < words <= 4 and (j >= len(tokens) or tokens[j].kind == PUNCT):
-            return Mention(a.snippet(first, j - 1), "rival", first, j - 1, anchor=span)
-    # before: "X and <gold>"
-    j = span[0] - 1
-    while j >= 0 and tokens[j].kind == WORD and tokens[j].text in SOFT and tokens[j].text not in ("in", "on", "at", "of"):
-        j -= 1
-    if j < 0 or not (tokens[j].kind == WORD and tokens[j].text == "and"):
-        return None
-    j -= 1
-    last = j
-    words = 0
-    while j >= 0 and words <= 4:
-        t = tokens[j]
-        if t.kind == PUNCT or (t.kind == WORD and t.text in SOFT):
-            break
-        if (t.kind == WORD and (t.text in PRONOUNS or t.text in CLAUSE_BREAK_WORDS)) or j in gold_cover:
-            return None
-        words += 1
-        j -= 1
-    if not 0 < words <= 4 or j < 0:
-        return None
-    return Mention(a.snippet(j + 1, last), "rival", j + 1, last, anchor=span)
-
-
-
-
-def _line_rivals(a: Answer, covered: list[Span], gold_spans: list[Span]) -> list[Mention]:
-    """Unknown names listed on their own, next to the gold: "Maui\\nOahu", "Maui; Oahu" (word golds)."""
-    tokens = a.tokens
-    out = []
-    for first, last in gold_spans:
-        if not is_bare_item(tokens, first, last, frozenset()):
-            continue
-        for step, edge in ((1, last), (-1, first)):
-            j = edge + step
-            sep = None
-            while 0 <= j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text in (";", "\n", "\n\n", "/", "|"):
-                sep = tokens[j].text
-                j += step
-            if sep is None or not 0 <= j < len(tokens):
-                continue
-            # the item on the other side, up to the next separator
-            k = j
-            while 0 <= k + step < len(tokens) and not (tokens[k + step].kind == PUNCT and (
-                    tokens[k + step].text in SEPARATOR_PUNCT or tokens[k + step].text in SENTENCE_END)):
-                k += step
-                if abs(k - j) > 4:
-                    break
-            i0, i1 = min(j, k), max(j, k)
-            if abs(k - j) > 3 or any(s <= i0 <= e or s <= i1 <= e for s, e in covered):
-                continue
-            if tokens[i0].kind == WORD and tokens[i0].text not in HEADINGS and is_capitalised_name(a, i0, i1) \
-                    and is_bare_item(tokens, i0, i1, frozenset()):
-                out.append(Mention(a.snippet(i0, i1), "rival", i0, i1, anchor=(first, last)))
-    return out
-
-
-_OR_HINT = re.compile(r"\bor\b|/|\bvs\b|\bversus\b|\beither\b")
-
-
-def _has_or(text: str) -> bool:
-    """Could the text offer alternatives? (substring tests first: the pattern is slower on long text)"""
-    return ("or" in text or "/" in text or "vs" in text or "either" in text) and _OR_HINT.search(text) is not None
-
-
-_RANGE_HINT = re.compile(r"\d\s*(?:-|\bto\b|\bthrough\b)")
-
-
-_CLASSES: dict[int, tuple[Gold, frozenset, tuple[frozenset, ...]]] = {}
-
-
-def _closed_classes(gold: Gold) -> tuple[frozenset, tuple[frozenset, ...]]:
-    """The gold's words, and the closed kinds (weekdays, months) it names (cached by identity)."""
-    known = _CLASSES.get(id(gold))
-    if known is not None and known[0] is gold:
-        return known[1], known[2]
-    words = frozenset(t.value for alt in gold.alternatives for p in alt.parts for t in p.required if t.kind == WORD)
-    classes = tuple(c for c in (WEEKDAYS, MONTHS) if words & c)
-    if len(_CLASSES) > 50_000:
-        _CLASSES.clear()
-    _CLASSES[id(gold)] = (gold, words, classes)
-    return words, classes
-
-
-def _closed_class_rivals(a: Answer, gold: Gold, covered: list[Span]) -> list[Mention]:
-    """Days of the week and months are values of a closed kind: when the gold names some, every other
-    one the answer names competes with it ("Mondays, Tuesdays, ..., Sundays" for "Mondays and
-    Wednesdays" is a sweep, not an answer)."""
-    words, classes = _closed_classes(gold)
-    if not classes:
-        return []
-    tokens = a.tokens
-    starts = [s for s, _ in covered]
-    out = []
-    for i in a.content:
-        t = tokens[i]
-        if t.kind != WORD or t.value in words or not any(t.value in c for c in classes):
-            continue
-        k = bisect_right(starts, i) - 1
-        if k >= 0 and covered[k][0] <= i <= covered[k][1]:
-            continue
-        if out and all(tokens[k].text in (",", "and", "&") for k in range(out[-1].last + 1, i)):
-            # "Thursdays and Fridays": one value of several days, which one cue marks as a whole
-            out[-1] = Mention(a.snippet(out[-1].first, i), "rival", out[-1].first, i)
-            continue
-        out.append(Mention(a.snippet(i, i), "rival", i, i))
+    for r in sorted(rivals, key=lambda r: (r.last - r.first, r.first)):
+        if not any(k in taken for k in range(r.first, r.last + 1)):
+            taken.update(range(r.first, r.last + 1))
+            out.append(r)
     return out

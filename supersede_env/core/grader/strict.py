@@ -25,19 +25,22 @@ the gold, so its expected pay is at most that of naming one candidate, a uniform
 
 from __future__ import annotations
 
-from supersede_env.core.grader.lexicon import ROLE_PHRASES
-
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
-from functools import lru_cache
 from itertools import permutations
 
 from supersede_env.core.grader.abstention import ABSTENTION
-from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_value
 from supersede_env.core.grader.lexicon import (
-    COURTESY, FUNCTION_WORDS, NOT_PLAIN, PLAIN_PUNCT, PLAIN_SYMBOLS, ROLE_PHRASE_STARTS, YES_NO_WORDS,
+    COURTESY,
+    FUNCTION_WORDS,
+    NOT_PLAIN,
+    PLAIN_PUNCT,
+    PLAIN_SYMBOLS,
+    ROLE_PHRASE_STARTS,
+    ROLE_PHRASES,
+    YES_NO_WORDS,
 )
+from supersede_env.core.grader.strict_world import StrictPart, World, world_of
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, unit_of, values_equal
 from supersede_env.core.verdict import Verdict
@@ -56,87 +59,19 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|[^\s>][ \t]*>")
 _YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.I)
 
 
-@dataclass(frozen=True, slots=True)
-class _Part:
-    """One part of a candidate as the strict reader matches it: the tokens a statement of it must
-    hold in order (plain function words left out), or its distinctive head, and its own words."""
-
-    text: str
-    required: tuple[Token, ...]
-    fallback: tuple[Token, ...]
-    optional: frozenset[str]  # a value's own words ("points" of "132 points")
-    is_value: bool
-    keywords: bool = False  # an explanation gold's key words: a run of them, in any order
-    min_keywords: int = 0
-    must_keywords: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class _Alternative:
-    text: str
-    parts: tuple[_Part, ...]
-    ordered: bool
 
 
-@dataclass(frozen=True, slots=True)
-class _World:
-    """What an answer to this item may name, and which of the question's words are plain."""
-
-    gold: Gold
-    alternatives: tuple[_Alternative, ...]  # the gold's
-    stale: tuple[tuple[str, tuple[_Part, ...]], ...]  # each superseded value and its patterns
-    candidate_stems: frozenset[str]  # required words of every candidate: never plain
-    plain_stems: frozenset[str]  # the question's words that count as plain
-    gold_stems: frozenset[str]  # an explanation gold's own words ("You switched to less water")
-    timeline: bool  # a then-and-now gold: its own words of time are plain too
-    plain_values: tuple[Token, ...]  # the question's values that no candidate holds ("5K", "monthly")
-    frame_words: frozenset[str]  # the question's (and an explanation gold's) words as written: their
     # own role phrases are what is asked about
 
 
-def _content(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
-    return tuple(t for t in tokens if not (t.kind == WORD and t.text in FUNCTION_WORDS and t.value != "~"))
 
 
-def _part(p: Pattern) -> _Part:
-    own = p.optional | {t.value for t in tokenize(normalise_text(p.text)) if t.kind == WORD} if p.is_value else frozenset()
-    return _Part(p.text, _content(p.required), _content(p.fallback), frozenset(own), p.is_value, p.keywords,
-                 p.min_keywords, p.must_keywords)
 
 
-def _words(parts: tuple[_Part, ...]) -> set[str]:
-    return {t.value for p in parts for t in (*p.required, *p.fallback) if t.kind == WORD}
 
 
-@lru_cache(maxsize=4096)
-def _world(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
-           abstention: bool = False) -> _World:
-    gold = parse_gold(gold_text, question)
-    # an abstention item's gold is an explanation, never a value to state
-    alternatives = () if abstention else tuple(
-        _Alternative(alt.text, tuple(map(_part, alt.parts)), alt.ordered or alt.timeline) for alt in gold.alternatives)
-    stale_parts = tuple((s, tuple(map(_part, parse_value(s)))) for s in stale)
-    candidates = {w for alt in alternatives for w in _words(alt.parts)}
-    candidates |= {w for _, ps in stale_parts for w in _words(ps)}
-    candidates |= {w for d in decoys for w in _words(tuple(map(_part, parse_value(d))))}
-    if gold.choice is not None:
-        candidates |= _words((_part(gold.choice.rejected),))
-    q_tokens = tokenize(normalise_text(question or ""))
-    plain = frozenset(t.value for t in q_tokens if t.kind == WORD and t.text not in NOT_PLAIN
-                      and t.value not in NOT_PLAIN and t.value != "~") - candidates
-    held = [t for alt in alternatives for p in alt.parts for t in p.required if t.kind in VALUE_KINDS]
-    held += [t for _, ps in stale_parts for p in ps for t in p.required if t.kind in VALUE_KINDS]
-    values = tuple(q for q in q_tokens if q.kind in VALUE_KINDS and not any(
-        values_equal(q, h) or values_equal(h, q) for h in held))
-    # an explanation gold is a statement in its own words: they are plain ("You switched to less
-    # water"), and a then-and-now gold's words of time too ("Previously ...; currently ...")
-    # (an abstention item's gold says what was never given: "You never mentioned how much it costs")
-    explained = abstention or gold.choice is not None or any(p.keywords for alt in gold.alternatives for p in alt.parts)
-    timeline = any(alt.timeline for alt in gold.alternatives)
-    gold_words = [t for t in tokenize(normalise_text(gold_text)) if t.kind == WORD] if explained or timeline else []
-    own = frozenset(t.value for t in gold_words if timeline or t.text not in NOT_PLAIN) - candidates
-    surface = frozenset(t.text for t in (*q_tokens, *gold_words) if t.kind == WORD)
-    return _World(gold, alternatives, stale_parts, frozenset(candidates), plain, own, timeline, values, surface)
 
 
 def _verdict(label: str, reason: str, extracted: str, *, r_cur: float = 0.0, r_stale: float = 0.0) -> Verdict:
@@ -163,7 +98,7 @@ def _odd(norm: str) -> str | None:
     return None
 
 
-def _role_phrases(tokens: list[Token], world: _World) -> set[int]:
+def _role_phrases(tokens: list[Token], world: World) -> set[int]:
     """Tokens inside a role phrase of several words ("up to", "used to"), unless it is the question's own."""
     out: set[int] = set()
     n = len(tokens)
@@ -179,7 +114,7 @@ def _role_phrases(tokens: list[Token], world: _World) -> set[int]:
     return out
 
 
-def _to_account(tokens: list[Token], world: _World) -> list[int]:
+def _to_account(tokens: list[Token], world: World) -> list[int]:
     """Indices of the tokens that only a statement of the target (or an abstention) can account for."""
     out = []
     forced = _role_phrases(tokens, world)
@@ -214,7 +149,7 @@ def _same(g: Token, a: Token) -> bool:
     return a.kind in VALUE_KINDS and values_equal(g, a)
 
 
-def _own_word(p: _Part, tokens: list[Token], k: int, unit: str | None) -> bool:
+def _own_word(p: StrictPart, tokens: list[Token], k: int, unit: str | None) -> bool:
     """Is tokens[k] a word of the value itself: one of its words ("points" of "132 points"), or the
     unit of the candidate's value just before it ("400,000 dollars" for "$400,000")?"""
     t = tokens[k]
@@ -223,7 +158,7 @@ def _own_word(p: _Part, tokens: list[Token], k: int, unit: str | None) -> bool:
     return t.value in p.optional or (unit is not None and unit_of(t.text) == unit)
 
 
-def _match_part(p: _Part, tokens: list[Token], need: list[int], at: int) -> int | None:
+def _match_part(p: StrictPart, tokens: list[Token], need: list[int], at: int) -> int | None:
     """Where a statement of pattern ``p`` that starts at need[at] ends (exclusive), or None."""
     if p.keywords:
         return _match_keywords(p, tokens, need, at)
@@ -245,7 +180,7 @@ def _match_part(p: _Part, tokens: list[Token], need: list[int], at: int) -> int 
     return None
 
 
-def _match_keywords(p: _Part, tokens: list[Token], need: list[int], at: int) -> int | None:
+def _match_keywords(p: StrictPart, tokens: list[Token], need: list[int], at: int) -> int | None:
     """An explanation gold's key words: a run of them, each once, at least ``min_keywords``."""
     keys = {g.value for g in p.required}
     seen: set[str] = set()
@@ -256,7 +191,7 @@ def _match_keywords(p: _Part, tokens: list[Token], need: list[int], at: int) -> 
     return j if len(seen) >= max(1, p.min_keywords) and p.must_keywords <= seen else None
 
 
-def _states(parts: tuple[_Part, ...], ordered: bool, tokens: list[Token], need: list[int]) -> bool:
+def _states(parts: tuple[StrictPart, ...], ordered: bool, tokens: list[Token], need: list[int]) -> bool:
     """Is ``need`` exactly one statement of every part (in order when ``ordered``), and nothing else?"""
     orders = [parts] if ordered or len(parts) > 4 else permutations(parts)
     for order in orders:
@@ -272,14 +207,14 @@ def _states(parts: tuple[_Part, ...], ordered: bool, tokens: list[Token], need: 
     return False
 
 
-def _gold_stated(world: _World, tokens: list[Token], need: list[int]) -> str | None:
+def _gold_stated(world: World, tokens: list[Token], need: list[int]) -> str | None:
     for alt in world.alternatives:
         if _states(alt.parts, alt.ordered, tokens, need):
             return alt.text
     return None
 
 
-def _stale_stated(world: _World, tokens: list[Token], need: list[int]) -> str | None:
+def _stale_stated(world: World, tokens: list[Token], need: list[int]) -> str | None:
     for value, patterns in world.stale:
         if any(_states((p,), False, tokens, need) for p in patterns):
             return value
@@ -324,7 +259,7 @@ def _not_abstention(tokens: list[Token], need: list[int]) -> str:
     return "not an abstention alone" + _first_reason(tokens, _outside_abstention(tokens, need, covered))
 
 
-def _first_unaccounted(tokens: list[Token], need: list[int], world: _World) -> tuple[str, bool]:
+def _first_unaccounted(tokens: list[Token], need: list[int], world: World) -> tuple[str, bool]:
     """The first token of ``need`` that no statement of the gold accounts for, and whether it is a
     role word, a candidate or another value (the answer then hedges rather than errs)."""
     gold_tokens = [g for alt in world.alternatives for p in alt.parts for g in (*p.required, *p.fallback)]
@@ -342,7 +277,7 @@ def _kind_name(t: Token) -> str:
             "L": "label number"}.get(t.kind, "value")
 
 
-def _yes_no(world: _World, tokens: list[Token], need: list[int], stale: tuple[str, ...], text: str) -> Verdict:
+def _yes_no(world: World, tokens: list[Token], need: list[int], stale: tuple[str, ...], text: str) -> Verdict:
     said = [YES_NO_WORDS[tokens[i].text] for i in need if tokens[i].kind == WORD and tokens[i].text in YES_NO_WORDS]
     if len(need) == 1 and said:
         if said[0] == world.gold.polarity:
@@ -368,7 +303,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
     if odd is not None:
         return _verdict("wrong", f"{odd!r} is not accounted for", text)
     tokens = tokenize(norm)
-    world = _world(gold, stale, decoys, question, abstention)
+    world = world_of(gold, stale, decoys, question, abstention)
     need = _to_account(tokens, world)
     if abstention:
         phrase = _abstains(tokens, need)
