@@ -38,7 +38,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from supersede_env.commands.source_options import add_source_arguments, refuse_other_kinds, source_flag_values
+from supersede_env.commands.source_options import (add_source_arguments, refuse_other_kinds,
+                                                   source_flag_values)
 from supersede_env.core.safe_text import for_console
 from supersede_env.evaluation.config import (FIELD_NAMES, POLICY_CHOICES, ConfigError, EvalConfig, build_config,
                                              field_default, field_help, load_config_file)

@@ -1,4 +1,5 @@
-"""The episode-source flags of every command, made from :class:`~supersede_env.core.episode_source.EpisodeSource`.
+"""The episode-source flags of every command, made from
+:class:`~supersede_env.core.episode_source.EpisodeSource`.
 
 Each field becomes one flag (``abstention_rate`` -> ``--abstention-rate``; a true-by-default switch
 -> ``--no-abstention``), with the field's help and default. Every flag defaults to None, so only the
@@ -23,9 +24,9 @@ def add_source_arguments(parser: argparse.ArgumentParser | Any) -> None:
     for f in fields(EpisodeSource):
         meta, flag = f.metadata, "--" + f.name.replace("_", "-")
         if f.default is True:
+            negated = meta["help"].replace(": keep", ": leave out", 1)  # "longmemeval: keep X" -> leave out X
             parser.add_argument("--no-" + flag[2:], dest=f.name, action="store_false", default=None,
-                                help=meta["help"].replace(": keep", ": leave out", 1) if ": keep" in meta["help"]
-                                else f"not: {meta['help']}")
+                                help=negated if negated != meta["help"] else f"not: {meta['help']}")
             continue
         default = flat_default(f.name)
         if isinstance(default, tuple):
@@ -42,8 +43,8 @@ def source_flag_values(args: argparse.Namespace) -> dict[str, Any]:
     values = {name: getattr(args, name) for name in OPTION_NAMES if getattr(args, name, None) is not None}
     if getattr(args, "episodes", None) is not None:
         if values.get("source") not in (None, "file") or "path" in values:
-            raise ConfigError("option --episodes: cannot be combined with --source/--path (it is --source file "
-                              "--path FILE)")
+            raise ConfigError("option --episodes: cannot be combined with --source/--path (it is "
+                              "--source file --path FILE)")
         values["source"], values["path"] = "file", args.episodes
     if "question_types" in values:
         values["question_types"] = tuple(v.strip() for v in values["question_types"].split(",") if v.strip())

@@ -12,7 +12,6 @@ the per-call mean for comparison. A failed rollout (no verdict) is counted as fa
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ VERDICT_INFO = "supersede_verdict"  # the key the env leaves on each trace (veri
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("output_dir", metavar="OUTPUT_DIR",
-                        help="vf-eval's -o folder (every run under it) or one run's folder, holding traces.jsonl")
+                        help="vf-eval's -o folder (every run under it), or one run's folder")
 
 
 @dataclass
@@ -47,14 +46,15 @@ class ConditionFigures:
 
     def line(self, condition: str) -> str:
         graded = self.rollouts - self.failed
-        head = (f"{condition}: {self.rollouts} rollouts of {len(self.episodes)} episodes ({graded} graded, "
-                f"{self.failed} failed)")
+        head = (f"{condition}: {self.rollouts} rollouts of {len(self.episodes)} episodes "
+                f"({graded} graded, {self.failed} failed)")
         if not graded:
             return head
-        shares = ", ".join(f"{label} {self.labels[label] / graded:.3f}" for label in LABELS if self.labels[label])
-        return (f"{head}; per episode: accuracy {self.correct / graded:.3f}, reward {self.reward / graded:.3f}, "
-                f"{shares}; per model call (vf-eval's headline, {self.calls} calls): reward "
-                f"{self.call_reward / self.calls:.3f}")
+        shares = ", ".join(f"{label} {self.labels[label] / graded:.3f}"
+                           for label in LABELS if self.labels[label])
+        return (f"{head}; per episode: accuracy {self.correct / graded:.3f}, "
+                f"reward {self.reward / graded:.3f}, {shares}; per model call (vf-eval's headline, "
+                f"{self.calls} calls): reward {self.call_reward / self.calls:.3f}")
 
 
 def trace_files(output_dir: Path) -> list[Path]:
@@ -63,8 +63,8 @@ def trace_files(output_dir: Path) -> list[Path]:
         return [output_dir / TRACES_FILE]
     found = sorted(output_dir.glob(f"*/{TRACES_FILE}"))
     if not found:
-        raise DataError(f"{output_dir}: no {TRACES_FILE} in it or in a run folder under it (vf-eval -o DIR writes "
-                        "DIR/RUN/traces.jsonl)")
+        raise DataError(f"{output_dir}: no {TRACES_FILE} in it or in a run folder under it "
+                        "(vf-eval -o DIR writes DIR/RUN/traces.jsonl)")
     return found
 
 
@@ -77,7 +77,8 @@ def summarize(lines: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Condi
             traces = record["traces"]
             condition, episode = str(data["condition"]), str(data["id"])
         except (KeyError, TypeError):
-            raise DataError(f"{where}: not a supersede-env rollout (task.data.condition, task.data.id, traces)") from None
+            raise DataError(f"{where}: not a supersede-env rollout (task.data.condition, task.data.id, "
+                            "traces)") from None
         one = figures.setdefault(condition, ConditionFigures())
         one.rollouts += 1
         one.episodes.add(episode)

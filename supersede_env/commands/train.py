@@ -113,10 +113,12 @@ def environment_help(parser: Any) -> str:
     """``supersede train --help``: this environment's options first, then the TRL options most runs set."""
     from trl import GRPOConfig
 
-    from supersede_env.training.config import HeldoutEpisodeOptions, SupersedeGRPOConfig, TrainingEpisodeOptions
+    from supersede_env.training.config import (HeldoutEpisodeOptions, SupersedeGRPOConfig,
+                                               TrainingEpisodeOptions)
 
+    episode_options = (TrainingEpisodeOptions, HeldoutEpisodeOptions)  # the episode-source fields
     declared = [*vars(SupersedeGRPOConfig).get("__annotations__", {}),
-                *(f.name for options in (TrainingEpisodeOptions, HeldoutEpisodeOptions) for f in dataclasses.fields(options))]
+                *(f.name for options in episode_options for f in dataclasses.fields(options))]
     changed = [name for name in declared if any(f.name == name for f in dataclasses.fields(GRPOConfig))]
     own = [name for name in declared if name not in changed]
     actions: dict[str, argparse.Action] = {}

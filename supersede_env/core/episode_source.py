@@ -55,25 +55,30 @@ def _option(default: Any, help: str, *, flat: Any, parse: Callable[[str], Any] =
 class EpisodeSource:
     """Which episodes to load; every field is checked here, nothing is read."""
 
-    source: str = _option("synthetic", "where episodes come from: synthetic (generated), longmemeval (a "
-                          "LongMemEval JSON file) or file (an episode JSONL file)", flat=str, choices=SOURCES)
-    path: str | None = _option(None, "the file to read (longmemeval: a JSON file, or oracle / s for the cleaned "
-                               "release, downloaded into the Hugging Face cache, oracle when none is given; file: "
-                               "an episode JSONL file)",
-                               flat=str | None, metavar="FILE|oracle|s")
+    source: str = _option(
+        "synthetic", "where episodes come from: synthetic (generated), longmemeval (a LongMemEval JSON "
+        "file) or file (an episode JSONL file)", flat=str, choices=SOURCES)
+    path: str | None = _option(
+        None, "the file to read (longmemeval: a JSON file, or oracle / s for the cleaned release, "
+        "downloaded into the Hugging Face cache, oracle when none is given; file: an episode JSONL file)",
+        flat=str | None, metavar="FILE|oracle|s")
     n: int = _option(100, "synthetic: episodes to generate", flat=int, parse=int, metavar="N")
     seed: int = _option(0, "synthetic: generator seed (same seed, same episodes)", flat=int, parse=int)
-    difficulty: str = _option("mixed", "synthetic: difficulty L1, L2, L3 or mixed (the three in turn)", flat=str,
-                              choices=DIFFICULTIES)
-    sessions: tuple[int, int] = _option((6, 8), "synthetic: sessions per episode, N or MIN-MAX, 4 to 30 (the "
-                                        "paper: 6-8)", flat=str, metavar="N|MIN-MAX")
-    abstention_rate: float = _option(0.1, "synthetic: share of abstention episodes (the question asks about a "
-                                     "fact never mentioned)", flat=float, parse=float, metavar="RATE")
-    question_types: tuple[str, ...] = _option(("knowledge-update",), "longmemeval: question types to keep, or all",
-                                              flat=tuple[str, ...], metavar="T1,T2,...")
+    difficulty: str = _option(
+        "mixed", "synthetic: difficulty L1, L2, L3 or mixed (the three in turn)", flat=str,
+        choices=DIFFICULTIES)
+    sessions: tuple[int, int] = _option(
+        (6, 8), "synthetic: sessions per episode, N or MIN-MAX, 4 to 30 (the paper: 6-8)", flat=str,
+        metavar="N|MIN-MAX")
+    abstention_rate: float = _option(
+        0.1, "synthetic: share of abstention episodes (the question asks about a fact never mentioned)",
+        flat=float, parse=float, metavar="RATE")
+    question_types: tuple[str, ...] = _option(
+        ("knowledge-update",), "longmemeval: question types to keep, or all", flat=tuple[str, ...],
+        metavar="T1,T2,...")
     abstention: bool = _option(True, "longmemeval: keep the abstention (_abs) items", flat=bool)
-    limit: int | None = _option(None, "keep only the first N episodes (any source)", flat=int | None, parse=int,
-                                metavar="N")
+    limit: int | None = _option(
+        None, "keep only the first N episodes (any source)", flat=int | None, parse=int, metavar="N")
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
@@ -91,8 +96,10 @@ class EpisodeSource:
         object.__setattr__(self, "sessions", _session_range(self.sessions))
         types = self.question_types
         types = tuple(t.strip() for t in types.split(",") if t.strip()) if isinstance(types, str) else types
-        if not isinstance(types, tuple | list) or not types or not all(isinstance(t, str) and t for t in types):
-            raise SourceError("question_types", f"expected a type, a list of types or all, got {self.question_types!r}")
+        if not isinstance(types, tuple | list) or not types or not all(isinstance(t, str) and t
+                                                                         for t in types):
+            raise SourceError("question_types",
+                              f"expected a type, a list of types or all, got {self.question_types!r}")
         object.__setattr__(self, "question_types", tuple(types))
         if not isinstance(self.abstention, bool):
             raise SourceError("abstention", f"expected true or false, got {self.abstention!r}")
@@ -151,8 +158,8 @@ def check_given(given: Mapping[str, Any]) -> None:
     for name in sorted(set(given) & set(OPTION_NAMES)):
         kind = only_for(name)
         if kind is not None and kind != source and _as_flat(name, given[name]) != flat_default(name):
-            raise SourceError(name, f"only read with source {kind} (this is {source}; limit keeps the first N "
-                                    "episodes of any source)")
+            raise SourceError(name, f"only read with source {kind} (this is {source}; limit keeps the "
+                                    "first N episodes of any source)")
 
 
 def _as_flat(name: str, value: Any) -> Any:

@@ -31,8 +31,8 @@ from verifiers.v1.configs.task import RewardFunctionConfig
 from verifiers.v1.task import task_key
 
 from supersede_env.core.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
-from supersede_env.core.episode_source import (EpisodeSource, check_given, fetch_source, load_episodes, option_fields,
-                                               source_from_values)
+from supersede_env.core.episode_source import (EpisodeSource, check_given, fetch_source, load_episodes,
+                                               option_fields, source_from_values)
 from supersede_env.core.errors import SourceError, UserError
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader import Verdict, grade_episode
