@@ -32,7 +32,7 @@ DEFAULT_CONDITIONS: tuple[str, ...] = ("full", "memo:300", "ledger:300")
 POLICY_CHOICES: tuple[str, ...] = ("as-written", "plain", "contract", "both")
 
 # The demo: the embedded smoke-test model, a small synthetic set, the paper's three conditions.
-# n and difficulty were sized by timing `supersede eval --demo` on two CPU cores (see README).
+# n and difficulty were sized by timing `supersede eval --demo` on two CPU cores (docs/evaluation.md, "Measured figures").
 DEMO_OVERRIDES: dict[str, Any] = {
     "model": "embedded",
     "source": "synthetic",
