@@ -166,13 +166,6 @@ def skip_a_step(tmp: Path, _: Any) -> None:
     write_records(tmp, lines[:index] + lines[index + 1:])
 
 
-def as_version_1_without_notes(record: dict[str, Any]) -> None:
-    """A call record as version 1 wrote it (the step's fields flat, its kind as step_kind), less its notes."""
-    step = record.pop("step")
-    record.update({k: v for k, v in step.items() if k not in ("kind", "notes_before", "notes_after")},
-                  schema_version=1, step_kind=step["kind"])
-
-
 def second_header(tmp: Path, _: Any) -> None:
     lines = records_lines(tmp)
     write_records(tmp, [*lines, lines[0]])
@@ -329,7 +322,8 @@ CASES: list[Case] = [
     Case("eval judge key unset", (*EVAL, "--judge", "openai:j@http://127.0.0.1:9/v1", "--judge-api-key-env",
                                   "SUPERSEDE_TEST_UNSET_VARIABLE"), "option --judge-api-key-env: environment variable"),
     Case("eval sessions not a range", (*EVAL, "--sessions", "six"), "option --sessions"),
-    Case("eval longmemeval without path", (*EVAL, "--source", "longmemeval"), "option --path: source longmemeval needs a JSON file, or oracle / s"),
+    Case("eval file without path", (*EVAL, "--source", "file"), "option --path: source file needs an episode JSONL file"),
+    Case("eval n with a file", (*EVAL, "--episodes", "{eps}", "--n", "3"), "option --n: only read with --source synthetic"),
     Case("eval longmemeval missing file", (*EVAL, "--source", "longmemeval", "--path", "/nonexistent/lme.json"),
          "/nonexistent/lme.json: no such file"),
     Case("eval path with synthetic", (*EVAL, "--path", "{eps}"), "option --path: only read with source longmemeval or file"),
@@ -458,8 +452,8 @@ CASES: list[Case] = [
          setup=edit_record("call", lambda r: r["step"].pop("prompt_hash"))),
     Case("report call without its step", ("report", "{run}"), "call record: field step: missing",
          setup=edit_record("call", lambda r: r.pop("step"))),
-    Case("report version-1 call missing a field", ("report", "{run}"), "call record: field notes: missing",
-         setup=edit_record("call", lambda r: as_version_1_without_notes(r))),
+    Case("report version-1 call", ("report", "{run}"), "field schema_version: 1 is not supported (expected 2)",
+         setup=edit_record("call", lambda r: r.update(schema_version=1))),
     Case("report schema version", ("report", "{run}"), "field schema_version: 99 is not supported",
          setup=edit_record("call", lambda r: r.update(schema_version=99))),
     Case("report call status", ("report", "{run}"), "field step.status: 'weird'",
@@ -508,8 +502,8 @@ CASES: list[Case] = [
     Case("episodes without out", ("episodes", "--source", "synthetic"), "the following arguments are required: --out"),
     Case("episodes path with synthetic", ("episodes", "--source", "synthetic", "--path", "{lme}", "--out", "{tmp}/o.jsonl"),
          "option --path: only read with source longmemeval or file"),
-    Case("episodes longmemeval without path", ("episodes", "--source", "longmemeval", "--out", "{tmp}/o.jsonl"),
-         "option --path: source longmemeval needs"),
+    Case("episodes file without path", ("episodes", "--source", "file", "--out", "{tmp}/o.jsonl"),
+         "option --path: source file needs"),
     Case("episodes longmemeval missing file", ("episodes", "--source", "longmemeval", "--path", "/no/such/file.json",
                                                "--out", "{tmp}/o.jsonl"), "/no/such/file.json"),
     Case("episodes longmemeval unknown type", ("episodes", "--source", "longmemeval", "--path", "{lme}", "--question-types",

@@ -28,7 +28,10 @@ def test_longmemeval_command_writes_valid_episodes(tmp_path):
     [
         (["--source", "synthetic", "--sessions", "8-6"], "option --sessions: need 4 <= min <= max"),
         (["--source", "synthetic", "--n", "0"], "option --n: expected an integer >= 1"),
-        (["--source", "longmemeval"], "option --path: source longmemeval needs"),
+        (["--source", "synthetic", "--path", "x.json"], "option --path: only read with source longmemeval or file"),
+        (["--source", "file"], "option --path: source file needs an episode JSONL file"),
+        (["--source", "file", "--path", "x.jsonl", "--n", "3"], "option --n: only read with --source synthetic"),
+        (["--question-types", "all"], "option --question-types: only read with --source longmemeval"),
         (["--source", "file", "--path", "/no/such/episodes.jsonl"], "/no/such/episodes.jsonl"),
         (["--source", "longmemeval", "--path", "/no/such/file.json"], "/no/such/file.json"),
     ],
@@ -41,13 +44,13 @@ def test_bad_options_fail_with_one_line_and_write_nothing(tmp_path, capsys, argv
     assert not out.exists()
 
 
-def test_a_file_source_is_cut_by_limit_and_n_caps_it_as_before(tmp_path):
+def test_a_file_source_is_cut_by_limit(tmp_path):
     source, out = tmp_path / "all.jsonl", tmp_path / "two.jsonl"
     assert main(["episodes", "--source", "synthetic", "--n", "5", "--out", str(source)]) == 0
     assert main(["episodes", "--source", "file", "--path", str(source), "--limit", "2", "--out", str(out)]) == 0
     assert [e.id for e in read_episodes(out)] == [e.id for e in read_episodes(source)][:2]
-    assert main(["episodes", "--source", "file", "--path", str(source), "--n", "3", "--out", str(out)]) == 0
-    assert len(read_episodes(out)) == 3
+    assert main(["episodes", "--source", "synthetic", "--n", "5", "--limit", "3", "--out", str(out)]) == 0
+    assert [e.id for e in read_episodes(out)] == [e.id for e in read_episodes(source)][:3]
 
 
 def test_malformed_longmemeval_file_names_item_and_field(tmp_path, capsys):

@@ -175,7 +175,7 @@ def test_a_yaml_config_file_sets_options_and_flags_override_it(server, tmp_path)
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
     config = tmp_path / "eval.yaml"
     config.write_text(f"model: openai:fake-model@{server.url}\nconditions: [full, memo:300]\n"
-                      f"source: episodes\npath: {episodes}\nlimit: 1\nprogress: false\nbackoff: 0.01\n")
+                      f"source: file\npath: {episodes}\nlimit: 1\nprogress: false\nbackoff: 0.01\n")
     out = tmp_path / "run"
     code, _, stderr = run_cli("eval", "--config", str(config), "--limit", "2", "--out", str(out))
     assert code == 0, stderr

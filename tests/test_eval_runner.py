@@ -47,7 +47,7 @@ class ScriptedBackend:
 
 
 def start_run(tmp_path, name, episodes, conditions):
-    config = build_config({}, {"model": "embedded", "source": "episodes", "path": str(episodes),
+    config = build_config({}, {"model": "embedded", "source": "file", "path": str(episodes),
                                "conditions": tuple(conditions.split(",")), "out": str(tmp_path / name)})
     return rundir.open_run(config)
 

@@ -47,7 +47,7 @@ def model(server):
     (("--api-key-env", "SUPERSEDE_TEST_UNSET_VARIABLE"), "environment variable SUPERSEDE_TEST_UNSET_VARIABLE is not set"),
     (("--api-key-env", "not a name"), "is not an environment variable name"),
     (("--sessions", "six"), "option --sessions"),
-    (("--source", "longmemeval"), "option --path: source longmemeval needs a JSON file, or oracle / s"),
+    (("--source", "file"), "option --path: source file needs an episode JSONL file"),
     (("--source", "longmemeval", "--path", "/nonexistent/lme.json"), "/nonexistent/lme.json: no such file"),
     (("--judge", "openai:judge-without-url"), "expected openai:MODEL@http://HOST:PORT/v1"),
 ])

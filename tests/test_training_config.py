@@ -35,7 +35,7 @@ def test_paper_config_is_the_papers_run():
     assert m.model_name_or_path == "Qwen/Qwen2.5-3B-Instruct" and m.lora_r == 32
     assert (a.num_generations, a.beta, a.max_steps) == (8, 0.0, 200)
     assert a.condition == "memo:300" and a.episodes_n == 2000 and a.episodes_sessions == "6-8"
-    assert a.episode_source("L1").sessions == (6, 8) and a.heldout_episode_source().path == "oracle"
+    assert a.episode_source("L1").sessions == (6, 8) and a.heldout_episode_source().source == "longmemeval"
     assert a.stop_zero_advantage_batches == 10 and a.stale_weight == 0.0
     assert a.use_vllm and not a.vllm_enable_sleep_mode
     assert a.max_completion_length == 100  # the condition's longest call (memo rewrite)

@@ -68,7 +68,7 @@ def accepted() -> set[str]:
     from transformers import TrainingArguments
     from trl import ModelConfig
 
-    from supersede_env.training.config import SupersedeGRPOConfig
+    from supersede_env.training.config import HeldoutEpisodeOptions, SupersedeGRPOConfig, TrainingEpisodeOptions
 
     version = oldest_transformers()
     with zipfile.ZipFile(_wheel(version)) as wheel:
@@ -79,7 +79,8 @@ def accepted() -> set[str]:
         if cls is TrainingArguments:
             break
         names |= set(vars(cls).get("__annotations__", {})) | {k for k, v in vars(cls).items() if callable(v)}
-    return names | {f.name for f in dataclasses.fields(ModelConfig)}
+    episode_options = {f.name for cls in (TrainingEpisodeOptions, HeldoutEpisodeOptions) for f in dataclasses.fields(cls)}
+    return names | episode_options | {f.name for f in dataclasses.fields(ModelConfig)}
 
 
 def _config_keys(path: Path) -> list[str]:

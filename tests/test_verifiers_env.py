@@ -32,6 +32,7 @@ from supersede_env.core.episode import Episode, Session, Turn, write_episodes
 from tests.fakeserver import FakeChatServer, Fault, ReceivedRequest
 
 BIN = Path(sys.executable).parent
+REPO = Path(__file__).resolve().parents[1]
 API_KEY = "sk-fake-supersede-test"
 LAMBDA = 0.5
 FAIL_MARKER = "[the line drops here]"
@@ -100,7 +101,7 @@ def vf_eval(server: ChatServer, episodes: Path, out: Path, *options: str) -> sub
     command = [
         str(BIN / "vf-eval"), "supersede-env", "-m", "fake-model",
         "--client.base-url", server.url, "--client.api-key-var", "SUPERSEDE_TEST_KEY",
-        "--env.taskset.source", "jsonl", "--env.taskset.path", str(episodes),
+        "--env.taskset.source", "file", "--env.taskset.path", str(episodes),
         "--no-push", "-o", str(out), *options,
     ]  # fmt: skip
     return subprocess.run(command, env=user_env(out.parent), capture_output=True, text=True, timeout=300)
@@ -287,6 +288,7 @@ class PairedRun:
     verdicts: dict[str, str]  # supersede eval: episode id -> grader label
     rows: dict[str, dict[str, Any]]  # supersede eval: episode id -> its verdict record
     printed: str  # supersede eval's console
+    vf_out: Path  # vf-eval's -o folder
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +311,7 @@ def paired_run(tmp_path_factory: pytest.TempPathFactory) -> PairedRun:
     verdicts = {r["episode_id"]: r["grader"]["label"] for r in records_ours if r["kind"] == "verdict"}
     rows = {r["episode_id"]: r for r in records_ours if r["kind"] == "verdict"}
     return PairedRun(records, vf.stdout, (run_dir / "logs" / "latest" / "eval.log").read_text(),
-                     json.loads((tmp / "ours" / "report.json").read_text()), verdicts, rows, ours.stdout)
+                     json.loads((tmp / "ours" / "report.json").read_text()), verdicts, rows, ours.stdout, tmp / "vf")
 
 
 def test_vf_eval_prints_the_per_episode_accuracy_that_supersede_eval_reports(paired_run):
@@ -337,6 +339,21 @@ def test_vf_eval_prints_the_per_episode_accuracy_that_supersede_eval_reports(pai
     assert headline and float(headline[1]) == round(6 / 14, 2)
     assert "a mean over the 28 model calls (vf-eval's headline reward) weights long episodes more: reward 0.429" \
         in paired_run.log
+
+
+def test_supersede_summarize_prints_the_per_episode_figures_from_the_traces(paired_run, capsys):
+    from supersede_env.cli import main
+
+    assert main(["summarize", str(paired_run.vf_out)]) == 0
+    printed = capsys.readouterr().out
+    # 4 episodes x 2 rollouts, each counted once; the per-call mean beside it, as the env's log has it
+    assert "memo:300: 8 rollouts of 4 episodes (8 graded, 0 failed); per episode: accuracy 0.250, reward 0.250" \
+        in printed
+    assert "per model call (vf-eval's headline, 28 calls): reward 0.429" in printed
+    (run_dir,) = paired_run.vf_out.iterdir()
+    assert main(["summarize", str(run_dir)]) == 0 and "accuracy 0.250" in capsys.readouterr().out
+    assert main(["summarize", str(run_dir / "logs")]) == 2
+    assert "no traces.jsonl" in capsys.readouterr().err
 
 
 def test_prime_rl_aggregates_count_each_episode_once_on_the_answer_agent(paired_run):
@@ -376,12 +393,13 @@ def test_the_verifiers_loader_finds_the_exported_classes():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"source": "jsonl"}, "taskset.path: source file needs an episode JSONL file"),
+        ({"source": "file"}, "taskset.path: source file needs an episode JSONL file"),
         ({"source": "file", "path": "/no/such/episodes.jsonl"}, "taskset.path: /no/such/episodes.jsonl: no such file"),
         ({"path": "x.jsonl"}, "taskset.path: only read with source longmemeval or file"),
         ({"difficulty": "L9"}, "taskset.difficulty: 'L9' is not one of"),
         ({"sessions": "8-6"}, "taskset.sessions: need 4 <= min <= max"),
-        ({"limit": 0}, "greater than or equal to 1"),
+        ({"limit": 0}, "taskset.limit: expected an integer >= 1"),
+        ({"source": "file", "path": "x.jsonl", "n": 5}, "taskset.n: only read with source synthetic"),
         ({"condition": "memo:300", "mode": "ledger"}, "condition 'memo:300' has mode 'memo', but"),
         ({"condition": "memo:many"}, "cannot parse condition 'memo:many'"),
         ({"mode": "full", "budget": 300}, "mode full shows every session and takes no budget"),
@@ -430,7 +448,7 @@ def test_condition_knobs_and_grader_mode_reach_the_task(tmp_path):
     from supersede_env.verifiers_env import SupersedeTaskset, SupersedeTasksetConfig
 
     write_episodes(tmp_path / "e.jsonl", EPISODES)
-    config = SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "e.jsonl"), n=2, mode="ledger",
+    config = SupersedeTasksetConfig(source="file", path=str(tmp_path / "e.jsonl"), limit=2, mode="ledger",
                                     budget=120, dates=True, policy="contract", stale_penalty=0.25)
     tasks = list(SupersedeTaskset(config))
     assert [t.data.id for t in tasks] == ["current", "stale"]
@@ -453,7 +471,7 @@ def test_the_grader_mode_is_the_one_the_task_grades_with(tmp_path, monkeypatch):
     grade_episode = taskset.grade_episode
     monkeypatch.setattr(taskset, "grade_episode", recording)
     for mode in ("strict", "official"):
-        (task,) = SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "e.jsonl"),
+        (task,) = SupersedeTaskset(SupersedeTasksetConfig(source="file", path=str(tmp_path / "e.jsonl"),
                                                           grader_mode=mode))
         assert task.grade_text("Portland").label == "current"
     assert modes == ["strict", "official"]
@@ -469,7 +487,7 @@ def test_validate_passes_gold_answers_and_a_gold_that_cannot_win_is_refused_on_l
     write_episodes(tmp_path / "broken.jsonl", [broken])
     with pytest.raises(SystemExit, match=r"broken.jsonl:1: item broken: field stale_values\[0\]: 'Rome' is the "
                                          "answer itself"):
-        list(SupersedeTaskset(SupersedeTasksetConfig(source="jsonl", path=str(tmp_path / "broken.jsonl"))))
+        list(SupersedeTaskset(SupersedeTasksetConfig(source="file", path=str(tmp_path / "broken.jsonl"))))
 
 
 def vf_validate(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -480,7 +498,7 @@ def vf_validate(tmp_path: Path, *options: str, env: dict[str, str] | None = None
 
 def test_vf_validate_reports_a_valid_rate(tmp_path):
     write_episodes(tmp_path / "e.jsonl", EPISODES)
-    result = vf_validate(tmp_path, "--taskset.source", "jsonl", "--taskset.path", str(tmp_path / "e.jsonl"),
+    result = vf_validate(tmp_path, "--taskset.source", "file", "--taskset.path", str(tmp_path / "e.jsonl"),
                          "--runtime.type", "subprocess")
     assert result.returncode == 0, result.stderr[-2000:]
     summary = json.loads(result.stdout.split("\n", 1)[1])
@@ -488,6 +506,23 @@ def test_vf_validate_reports_a_valid_rate(tmp_path):
     # the untouched task (no answer) earns nothing: the noop check ran the task's own rewards
     rows = [json.loads(line) for line in next((tmp_path / "out").iterdir()).joinpath("results.jsonl").open()]
     assert {row["noop"]["reward"] for row in rows} == {0.0}
+
+
+@pytest.mark.parametrize("mode", ["strict", "official"])
+@pytest.mark.parametrize(("name", "total"), [("longmemeval", 78), ("synthetic_eval", 300)])
+def test_vf_validate_passes_every_gold_of_each_source_in_both_grader_modes(tmp_path, name, total, mode):
+    """What ENVIRONMENT.md claims: every gold answer earns r_cur and no superseded value does, for the
+    LongMemEval knowledge-update file (78 items) and the frozen synthetic split (300 episodes)."""
+    if name == "longmemeval":
+        from tests.conftest import shared_file
+
+        source = ("--taskset.source", "longmemeval", "--taskset.path", str(shared_file("longmemeval", "ku_oracle.json")))
+    else:
+        source = ("--taskset.source", "file", "--taskset.path", str(REPO / "data" / "synthetic_eval.jsonl"))
+    result = vf_validate(tmp_path, *source, "--taskset.grader-mode", mode, "--runtime.type", "subprocess")
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads(result.stdout.split("\n", 1)[1])
+    assert (summary["outcomes"].get("valid"), summary["total"], summary["valid_rate"]) == (total, total, 1.0)
 
 
 def test_vf_validate_offline_without_the_release_is_one_line(tmp_path):

@@ -6,7 +6,7 @@
 
 Written on ``aiohttp`` rather than the ``openai`` SDK (or httpx, which it wraps) so that the retry
 policy is ours and visible, and because httpx's per-request overhead dominated runs with many calls
-in flight (the README's measured figures; ``tests/benchmarks/bench_endpoint.py``):
+in flight (docs/evaluation.md, "Measured figures"; ``tests/benchmarks/bench_endpoint.py``):
 
 - a call is retried on timeouts, connection errors, HTTP 408, 429 and 5xx, and on a 200 reply whose
   body is not a chat completion (a garbled proxy answer); never on another 4xx, which a retry

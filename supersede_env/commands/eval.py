@@ -38,7 +38,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from supersede_env.core.episode_source import DIFFICULTIES, SOURCE_ALIASES, SOURCES
+from supersede_env.commands.source_options import (add_source_arguments, refuse_other_kinds,
+                                                   source_flag_values)
 from supersede_env.core.safe_text import for_console
 from supersede_env.evaluation.config import (FIELD_NAMES, POLICY_CHOICES, ConfigError, EvalConfig, build_config,
                                              field_default, field_help, load_config_file)
@@ -61,19 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--conditions", metavar="C1,C2,...", help=_help("conditions"))
     what.add_argument("--policy", choices=POLICY_CHOICES, help=_help("policy"))
     what.add_argument("--memory", metavar="MODULE:FACTORY", help=_help("memory"))
-    data = parser.add_argument_group("data")
-    data.add_argument("--source", choices=(*SOURCES, *SOURCE_ALIASES), help=_help("source"))
-    data.add_argument("--n", type=int, metavar="N", help=_help("n"))
-    data.add_argument("--seed", type=int, help=_help("seed"))
-    data.add_argument("--difficulty", choices=DIFFICULTIES, help=_help("difficulty"))
-    data.add_argument("--sessions", metavar="N|MIN-MAX", help=_help("sessions"))
-    data.add_argument("--abstention-rate", type=float, metavar="RATE", help=_help("abstention_rate"))
-    data.add_argument("--path", metavar="FILE|oracle|s", help=_help("path"))
-    data.add_argument("--episodes", metavar="FILE.jsonl", help="episode JSONL file (same as --source file --path FILE)")
-    data.add_argument("--question-types", metavar="T1,T2,...", help=_help("question_types"))
-    data.add_argument("--no-abstention", dest="abstention", action="store_false", default=None,
-                      help="longmemeval: leave out the abstention (_abs) items")
-    data.add_argument("--limit", type=int, metavar="N", help=_help("limit"))
+    add_source_arguments(parser.add_argument_group("episodes"))
     model = parser.add_argument_group("model and judge")
     model.add_argument("--model", metavar="SPEC", help=_help("model"))
     model.add_argument("--temperature", type=float, help=_help("temperature"))
@@ -111,13 +100,9 @@ def _help(name: str) -> str:
 def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """The options given on the command line, as EvalConfig fields."""
     values = {name: getattr(args, name) for name in FIELD_NAMES if getattr(args, name, None) is not None}
-    if getattr(args, "episodes", None) is not None:
-        if SOURCE_ALIASES.get(values.get("source"), values.get("source")) not in (None, "file") or "path" in values:
-            raise ConfigError("option --episodes: cannot be combined with --source/--path (it is --source file --path FILE)")
-        values["source"], values["path"] = "file", args.episodes
-    for name in ("conditions", "question_types"):
-        if name in values:
-            values[name] = tuple(v.strip() for v in values[name].split(",") if v.strip())
+    values.update(source_flag_values(args))
+    if "conditions" in values:
+        values["conditions"] = tuple(v.strip() for v in values["conditions"].split(",") if v.strip())
     return values
 
 
@@ -128,6 +113,7 @@ def main(args: argparse.Namespace) -> int:
     require_extra("eval", "scipy", "matplotlib", "bm25s")  # the report and rag, before any model call
     file_values = load_config_file(args.config) if getattr(args, "config", None) else {}
     flags = flag_values(args)
+    refuse_other_kinds({**file_values, **flags})
     config = build_config(file_values, flags)
     if config.demo and config.out is None:
         from dataclasses import replace

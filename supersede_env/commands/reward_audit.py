@@ -1,5 +1,7 @@
 """Stress-test the reward: ``supersede reward-audit --episodes FILE.jsonl`` (exit 1 over a threshold).
 
+The episodes are any episode source (with no option: 100 synthetic episodes).
+
 The audit itself (answer families that dodge the choice, graded in both modes) is
 :mod:`supersede_env.core.reward_audit`; this module reads the episodes and prints it.
 """
@@ -11,36 +13,17 @@ import json
 import sys
 from dataclasses import asdict
 
-from supersede_env.core.episode import Episode
 from supersede_env.core.reward_audit import MODES, THRESHOLDS, audit, render
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from supersede_env.core.episode_source import SOURCES
+    from supersede_env.commands.source_options import add_source_arguments
 
-    src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument("--episodes", help="an episode JSONL file (the same as --source file --path FILE)")
-    src.add_argument("--source", choices=SOURCES, help="generate or load episodes")
-    parser.add_argument("--path", help="longmemeval: a JSON file, or 'oracle' / 's' for the cached download; "
-                        "file: an episode JSONL file")
-    parser.add_argument("--n", type=int, default=300, help="synthetic: number of episodes (default 300, mixed difficulty)")
-    parser.add_argument("--seed", type=int, default=0, help="synthetic episodes' seed; also the answers' shuffles")
+    add_source_arguments(parser.add_argument_group("episodes (--seed also seeds the answers' shuffles)"))
     parser.add_argument("--json", dest="json_out", help="also write the full result as JSON to this file")
     parser.add_argument("--no-examples", action="store_true", help="leave the failing examples out of the table")
     parser.add_argument("--withhold-candidates", action="store_true",
                         help="grade as if the source listed no superseded value or decoy (the grader finds rivals itself)")
-
-
-def _episodes(args: argparse.Namespace) -> list[Episode]:
-    from supersede_env.core.episode_source import EpisodeSource, load_episodes
-    from supersede_env.core.errors import ConfigError, SourceError
-
-    source, path = ("file", args.episodes) if args.episodes else (args.source, args.path)
-    try:
-        episode_source = EpisodeSource(source=source, path=path, n=args.n, seed=args.seed, difficulty="mixed")
-    except SourceError as exc:
-        raise ConfigError(f"option --{exc.field.replace('_', '-')}: {exc.problem}") from None
-    return load_episodes(episode_source)
 
 
 # How the --json file begins (json.dumps of the payload below, indented): what this command may replace.
@@ -48,11 +31,14 @@ JSON_SIGNATURE = b'{\n  "episodes": '
 
 
 def main(args: argparse.Namespace) -> int:
+    from supersede_env.commands.source_options import source_from_args
+    from supersede_env.core.episode_source import load_episodes
     from supersede_env.core.output_paths import output_file
 
+    source = source_from_args(args)  # the options first, then the output path
     out = output_file(args.json_out, "option --json", signature=JSON_SIGNATURE) if args.json_out else None
-    episodes = _episodes(args)
-    result = audit(episodes, seed=args.seed, withhold=args.withhold_candidates)
+    episodes = load_episodes(source)
+    result = audit(episodes, seed=source.seed, withhold=args.withhold_candidates)
     print(render(result, examples=not args.no_examples))
     if out is not None:
         payload = {"episodes": result.episodes, "skipped": result.skipped, "thresholds": THRESHOLDS, "failures": result.failures(),

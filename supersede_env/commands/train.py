@@ -115,9 +115,12 @@ def environment_help(parser: Any) -> str:
     """``supersede train --help``: this environment's options first, then the TRL options most runs set."""
     from trl import GRPOConfig
 
-    from supersede_env.training.config import SupersedeGRPOConfig
+    from supersede_env.training.config import (HeldoutEpisodeOptions, SupersedeGRPOConfig,
+                                               TrainingEpisodeOptions)
 
-    declared = list(vars(SupersedeGRPOConfig).get("__annotations__", {}))
+    episode_options = (TrainingEpisodeOptions, HeldoutEpisodeOptions)  # the episode-source fields
+    declared = [*vars(SupersedeGRPOConfig).get("__annotations__", {}),
+                *(f.name for options in episode_options for f in dataclasses.fields(options))]
     changed = [name for name in declared if any(f.name == name for f in dataclasses.fields(GRPOConfig))]
     own = [name for name in declared if name not in changed]
     actions: dict[str, argparse.Action] = {}

@@ -230,7 +230,7 @@ def report_dict(path: str, stats: Sequence[AgreementStats], mode: str = "officia
     overall = next(s for s in stats if s.scope == ALL)
     return {
         "file": path,
-        "grader": "supersede_env.grader.grade",
+        "grader": "supersede_env.core.grader.grade",
         "mode": mode,
         "pass_rule": "r_cur == 1.0",
         "overall": overall.to_dict(),

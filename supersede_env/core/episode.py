@@ -28,12 +28,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from pathlib import Path
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
 from supersede_env.core.atomic import atomic_writer
-from supersede_env.core.errors import EpisodeError
+from supersede_env.core.errors import EpisodeError, SourceError
 from supersede_env.core.jsonl import json_lines
 from supersede_env.core.episode_checks import check_gold, check_question, item_name
 from supersede_env.core.limits import MAX_EPISODE_CHARS, MAX_EPISODES, MAX_SESSIONS
@@ -362,3 +363,19 @@ def fingerprint(episodes: Sequence[Episode]) -> str:
 def session_text(session: Session) -> str:
     """Plain ``role: content`` rendering of one session's turns."""
     return "\n".join(f"{t.role}: {t.content}" for t in session.turns)
+
+
+# -- the file episode source (supersede_env.core.episode_source) ------------------------------------
+def check_source(source: Any) -> None:
+    if not source.path:
+        raise SourceError("path", "source file needs an episode JSONL file")
+
+
+def check_source_path(source: Any) -> None:
+    if not Path(str(source.path)).expanduser().is_file():
+        raise SourceError("path", f"{source.path}: no such file")
+
+
+def load_source(source: Any) -> tuple[list[Episode], str]:
+    path = Path(str(source.path)).expanduser()
+    return read_episodes(path), str(path)

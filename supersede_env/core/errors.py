@@ -15,7 +15,7 @@ from __future__ import annotations
 
 __all__ = [
     "UserError", "ConfigError", "SourceError", "ConditionError", "BackendError", "EmbeddedModelError",
-    "RunLockError", "DataError", "EpisodeError", "LongMemEvalError", "LongMemEvalDownloadError",
+    "RunLockError", "DataError", "SourceUnavailableError", "EpisodeError", "LongMemEvalError", "LongMemEvalDownloadError",
     "AnnotationError", "RecordError", "AgreementDataError",
 ]
 
@@ -62,6 +62,10 @@ class DataError(UserError):
     """A malformed input file; the message names the file, the line or item, and the field."""
 
 
+class SourceUnavailableError(DataError):
+    """A source's data could not be fetched here (offline, not cached); the options themselves are fine."""
+
+
 class EpisodeError(DataError):
     """Malformed episode data (an episode JSONL line, or an episode built in code)."""
 
@@ -70,7 +74,7 @@ class LongMemEvalError(EpisodeError):
     """Malformed LongMemEval data, or a LongMemEval file that is not there."""
 
 
-class LongMemEvalDownloadError(LongMemEvalError):
+class LongMemEvalDownloadError(LongMemEvalError, SourceUnavailableError):
     """A release file could not be downloaded or verified, and no good cached copy exists."""
 
 

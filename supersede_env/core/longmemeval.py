@@ -23,6 +23,7 @@ Three jobs, one function each:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -32,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from supersede_env.core.errors import LongMemEvalDownloadError, LongMemEvalError
+from supersede_env.core.errors import LongMemEvalDownloadError, LongMemEvalError, SourceError
 from supersede_env.core.episode import ROLES, Episode, Session, Turn
 from supersede_env.core.episode_checks import check_gold, check_question, item_name
 from supersede_env.core.limits import MAX_EPISODE_CHARS, MAX_EPISODES, MAX_JSON_FILE_BYTES, MAX_SESSIONS
@@ -509,3 +510,31 @@ def check_annotations(path: str | os.PathLike[str],
         if annotation is not None:
             out[item["question_id"]] = check_item(annotation, item, dates)
     return out
+
+
+# -- the longmemeval episode source (supersede_env.core.episode_source) -----------------------------
+DEFAULT_VARIANT = "oracle"  # the source's file when none is named
+
+
+def check_source(source: Any) -> None:
+    """Every path is acceptable here (an existing file, or a release variant fetched on load)."""
+
+
+def check_source_path(source: Any) -> None:
+    """A local file exists (a release variant is fetched on load, not here)."""
+    path = source.path or DEFAULT_VARIANT
+    if path not in VARIANT_FILES and not Path(path).expanduser().is_file():
+        raise SourceError("path", f"{path}: no such file (or {' / '.join(VARIANT_FILES)} for the cached download)")
+
+
+def fetch_source(source: Any) -> Any:
+    """The source with a local file: a release variant is downloaded now (a cache hit once fetched)."""
+    check_source_path(source)
+    return dataclasses.replace(source, path=str(resolve_longmemeval(source.path or DEFAULT_VARIANT)))
+
+
+def load_source(source: Any) -> tuple[list[Episode], str]:
+    path = resolve_longmemeval(source.path or DEFAULT_VARIANT)
+    episodes = load_longmemeval(path, question_types=list(source.question_types),
+                                include_abstention=source.abstention, limit=source.limit)
+    return episodes, str(path)

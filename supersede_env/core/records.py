@@ -20,12 +20,8 @@ Analysis starts from these records (nothing reported is computed anywhere else),
   answer was well formed, the grader's :class:`~supersede_env.core.verdict.Verdict` and the judge's
   verdict if a judge was used.
 
-Versions: every line carries ``schema_version``. Version 2 (this one) nests the step record and the
-grader's verdict whole; version 1 (runs before it) spelled the step's fields flat, two of them under
-other names (``step_kind`` for ``kind``, ``notes`` for ``notes_after``), without the notes before the
-step, and the verdict without its ``extracted`` text. Version-1 lines are read into the same types
-(the notes before a step are the notes after the one before it); a resumed version-1 run appends
-version-2 lines, which is why the version is per line.
+Versions: every line carries ``schema_version`` (:data:`SCHEMA_VERSION`); a line of another version
+is an error naming it.
 
 Durability: :class:`RecordWriter` writes, flushes and fsyncs every line as it is appended
 (``sync="line"``), or hands lines to a background thread that writes and fsyncs them in groups
@@ -57,7 +53,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
@@ -71,7 +67,6 @@ from supersede_env.core.safe_text import clean_value
 from supersede_env.core.verdict import LABELS, Verdict
 
 SCHEMA_VERSION = 2
-READ_VERSIONS = (1, 2)
 RECORDS_FILE = "records.jsonl"
 GROUP_COMMIT_S = 0.002  # how long the group-commit thread gathers lines before one write + fsync
 
@@ -231,7 +226,6 @@ _NESTED: dict[tuple[type, str], type] = {(VerdictRecord, "grader"): Verdict, (Ve
 _TUPLES = {"conditions", "ops", "facts"}
 # Version 1 spelled a call's step record flat, two fields under other names; the notes before a step
 # were not recorded (build_run_log restores them from the step before).
-_V1_CALL_NAMES = {"step": "step", "step_kind": "kind", "notes": "notes_after"}
 
 
 # -- (de)serialisation ------------------------------------------------------------------------------
@@ -263,23 +257,10 @@ def from_dict(raw: Any, *, where: str = "<record>") -> Record:
     if kind not in _KINDS:
         raise RecordError(f"{where}: field kind: {kind!r} is not one of {', '.join(_KINDS)}")
     version = raw.get("schema_version")
-    if version not in READ_VERSIONS or isinstance(version, bool):
-        raise RecordError(f"{where}: field schema_version: {version!r} is not supported (expected one of "
-                          f"{', '.join(map(str, READ_VERSIONS))})")
-    if version == 1 and kind == "call":
-        raw = _v1_call(raw, where)
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise RecordError(f"{where}: field schema_version: {version!r} is not supported (expected "
+                          f"{SCHEMA_VERSION})")
     return _build(_KINDS[kind], raw, where)
-
-
-def _v1_call(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """A version-1 call line in version 2's shape (``notes_before`` is filled in by build_run_log)."""
-    step_names = set(_field_names(StepRecord))
-    step = {_V1_CALL_NAMES.get(k, k): v for k, v in raw.items()
-            if k not in ("kind", "schema_version", "episode_id", "condition") and _V1_CALL_NAMES.get(k, k) in step_names}
-    step.setdefault("notes_before", "")
-    if "step_kind" not in raw or "notes" not in raw:
-        raise RecordError(f"{where}: call record: field {'step_kind' if 'step_kind' not in raw else 'notes'}: missing")
-    return {"episode_id": raw.get("episode_id"), "condition": raw.get("condition"), "step": step}
 
 
 def _build(cls: type, raw: Mapping[str, Any], where: str) -> Any:
@@ -348,7 +329,6 @@ class ReadResult:
     records: tuple[Record, ...]
     valid_bytes: int  # length of the file up to the end of the last complete record
     truncated_tail: bool  # a partial last line was found (and ignored)
-    versions: tuple[int, ...] = ()  # each record's schema_version, in order
 
 
 def read_records(path: str | os.PathLike[str]) -> ReadResult:
@@ -358,7 +338,6 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
         raise RecordError(f"{p}: no such records file")
     data = p.read_bytes()
     records: list[Record] = []
-    versions: list[int] = []
     offset = 0
     lineno = 0
     truncated = False
@@ -385,9 +364,8 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
             truncated = True
             break
         records.append(from_dict(raw, where=where))
-        versions.append(raw["schema_version"])
         offset = end + 1
-    return ReadResult(tuple(records), offset, truncated, tuple(versions))
+    return ReadResult(tuple(records), offset, truncated)
 
 
 def _json_problem(exc: BaseException) -> str:
@@ -458,8 +436,7 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
     verdicts: dict[tuple[str, str], VerdictRecord] = {}
     memory: dict[tuple[str, str], dict[int, MemoryRecord]] = {}
     n_calls = 0
-    versions = result.versions or (SCHEMA_VERSION,) * len(records)
-    for index, (record, version) in enumerate(zip(records[1:], versions[1:], strict=True), 2):
+    for index, record in enumerate(records[1:], 2):
         if isinstance(record, RunHeader):
             raise RecordError(f"{where}: record {index}: a second run header (two runs in one file)")
         if isinstance(record, ResumeRecord):
@@ -477,9 +454,6 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
             if number < len(steps):  # a retry of the failed step replaces it
                 del steps[number:]
                 verdicts.pop(key, None)
-            if version == 1:  # not recorded then: the notes before a step are the notes after the one before
-                before = steps[-1].step.notes_after if steps else ""
-                record = replace(record, step=replace(record.step, notes_before=before))
             steps.append(record)
         elif isinstance(record, MemoryRecord):  # derived from the calls: a replay may write one again
             memory.setdefault((record.episode_id, record.condition), {})[record.session] = record

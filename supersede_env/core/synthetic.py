@@ -613,3 +613,26 @@ def _session_dates(rng: random.Random, count: int) -> list[str]:
         out.append(f"{stamp.year:04d}/{stamp.month:02d}/{stamp.day:02d} ({_WEEKDAYS[stamp.weekday()]}) "
                    f"{stamp.hour:02d}:{stamp.minute:02d}")
     return out
+
+
+# -- the synthetic episode source (supersede_env.core.episode_source) -------------------------------
+def check_source(source: Any) -> None:
+    """A synthetic source's options: the generator's own checks; no path is read."""
+    if source.path:
+        raise SourceError("path", "only read with source longmemeval or file")
+    _source_config(source)
+
+
+def check_source_path(source: Any) -> None:
+    """Nothing to read: the episodes are generated."""
+
+
+def load_source(source: Any) -> tuple[list[Episode], str]:
+    # episode i depends only on (seed, level, i): a limit generates only the episodes it keeps
+    return list(iter_synthetic(_source_config(source))), "synthetic"
+
+
+def _source_config(source: Any) -> SyntheticConfig:
+    count = source.n if source.limit is None else min(source.n, source.limit)
+    return SyntheticConfig(n=count, seed=source.seed, difficulty=source.difficulty, sessions=source.sessions,
+                           abstention_rate=source.abstention_rate)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from supersede_env.core.conditions import POLICIES, Condition, ConditionError, parse_condition
-from supersede_env.core.episode_source import EpisodeSource, source_help
+from supersede_env.core.episode_source import OPTION_NAMES, EpisodeSource, options_class, source_from_values
 from supersede_env.core.errors import ConfigError, SourceError
 from supersede_env.core.limits import MAX_CONDITIONS
 from supersede_env.core.safe_text import excerpt
@@ -32,7 +32,7 @@ DEFAULT_CONDITIONS: tuple[str, ...] = ("full", "memo:300", "ledger:300")
 POLICY_CHOICES: tuple[str, ...] = ("as-written", "plain", "contract", "both")
 
 # The demo: the embedded smoke-test model, a small synthetic set, the paper's three conditions.
-# n and difficulty were sized by timing `supersede eval --demo` on two CPU cores (see README).
+# n and difficulty were sized by timing `supersede eval --demo` on two CPU cores (docs/evaluation.md, "Measured figures").
 DEMO_OVERRIDES: dict[str, Any] = {
     "model": "embedded",
     "source": "synthetic",
@@ -61,9 +61,14 @@ def _help(text: str) -> Any:
     return {"help": text}
 
 
+# The episodes: one field per EpisodeSource option (YAML keys and flags named as its fields).
+EpisodeOptions = options_class("EpisodeOptions", frozen=True)
+
+
 @dataclass(frozen=True)
-class EvalConfig:
-    """What to evaluate, on which data, with which model, and how to run it."""
+class EvalConfig(EpisodeOptions):  # type: ignore[misc,valid-type]
+    """What to evaluate, on which data, with which model, and how to run it (the episode options come
+    first, from :class:`~supersede_env.core.episode_source.EpisodeSource`)."""
 
     # -- what is measured (identity) --
     conditions: tuple[str, ...] = field(default=DEFAULT_CONDITIONS, metadata=_help(
@@ -75,17 +80,6 @@ class EvalConfig:
     policy: str = field(default="as-written", metadata=_help(
         "answer policy for conditions that do not name one: as-written (plain), plain, contract, or both "
         "(each such condition under both policies)"))
-    # the episodes: the fields of supersede_env.core.episode_source.EpisodeSource (sessions as N or MIN-MAX text)
-    source: str = field(default="synthetic", metadata=_help(source_help("source") + " (episodes: the same as file)"))
-    n: int = field(default=20, metadata=_help(source_help("n")))
-    seed: int = field(default=0, metadata=_help(source_help("seed")))
-    difficulty: str = field(default="mixed", metadata=_help(source_help("difficulty")))
-    sessions: str = field(default="6-8", metadata=_help(source_help("sessions")))
-    abstention_rate: float = field(default=0.1, metadata=_help(source_help("abstention_rate")))
-    path: str | None = field(default=None, metadata=_help(source_help("path")))
-    question_types: tuple[str, ...] = field(default=("knowledge-update",), metadata=_help(source_help("question_types")))
-    abstention: bool = field(default=True, metadata=_help(source_help("abstention")))
-    limit: int | None = field(default=None, metadata=_help(source_help("limit")))
     model: str = field(default="embedded", metadata=_help(
         "backend: embedded, hf:PATH (a local Hugging Face model directory) or openai:MODEL@URL"))
     temperature: float = field(default=0.0, metadata=_help("sampling temperature (the paper: 0)"))
@@ -115,12 +109,11 @@ class EvalConfig:
         "synthetic episodes)"))
 
     IDENTITY: ClassVar[tuple[str, ...]] = (
-        "conditions", "memory", "policy", "source", "n", "seed", "difficulty", "sessions", "abstention_rate", "path",
-        "question_types", "abstention", "limit", "model", "temperature", "judge",
+        "conditions", "memory", "policy", *OPTION_NAMES, "model", "temperature", "judge",
     )
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "source", self.episode_source().source)  # every data option; "episodes" is "file"
+        self.episode_source()  # every data option
         _check_int(self.concurrency, "concurrency", 1)
         _check_int(self.retries, "retries", 0)
         _check_int(self.batch_size, "batch_size", 1)
@@ -163,10 +156,7 @@ class EvalConfig:
         if not isinstance(self.sessions, str) or not re.fullmatch(r"\s*\d+\s*(-\s*\d+\s*)?", self.sessions):
             raise ConfigError(f"option --sessions: expected N or MIN-MAX, got {self.sessions!r}")
         try:
-            return EpisodeSource(source=self.source, path=self.path, n=self.n, seed=self.seed,
-                                 difficulty=self.difficulty, sessions=self.sessions,
-                                 abstention_rate=self.abstention_rate, question_types=self.question_types,
-                                 abstention=self.abstention, limit=self.limit)
+            return source_from_values(self)
         except SourceError as exc:
             raise ConfigError(f"option {option_flag(exc.field)}: {exc.problem}") from None
 

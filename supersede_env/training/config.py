@@ -35,7 +35,7 @@ from typing import Any
 from trl import GRPOConfig, ModelConfig, TrlParser
 
 from supersede_env.core.conditions import parse_condition
-from supersede_env.core.episode_source import DIFFICULTIES, EpisodeSource, source_help
+from supersede_env.core.episode_source import DIFFICULTIES, EpisodeSource, options_class, source_from_values
 from supersede_env.core.errors import ConditionError, ConfigError, SourceError
 from supersede_env.training.keys import check_env_section, check_options, run_secrets
 
@@ -59,16 +59,16 @@ def _help(text: str) -> dict[str, str]:
     return {"help": text}
 
 
-def _source_field(prefix: str, name: str, default: Any, note: str = "") -> Any:
-    """A ``<prefix>_<name>`` option carrying :class:`EpisodeSource`'s field ``name`` (its help text too)."""
-    metadata = _help(source_help(name) + note)
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata=metadata)
-    return field(default=default, metadata=metadata)
+# The episode options (EpisodeSource's fields) twice: the training episodes (``episodes_*``; the curriculum
+# sets a synthetic source's difficulty) and the held-out set (``heldout_*``: LongMemEval by default,
+# and a seed of its own so that a synthetic held-out split never repeats a training episode).
+HELDOUT_DEFAULTS: dict[str, Any] = {"source": "longmemeval", "seed": 1_000_003}
+TrainingEpisodeOptions = options_class("TrainingEpisodeOptions", "episodes_", exclude=("difficulty",), sequence=list)
+HeldoutEpisodeOptions = options_class("HeldoutEpisodeOptions", "heldout_", defaults=HELDOUT_DEFAULTS, sequence=list)
 
 
 @dataclass
-class SupersedeGRPOConfig(GRPOConfig):
+class SupersedeGRPOConfig(GRPOConfig, TrainingEpisodeOptions, HeldoutEpisodeOptions):  # type: ignore[misc,valid-type]
     """``GRPOConfig`` plus the bounded-memo environment's fields.
 
     Defaults changed from ``GRPOConfig`` (and why):
@@ -99,17 +99,6 @@ class SupersedeGRPOConfig(GRPOConfig):
     cpu_threads: int | None = field(default=None, metadata=_help(
         "torch CPU threads (default: torch's); 1 is fastest for tiny models"))
 
-    # -- training episodes (EpisodeSource's fields; synthetic: one pool per curriculum level) --
-    episodes_source: str = _source_field("episodes", "source", "synthetic",
-                                         "; synthetic pools are generated per curriculum level")
-    episodes_path: str | None = _source_field("episodes", "path", None)
-    episodes_n: int = _source_field("episodes", "n", 2000, " (per curriculum level)")
-    episodes_seed: int = _source_field("episodes", "seed", 0)
-    episodes_sessions: str = _source_field("episodes", "sessions", "6-8")
-    episodes_abstention_rate: float = _source_field("episodes", "abstention_rate", 0.1)
-    episodes_question_types: list[str] = _source_field("episodes", "question_types", ["knowledge-update"])
-    episodes_limit: int | None = _source_field("episodes", "limit", None)
-
     # -- rollouts --
     condition: str = field(default="memo:300", metadata=_help(
         "rollout condition (memo modes only), e.g. memo:300, ledger:300, ledger-ops:300"))
@@ -131,13 +120,6 @@ class SupersedeGRPOConfig(GRPOConfig):
     # -- held-out evaluation (a TrainerCallback; records in the `supersede eval` format) --
     heldout_eval_steps: int = field(default=0, metadata=_help(
         "held-out evaluation every N optimizer steps and at the end (0: never)"))
-    heldout_source: str = _source_field("heldout", "source", "longmemeval",
-                                        "; longmemeval falls back to the synthetic split when its file is unavailable")
-    heldout_path: str | None = _source_field("heldout", "path", None, " (longmemeval default: oracle)")
-    heldout_n: int = _source_field("heldout", "n", 64, " (the synthetic split, also longmemeval's fallback)")
-    heldout_seed: int = _source_field("heldout", "seed", 1_000_003, " (never episodes_seed)")
-    heldout_difficulty: str = _source_field("heldout", "difficulty", "L3")
-    heldout_limit: int | None = _source_field("heldout", "limit", None)
 
     def __post_init__(self) -> None:
         if not _has_accelerator():
@@ -174,24 +156,20 @@ class SupersedeGRPOConfig(GRPOConfig):
 
     def episode_source(self, difficulty: str) -> EpisodeSource:
         """The training episodes of one curriculum level (synthetic), or of the whole run (a file)."""
-        return _source("episodes", source=self.episodes_source, path=self.episodes_path, n=self.episodes_n,
-                       seed=self.episodes_seed, difficulty=difficulty, sessions=self.episodes_sessions,
-                       abstention_rate=self.episodes_abstention_rate,
-                       question_types=tuple(self.episodes_question_types), limit=self.episodes_limit)
+        return _source(self, "episodes_", exclude=("difficulty",), difficulty=difficulty)
 
     def heldout_episode_source(self, *, fallback: bool = False) -> EpisodeSource:
         """The held-out episodes; ``fallback``: the synthetic split used when LongMemEval is unavailable."""
-        source = "synthetic" if fallback else self.heldout_source
-        path = None if fallback else (self.heldout_path or ("oracle" if source == "longmemeval" else None))
-        return _source("heldout", source=source, path=path, n=self.heldout_n, seed=self.heldout_seed,
-                       difficulty=self.heldout_difficulty, limit=self.heldout_limit)
+        if fallback:
+            return _source(self, "heldout_", exclude=("source", "path"), source="synthetic")
+        return _source(self, "heldout_")
 
 
-def _source(prefix: str, **values: Any) -> EpisodeSource:
+def _source(args: Any, prefix: str, **kwargs: Any) -> EpisodeSource:
     try:
-        return EpisodeSource(**values)
+        return source_from_values(args, prefix, **kwargs)
     except SourceError as exc:
-        raise ValueError(f"{prefix}_{exc.field}: {exc.problem}") from None
+        raise ValueError(f"{prefix}{exc.field}: {exc.problem}") from None
 
 
 def _check_loss_type(args: SupersedeGRPOConfig) -> None:

@@ -29,7 +29,7 @@ import shutil
 import sys
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,21 +91,21 @@ def compare_with_base(now: Mapping[str, bool], base: Mapping[str, bool]) -> Held
 def load_heldout(args: Any, *, training_ids: Sequence[str] = (), source: str = "config") -> HeldoutSet:
     """The held-out episodes of a ``SupersedeGRPOConfig`` (its ``heldout_*`` options): LongMemEval when its
     file is available (else the synthetic split), a synthetic split, or an episode file."""
-    from supersede_env.core.episode_source import load_episodes
-    from supersede_env.core.errors import DataError, LongMemEvalError
+    from supersede_env.core.episode_source import fetch_source, load_episodes
+    from supersede_env.core.errors import DataError, SourceError, SourceUnavailableError
 
     wanted = args.heldout_episode_source()
-    if wanted.source == "longmemeval":
-        from supersede_env.core.longmemeval import resolve_longmemeval
-
-        try:
-            path = resolve_longmemeval(str(wanted.path))
-        except LongMemEvalError as exc:  # not there, and not downloadable here
-            log.warning("held-out LongMemEval file not available (%s); using the synthetic held-out split", exc)
-            wanted = args.heldout_episode_source(fallback=True)
-        else:
-            episodes = load_episodes(replace(wanted, path=str(path)))
-            return HeldoutSet(f"longmemeval-{Path(str(wanted.path)).stem}-ku", tuple(episodes))
+    try:
+        fetched = fetch_source(wanted)  # a download happens now
+    except SourceUnavailableError as exc:  # not there, and not downloadable here
+        log.warning("held-out episodes not available (%s); using the synthetic held-out split", exc)
+        wanted = args.heldout_episode_source(fallback=True)
+    except SourceError as exc:
+        raise ConfigError(f"{source}: field heldout_{exc.field}: {exc.problem}") from None
+    else:
+        if wanted.source == "longmemeval":
+            episodes = load_episodes(fetched)
+            return HeldoutSet(f"longmemeval-{Path(str(wanted.path or 'oracle')).stem}-ku", tuple(episodes))
     try:
         episodes = load_episodes(wanted)
     except DataError as exc:

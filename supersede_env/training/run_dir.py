@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from supersede_env.core.episode_source import OPTION_NAMES
 from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import check_output_dir
 from supersede_env.core.run_lock import LOCK_FILE, RunLock, acquire
@@ -60,9 +61,8 @@ FIXED_ON_RESUME = (
     "model_source", "model_name_or_path", "dtype", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
     "lora_target_modules", "lora_modules_to_save", "use_rslora", "use_dora", "lora_task_type",
     "condition", "num_generations", "seed", "stale_weight", "curriculum_levels",
-    "episodes_source", "episodes_path", "episodes_n", "episodes_seed", "episodes_sessions",
-    "episodes_abstention_rate", "episodes_question_types", "episodes_limit",
-    "heldout_source", "heldout_path", "heldout_n", "heldout_seed", "heldout_difficulty", "heldout_limit",
+    *(f"episodes_{name}" for name in OPTION_NAMES if name != "difficulty"),  # the curriculum sets difficulty
+    *(f"heldout_{name}" for name in OPTION_NAMES),
 )
 
 

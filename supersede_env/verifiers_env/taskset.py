@@ -26,57 +26,42 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 import verifiers.v1 as vf
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, create_model, model_validator
 from verifiers.v1.configs.task import RewardFunctionConfig
 from verifiers.v1.task import task_key
 
 from supersede_env.core.conditions import DEFAULT_BUDGET, Condition, Mode, Policy, parse_condition
-from supersede_env.core.episode_source import SOURCE_ALIASES, EpisodeSource, load_episodes
+from supersede_env.core.episode_source import (EpisodeSource, check_given, fetch_source, load_episodes,
+                                               option_fields, source_from_values)
 from supersede_env.core.errors import SourceError, UserError
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader import Verdict, grade_episode
 from supersede_env.core.grader.gold import answer_form
-from supersede_env.core.longmemeval import VARIANT_FILES, resolve_longmemeval
 from supersede_env.core.records import VerdictRecord, verdict_record
 from supersede_env.core.rollout import Transcript
 
-Source = Literal["synthetic", "longmemeval", "file"]
 GraderMode = Literal["strict", "official"]
 
-DEFAULT_SYNTHETIC_EPISODES = 100
 REWARDS: tuple[str, ...] = ("r_cur", "r_stale")
 # Where the env leaves the episode's graded row (records.to_dict of its VerdictRecord) on each of its
 # traces, for the reward functions to read.
 VERDICT_INFO = "supersede_verdict"
 
 
-class SupersedeTasksetConfig(vf.TasksetConfig):
-    """Which episodes load and how they are shown and graded, under ``--env.taskset.*``."""
+def _source_options() -> type[vf.TasksetConfig]:
+    """A TasksetConfig with one field per EpisodeSource option (``--env.taskset.n``, ``.path``...)."""
+    made: dict[str, Any] = {}
+    for name, kind, spec in option_fields(sequence=list):
+        default = {"default_factory": spec.default_factory} if callable(spec.default_factory) else \
+            {"default": spec.default}
+        made[name] = (kind, Field(description=spec.metadata["help"], **default))
+    return create_model("SourceOptions", __base__=vf.TasksetConfig, **made)
 
-    source: Source = "synthetic"
-    """Where episodes come from: ``synthetic`` (generated from ``seed``), ``longmemeval`` (the
-    official JSON file at ``path``; ``oracle`` or ``s`` fetches the cleaned release from the
-    Hugging Face Hub into its cache) or ``file`` (an episode JSONL file written by ``supersede
-    episodes``; ``jsonl`` is its earlier name)."""
-    path: str | None = None
-    """The LongMemEval file (or ``oracle`` / ``s``) or the episode JSONL file; unused by synthetic."""
-    n: int | None = Field(None, ge=1)
-    """Synthetic: episodes to generate (100 when unset). With ``longmemeval`` or ``file`` it caps the
-    episodes as ``limit`` does (its meaning before ``limit`` existed)."""
-    limit: int | None = Field(None, ge=1)
-    """Keep only the first N episodes (any source)."""
-    seed: int = 0
-    """Seed of the synthetic generator (same seed, same episodes)."""
-    difficulty: str = "L2"
-    """Synthetic difficulty: ``L1``, ``L2``, ``L3`` or ``mixed`` (the three in turn)."""
-    sessions: str = "6-8"
-    """Synthetic sessions per episode: ``N`` or ``MIN-MAX``."""
-    abstention_rate: float = 0.1
-    """Synthetic share of abstention episodes (the question asks about a fact never mentioned)."""
-    question_types: list[str] = Field(default_factory=lambda: ["knowledge-update"])
-    """LongMemEval ``question_type`` values to keep (``all`` keeps every type)."""
-    abstention: bool = True
-    """LongMemEval: keep the abstention (``_abs``) items."""
+
+class SupersedeTasksetConfig(_source_options()):  # type: ignore[misc]
+    """Which episodes load (the episode-source options) and how they are shown and graded, under
+    ``--env.taskset.*``."""
+
     mode: Mode = "memo"
     """How the episode is shown: ``memo`` (the paper's notes-only loop), ``ledger``, ``ledger-ops``
     or ``full`` (every session in one prompt)."""
@@ -98,23 +83,15 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
     reward is ``r_cur + lambda * r_stale``. Also accepted as ``--env.taskset.lambda``; the same
     weight can be given as ``--env.taskset.task.rewards '{"r_stale": {"weight": 0.5}}'``."""
 
-    @field_validator("source", mode="before")
-    @classmethod
-    def _source_alias(cls, value: Any) -> Any:
-        return SOURCE_ALIASES.get(value, value) if isinstance(value, str) else value
-
     @model_validator(mode="after")
     def _check_source_and_condition(self) -> SupersedeTasksetConfig:
         source = self.episode_source()  # a bad option fails here, with its field named
-        if source.source == "longmemeval" and self.path in VARIANT_FILES:
+        try:
             # Fetched now (a cache hit once downloaded), so that offline and not cached is one line
             # here rather than a traceback after the run has started.
-            resolve_longmemeval(self.path)
-        else:
-            try:
-                source.check_path()
-            except SourceError as exc:
-                raise ValueError(f"taskset.{exc.field}: {exc.problem}") from None
+            fetch_source(source)
+        except SourceError as exc:
+            raise ValueError(f"taskset.{exc.field}: {exc.problem}") from None
         condition = self.resolved_condition()  # a bad condition fails here, before any episode loads
         if self.condition is not None:
             implied = {"mode": condition.mode, "budget": condition.budget, "dates": condition.dates,
@@ -153,15 +130,9 @@ class SupersedeTasksetConfig(vf.TasksetConfig):
 
     def episode_source(self) -> EpisodeSource:
         """The episodes these knobs describe (checked, nothing read; raises naming the field)."""
-        synthetic = self.source == "synthetic"
         try:
-            return EpisodeSource(
-                source=self.source, path=self.path,
-                n=(self.n or DEFAULT_SYNTHETIC_EPISODES) if synthetic else DEFAULT_SYNTHETIC_EPISODES,
-                seed=self.seed, difficulty=self.difficulty, sessions=self.sessions,
-                abstention_rate=self.abstention_rate, question_types=tuple(self.question_types),
-                abstention=self.abstention, limit=self.limit if synthetic or self.limit else self.n,
-            )
+            check_given({name: getattr(self, name) for name in self.model_fields_set})
+            return source_from_values(self)
         except SourceError as exc:
             raise ValueError(f"taskset.{exc.field}: {exc.problem}") from None
 
