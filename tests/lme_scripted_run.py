@@ -35,12 +35,18 @@ def main() -> int:
     parser.add_argument("--out", help="run directory (default: a new temporary directory)")
     args = parser.parse_args()
 
+    from supersede_env.core.errors import UserError
     from supersede_env.core.longmemeval import load_longmemeval
     from tests.eval_support import ScriptedNotesKeeper, run_cli
     from tests.fakeserver import FakeChatServer
 
+    try:
+        episodes = load_longmemeval(args.path)
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="lme_scripted_")) / "run"
-    with FakeChatServer(reply=ScriptedNotesKeeper(load_longmemeval(args.path))) as server:
+    with FakeChatServer(reply=ScriptedNotesKeeper(episodes)) as server:
         code, stdout, stderr = run_cli(
             "eval", "--source", "longmemeval", "--path", args.path, "--conditions", args.conditions,
             "--model", f"openai:scripted-notes-keeper@{server.url}", "--out", str(out), "--no-progress",

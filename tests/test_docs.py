@@ -32,6 +32,7 @@ def command_lines(text: str) -> list[str]:
     for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S):
         for line in block.replace("\\\n", " ").splitlines():
             words = line.split("  #")[0].split()
+            words = words[:-1] if words and words[-1] == "&" else words  # a command sent to the background
             if words[:1] == ["supersede"] and len(words) > 1 and words[1] in COMMANDS and words[1] != "train":
                 lines.append(" ".join(words))  # train's options are TRL's: tests/test_training_config.py
     return lines

@@ -52,7 +52,7 @@ def test_the_first_paragraph_says_the_result(demo):
         assert f"{gap:.1f} points below `full`" in result and f"{pair['b']} right only under `full`" in result
     assert "McNemar exact p < 0.0001, significant at the 5% level" in result
     stale = report["conditions"][1]["stale_share"]
-    assert f"`memo:300` {100 * stale['rate']:.1f}% ({stale['correct']}/{stale['n']})" in result
+    assert f"`memo:300` {100 * stale['rate']:.1f}% ({stale['correct']}/{stale['n']}; abstained on " in result
 
 
 def test_three_examples_per_pair_of_conditions_discordant_first(demo):

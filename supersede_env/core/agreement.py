@@ -2,9 +2,8 @@
 
 Each line of FILE is a judged answer: ``question``, ``gold_answer``, ``hypothesis`` (the answer),
 ``label`` (the judge's verdict, true/false), ``question_type`` and ``is_abstention``; other fields
-(``question_id``, ``run``, ...) are kept for display. This is the format of
-``../shared/data/judged/dev_judged_answers.jsonl`` (LongMemEval answers labelled by the official
-judge prompts). Every row is checked before anything is graded; a bad row stops the command with one
+(``question_id``, ``run``, ...) are kept for display: LongMemEval answers labelled by its official
+judge prompts (docs/grader.md). Every row is checked before anything is graded; a bad row stops the command with one
 line naming the file, the line and the field.
 
 The grader *passes* an answer when its verdict is correct (:attr:`Verdict.correct`, ``r_cur == 1.0``:

@@ -68,10 +68,17 @@ def _gap(reference: ConditionSummary, other: ConditionSummary, paired: PairedRes
 def _stale(s: RunSummary, scored: list[ConditionSummary]) -> str:
     if not s.n_with_stale_values:
         return "No episode lists superseded values, so no answer can be recognised as stale."
-    shares = ", ".join(f"`{c.name}` {_pct(c.stale_share.rate)} ({c.stale_share.correct}/{c.stale_share.n})"
+    # beside the abstentions: a memo that abstains often gives few stale answers without remembering more
+    shares = ", ".join(f"`{c.name}` {_pct(c.stale_share.rate)} ({c.stale_share.correct}/{c.stale_share.n}; "
+                       f"abstained on {_abstained(c)} of the answerable questions)"
                        for c in scored if c.stale_share is not None and c.stale_share.n)
     return (f"Stale answers (a superseded value given as the current one), among the answerable questions "
-            f"whose fact changed: {shares or 'none graded'}.")
+            f"whose fact changed, with each condition's abstention rate: {shares or 'none graded'}.")
+
+
+def _abstained(c: ConditionSummary) -> str:
+    answered = sum(c.mix_answerable.values())
+    return _pct(c.mix_answerable.get("abstained", 0) / answered) if answered else "none"
 
 
 def _left_out(s: RunSummary) -> str:
