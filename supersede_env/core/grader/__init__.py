@@ -7,16 +7,18 @@ r_cur = 1 only when it *commits* to the current value (the gold is asserted as t
 marked past, negated, hypothetical or hedged; no other candidate is put forward), and r_stale = -1
 when a superseded value is put forward. The modules, in the order a grade runs:
 
+- :mod:`.place`: the one reader of where a reply's answer is (contract ANSWER field, JSON
+  ``answer``, ``<answer>`` tags, else the whole reply; capped at :data:`MAX_ANSWER_CHARS`);
 - :mod:`.text`: one normalisation for gold and answer (NFKC, format characters removed, look-alike
   letters folded to ASCII);
 - :mod:`.tokens`: values parsed from the forms people write (``four`` = ``4``, ``6 pm`` =
-  ``18:00`` but not ``7:00 pm``; ``25`` is not in ``250``);
-- :mod:`.gold`: the gold string as patterns (alternates, conjunctions, explanations, choices);
-- :mod:`.answer`: the answer place (contract ANSWER field, JSON ``answer``, else the reply; capped
-  at :data:`MAX_ANSWER_CHARS`), read into tokens, its conclusion found;
-- :mod:`.mentions` and :mod:`.cues`: every candidate mention and its role, by the same cue words
-  whichever value it is, with the direction of changes ("from X to Y", "X, now Y", "X -> Y");
-- :mod:`.decide`: the verdict, by mode (``official`` for evaluation, ``strict`` for training).
+  ``18:00`` but not ``7:00 pm``; ``25`` is not in ``250``), one grammar per value kind (``lex_*``);
+- :mod:`.gold` and :mod:`.question`: the gold string as patterns, and the question's words;
+- ``strict`` (training): :mod:`.strict` over the item's closed world (:mod:`.strict_world`);
+- ``official`` (evaluation): :mod:`.answer` (the conclusion), :mod:`.candidates` and
+  :mod:`.rivals` (every candidate mention), :mod:`.roles` (each mention's role, from the cue table in
+  :mod:`.lexicon`), :mod:`.passes`, then :mod:`.decide` / :mod:`.yes_no` / :mod:`.abstention_item`
+  with :mod:`.accounting` (the words around the answer).
 
 Grading never raises on an answer: an internal error becomes the label ``ungradable`` (r_cur 0,
 its reason), which reports and training logs count apart from wrong answers.

@@ -1,17 +1,8 @@
-"""The answer side: where the answer is, and the answer read into tokens.
-
-1. :func:`answer_place`: the designated answer is read once, and everything else is evidence,
-   never the answer. A contract reply (``STATUS:`` / ``EVIDENCE:`` / ``ANSWER:`` / ``MISSING:``
-   lines) is its ANSWER field, and no answer at all without one; a JSON object with an ``answer``
-   key is that value (``null``: no answer), its other fields read after it; ``<answer>`` tags are
-   their content; anything else is the whole reply. Replies over
-   :data:`MAX_ANSWER_CHARS` are read on their last :data:`MAX_ANSWER_CHARS` characters (where
-   replies conclude) and flagged, so grading time never grows past a bound.
-2. :func:`read_answer`: the place normalised and tokenised once, with the restated question masked,
-   list numbering ("2. Denver") turned into labels, and where the conclusion starts: after the last
-   "Answer:" / "the answer is" marker, else the last "therefore", else (replies over
-   :data:`SHORT_REPLY` characters) the last paragraph. In ``whole`` mode (the strict reward) the
-   conclusion is the whole place: a plain reply is its own answer field.
+"""The official reader's view of an answer place (found by :mod:`.place`): :func:`read_answer`
+normalises and tokenises it once, masks the restated question, turns list numbering ("2. Denver")
+into labels, and finds where the conclusion starts: after the last "Answer:" / "the answer is"
+marker, else the last "therefore", else (replies over :data:`SHORT_REPLY` characters) the last
+paragraph.
 """
 
 from __future__ import annotations
@@ -248,7 +239,7 @@ def _cased_or(text: str, answer: str) -> str:
     return cased if len(cased) == len(text) else text
 
 
-def read_answer(answer: str, question: str | None, *, whole: bool = False) -> Answer:
+def read_answer(answer: str, question: str | None) -> Answer:
     """Tokenise once and index what matching needs."""
     text = normalise_text(answer)
     tokens = tokenize(text)
@@ -263,8 +254,8 @@ def read_answer(answer: str, question: str | None, *, whole: bool = False) -> An
         if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
             unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
             content = [i for i in content if i not in masked]
-    strong = None if whole else _strong_offset(text)
-    start = 0 if whole else _conclusion_start(text, tokens, strong, weak)
+    strong = _strong_offset(text)
+    start = _conclusion_start(text, tokens, strong, weak)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
     # the capitals of a short reply mark its names (rivals the source never named); folding again costs
     source = answer if len(answer) == len(text) else _cased_or(text, answer) if len(text) <= SHORT_REPLY else text
