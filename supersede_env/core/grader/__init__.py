@@ -106,9 +106,9 @@ def _past_limits(gold: str, stale: tuple[str, ...], decoys: tuple[str, ...]) -> 
         return f"gold of {len(gold):,} characters (at most {MAX_GOLD_CHARS:,})"
     if len(stale) + len(decoys) > MAX_STALE_VALUES:
         return f"{len(stale) + len(decoys)} superseded values and decoys (at most {MAX_STALE_VALUES})"
-    longest = max((*stale, *decoys), key=len, default="")
-    if len(longest) > MAX_VALUE_CHARS:
-        return f"a superseded value or decoy of {len(longest):,} characters (at most {MAX_VALUE_CHARS:,})"
+    for value in (*stale, *decoys):
+        if len(value) > MAX_VALUE_CHARS:
+            return f"a superseded value or decoy of {len(value):,} characters (at most {MAX_VALUE_CHARS:,})"
     return None
 
 

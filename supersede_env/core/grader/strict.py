@@ -224,12 +224,14 @@ def _stale_stated(world: World, tokens: list[Token], need: list[int]) -> str | N
 def _abstention_cover(tokens: list[Token]) -> tuple[set[int], str | None]:
     """The tokens inside abstention phrases, and the first phrase (None when there is none)."""
     words = [i for i, t in enumerate(tokens) if t.kind == WORD]
+    flat = " ".join(tokens[i].text for i in words)
+    covered: set[int] = set()
+    if ABSTENTION.search(flat) is None:
+        return covered, None  # most answers: no offsets needed
     starts, pos = [], 0
     for i in words:
         starts.append(pos)
         pos += len(tokens[i].text) + 1
-    flat = " ".join(tokens[i].text for i in words)
-    covered: set[int] = set()
     first = None
     for m in ABSTENTION.finditer(flat):
         lo, hi = bisect_left(starts, m.start()), bisect_left(starts, m.end()) - 1
