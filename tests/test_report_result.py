@@ -127,7 +127,7 @@ def test_a_zero_bar_is_drawn_and_labelled(tmp_path, figures):
     assert code == 0, stderr
     ax = figures["accuracy.png"].axes[0]
     labels = [t.get_text() for t in ax.texts]
-    assert labels == ["100%\n5/5", "0%\n0/5", "0%\n0/5"]
+    assert labels == ["100.0%\n5/5", "0.0%\n0/5", "0.0%\n0/5"]
     stubs = [line for line in ax.lines if list(line.get_ydata()) == [0.6, 0.6]]
     assert len(stubs) == 2 and all(line.get_linewidth() >= 3 for line in stubs)  # visible at 0%
     assert "m" in ax.get_title()

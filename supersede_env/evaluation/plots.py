@@ -95,7 +95,7 @@ def _accuracy_plot(summary: RunSummary, path: Path, plt) -> Path:  # noqa: ANN00
             if y == 0:  # a 0% bar has no height: a stub on the axis shows it is there
                 ax.plot([x - width * 0.4, x + width * 0.4], [0.6, 0.6], color=color, linewidth=4,
                         solid_capstyle="butt")
-            ax.annotate(f"{y:.0f}%\n{acc.correct}/{acc.n}", (x, min(y + up + 1.5, 100)), ha="center",
+            ax.annotate(f"{y:.1f}%\n{acc.correct}/{acc.n}", (x, min(y + up + 1.5, 100)), ha="center",
                         va="bottom", fontsize=7.5)
     _tick_labels(ax, names)
     ax.set_ylim(0, 112)
@@ -175,7 +175,7 @@ def _memo_state_plot(summary: RunSummary, path: Path, plt) -> Path:  # noqa: ANN
             for x, y, n in points:  # how many episodes each point averages, above or below by series
                 ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(0, 7 if index % 2 == 0 else -11),
                             ha="center", fontsize=6, color=f"C{index}")
-    cov_ax.set_title("Coverage: current values in the memo", fontsize=10)
+    cov_ax.set_title("Coverage: current values of the facts told so far,\nheld by the memo", fontsize=10)
     stale_ax.set_title("Stale retention: superseded values still kept", fontsize=10)
     for ax in (cov_ax, stale_ax):
         ax.set_xlabel("after session")
@@ -184,7 +184,7 @@ def _memo_state_plot(summary: RunSummary, path: Path, plt) -> Path:  # noqa: ANN
         ax.set_ylabel("% (mean over episodes)")
         ax.grid(alpha=0.3)
     fig.suptitle(f"Memo state after each session: {summary.model_label}\n"
-                 "small numbers: episodes averaged at that point", fontsize=10)
+                 "small numbers: episodes averaged at that point (episodes whose facts are told by then)", fontsize=10)
     handles, labels = cov_ax.get_legend_handles_labels()
     if not handles:
         handles, labels = stale_ax.get_legend_handles_labels()
