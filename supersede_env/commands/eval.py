@@ -213,7 +213,8 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
             if judge is not None and hasattr(judge, "aclose"):
                 await judge.aclose()
         # 3. the report, from the records alone (still under the lock: no resume can start meanwhile)
-        from supersede_env.evaluation.report import build_report, print_summary
+        from supersede_env.evaluation.report import build_report
+        from supersede_env.evaluation.report_console import print_summary
 
         try:
             summary, files = build_report(opened.run_dir)

@@ -22,7 +22,8 @@ def main(args: argparse.Namespace) -> int:
     from supersede_env.cli import require_extra
 
     require_extra("eval", "scipy", *(("matplotlib",) if args.plots else ()))
-    from supersede_env.evaluation.report import build_report, print_summary
+    from supersede_env.evaluation.report import build_report
+    from supersede_env.evaluation.report_console import print_summary
 
     summary, files = build_report(Path(args.run_dir), plots=args.plots)
     if args.quiet:

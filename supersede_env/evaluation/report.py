@@ -1,41 +1,27 @@
-"""A run's report: built from its records alone (:func:`build_report`), written as report.json,
-report.md and plots, and printed as the end-of-run table (:func:`print_summary`).
+"""A run's report files: built from its records alone (:func:`build_report`) and written as
+report.json, report.md and plots (:func:`write_report`).
 
 ``report.json`` is the summary as it is (every number); ``report.md`` is tables of the same numbers
-for a reader; the plots are made by :mod:`supersede_env.evaluation.plots`. Nothing here computes a
-statistic: it only formats what :func:`~supersede_env.evaluation.summary.summarize` returned.
+for a reader (:mod:`supersede_env.evaluation.report_markdown`); the plots are made by
+:mod:`supersede_env.evaluation.plots`; the end-of-run console table is
+:mod:`supersede_env.evaluation.report_console`. Nothing here computes a statistic: it only writes what
+:func:`~supersede_env.evaluation.summarize.summarize` returned.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import ANY_CONTENT, check_output_dir, output_file
-from supersede_env.evaluation.examples import render_examples
-from supersede_env.evaluation.headline import headline
-from supersede_env.evaluation.store_report import CAPTION as STORE_CAPTION, render_store_section
-from supersede_env.evaluation.summary import (GRADER_NAMES, REFERENCE_POLICY, Accuracy, ConditionSummary,
-                                              OutcomeCounts, RunSummary)
-from supersede_env.core.verdict import LABELS
+from supersede_env.evaluation.report_markdown import render_markdown
+from supersede_env.evaluation.summary import RunSummary
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOTS_DIR = "plots"
-PLOT_CAPTIONS = {
-    "accuracy": "Accuracy per condition (string grader, and the LLM judge when there is one), with Wilson 95% "
-                "intervals; each bar is labelled with its share and count.",
-    "verdict_mix": "What the answers to answerable questions were, per condition: current (right), stale (a "
-                   "superseded value), hedged, abstained or wrong; segment numbers are counts.",
-    "memo_state": "The memo after each session against the gold state: coverage (current values it holds) and "
-                  "stale retention (superseded values it still holds), one line per memo condition; small "
-                  "numbers are the episodes each point averages.",
-    "update_diagnostics": STORE_CAPTION,
-}
 
 
 @dataclass(frozen=True)
@@ -62,299 +48,11 @@ def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> R
     return ReportFiles(md_out.path, json_out.path, made)
 
 
-# -- formatting helpers -----------------------------------------------------------------------------
-def pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{100 * rate:.1f}%"
-
-
-def fmt_acc(acc: Accuracy) -> str:
-    if acc.n == 0:
-        return "n/a"
-    return f"{acc.correct}/{acc.n} = {pct(acc.rate)} [{pct(acc.ci_low)}, {pct(acc.ci_high)}]"
-
-
-def fmt_p(p: float) -> str:
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
-def fmt_num(value: float | None, digits: int = 2) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return lines + [""]
-
-
-def _counts_cells(c: OutcomeCounts) -> list[str]:
-    return [str(c.n), str(c.correct), f"{c.abstained} ({pct(c.abstained_rate.rate)})",
-            f"{c.fabricated} ({pct(c.fabricated_rate.rate)})", str(c.stale), str(c.hedged)]
-
-
-def _empty_cell(c: ConditionSummary) -> str:
-    if not c.empty_calls:
-        return "0"
-    return f"{c.empty_calls} (" + ", ".join(f"{k} {v}" for k, v in c.empty_finish_reasons.items()) + ")"
-
-
-def _reasons(s: RunSummary, *, answers_only: bool = False) -> str:
-    """finish_reason counts of the empty replies, over all conditions."""
-    counts: dict[str, int] = {}
-    for c in s.conditions:
-        source = c.empty_answer_finish_reasons if answers_only else c.empty_finish_reasons
-        for reason, n in source.items():
-            counts[reason] = counts.get(reason, 0) + n
-    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
-
-
-# -- markdown -------------------------------------------------------------------------------------
-def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: Sequence[Path] = ()) -> str:
-    s = summary
-    run = s.run
-    model = run["model"]
-    out: list[str] = ["# supersede eval report", ""]
-    out.append(f"- run `{run['run_id']}`, started {run['created']}"
-               + (f", resumed {len(run['resumes'])} time(s)" if run["resumes"] else ""))
-    out.append(f"- model: `{model.get('model', model)}` ({model.get('backend', '?')} backend"
-               + (f"; a {REFERENCE_POLICY}" if s.reference_policy else "") + ")"
-               + (f"; judge: `{run['judge'].get('model')}`" if run["judge"] else "; no LLM judge"))
-    if run["config"].get("memory"):
-        out.append(f"- memory system (condition `memory`): `{run['config']['memory']}`")
-    out.append(f"- episodes: {s.n_episodes} ({s.n_answerable} answerable, {s.n_abstention} abstention); "
-               f"source: {run['config'].get('source')}; conditions: "
-               + ", ".join(f"`{c.name}`" for c in s.conditions))
-    if run.get("git_revision"):
-        out.append(f"- code: git `{run['git_revision']}`")
-    out.append("")
-    out += ["## Result", "", headline(s), ""]
-
-    failed = sum(c.failed for c in s.conditions)
-    pending = sum(c.pending for c in s.conditions)
-    if failed:
-        out.append(f"> **{failed} pair(s) FAILED**: a model call still failed after its retries. Failed pairs "
-                   "are excluded from every accuracy and test below and never counted as wrong; see "
-                   "[Failures](#failures). "
-                   f"`supersede eval --resume --retry-failed --out {run_dir or 'DIR'}` runs them again.")
-        out.append("")
-    if pending:
-        out.append(f"> **{pending} pair(s) not run yet** (the run was stopped). Continue it with "
-                   f"`supersede eval --resume --out {run_dir or 'DIR'}`.")
-        out.append("")
-    empty = sum(c.empty_answers for c in s.conditions)
-    if empty:
-        out.append(f"> **{empty} answer(s) were EMPTY** (null or blank content; finish_reason: "
-                   f"{_reasons(s, answers_only=True)}). They count as not correct and are shown as *empty*, "
-                   "apart from *wrong*, in the verdict mix; see [Run](#run) for empty memo replies.")
-        out.append("")
-    if not failed and not pending:
-        out.append("All pairs completed; no model call failed." if not empty else
-                   "All pairs completed; no model call failed, but some answers were empty.")
-        out.append("")
-
-    # accuracy
-    out.append("## Accuracy per condition")
-    out.append("")
-    modes = " and ".join(f"`{m}`" for m in s.grader_modes)
-    out.append("Correct / graded, with Wilson 95% intervals. Overall counts abstention items as the paper's "
-               "78 questions do; answerable and abstention items are also shown apart. The string grader "
-               f"graded in {modes} mode (`official`: LongMemEval's judge rule, history may sit beside the "
-               "current value; `strict`: the training reward, the value alone).")
-    out.append("")
-    header = ["condition", "graded", "failed", "pending", "empty answers"]
-    for grader in s.graders:
-        header += [f"{GRADER_NAMES[grader]}: all", "answerable", "abstention"]
-    rows = []
-    for c in s.conditions:
-        row: list[object] = [f"`{c.name}`", c.graded, f"**{c.failed}**" if c.failed else 0, c.pending,
-                             f"**{c.empty_answers}**" if c.empty_answers else 0]
-        for grader in s.graders:
-            acc = c.accuracy[grader]
-            row += [fmt_acc(acc.overall), fmt_acc(acc.answerable), fmt_acc(acc.abstention)]
-        rows.append(row)
-    out += _table(header, rows)
-    if "judge" in s.graders:
-        missing = [(c.name, c.accuracy["judge"].unavailable) for c in s.conditions if c.accuracy["judge"].unavailable]
-        if missing:
-            out.append("Judge calls that failed (those items have no judge label): "
-                       + ", ".join(f"`{n}` {k}" for n, k in missing) + ".")
-            out.append("")
-
-    # verdict mix
-    out.append("## Verdict mix (string grader)")
-    out.append("")
-    out.append("Answerable items. *fabricated*: a confident value that is neither current nor superseded. "
-               "*empty*: no answer text at all (null or blank content), not counted under any label.")
-    out.append("")
-    out += _table(["condition", *LABELS, "empty", "fabricated"],
-                  [[f"`{c.name}`", *(c.mix_answerable.get(k, 0) for k in (*LABELS, "empty")),
-                    c.fabricated_answerable] for c in s.conditions])
-    if s.n_abstention:
-        out.append("Abstention items (the right answer is to say the information is not there).")
-        out.append("")
-        out += _table(["condition", "abstained (right)", "gave a value (wrong)", "hedged", "stale", "empty"],
-                      [[f"`{c.name}`", c.mix_abstention.get("abstained", 0), c.mix_abstention.get("wrong", 0)
-                        + c.mix_abstention.get("current", 0), c.mix_abstention.get("hedged", 0),
-                        c.mix_abstention.get("stale", 0), c.mix_abstention.get("empty", 0)] for c in s.conditions])
-
-    # stale answers: only items that list superseded values can be recognised as stale
-    out.append("## Stale answers")
-    out.append("")
-    if not s.n_with_stale_values:
-        out.append("No episode lists superseded values, so no answer can be recognised as stale (r_stale is 0).")
-        out.append("")
-    else:
-        out.append(f"{s.n_with_stale_values} of {s.n_answerable} answerable items list superseded values. Stale: "
-                   "graded answers among them that assert a superseded value (r_stale = -1), Wilson 95% interval.")
-        out.append("")
-        out += _table(["condition", "stale"],
-                      [[f"`{c.name}`", fmt_acc(c.stale_share) if c.stale_share else "n/a"] for c in s.conditions])
-
-    # paired statistics
-    if s.paired:
-        out.append("## Paired comparisons (McNemar)")
-        out.append("")
-        out.append("Questions graded under both conditions. b: right only under A; c: right only under B. "
-                   "Exact: two-sided binomial test on b and c. chi2 cc: continuity-corrected chi-square "
-                   "(what the paper reported).")
-        out.append("")
-        for grader in s.graders:
-            out.append(f"Graded by the {GRADER_NAMES[grader]}:")
-            out.append("")
-            out += _table(
-                ["A", "B", "n", "both right", "b (A only)", "c (B only)", "both wrong", "acc A", "acc B",
-                 "exact p", "chi2 cc p", "excluded"],
-                [[f"`{p.first}`", f"`{p.second}`", p.n, p.a, p.b, p.c, p.d, pct(p.first_accuracy),
-                  pct(p.second_accuracy), fmt_p(p.p_exact), fmt_p(p.p_chi2_cc), p.excluded]
-                 for p in s.paired if p.grader == grader])
-        out.append("*excluded*: episodes without a label under both conditions (failed, not run, or no judge "
-                   "verdict).")
-        out.append("")
-
-    if s.examples:
-        out += render_examples(s.examples)
-
-    # policies
-    if s.policies:
-        out.append("## Answer policy: plain vs evidence contract")
-        out.append("")
-        out.append("Failure-Transparent Agents: an honest \"not in my notes\" (abstained) is a different outcome "
-                   "from a fabrication. Same questions under both policies; McNemar exact p on the paired counts.")
-        out.append("")
-        rows = []
-        for p in s.policies:
-            rows.append([f"`{p.plain}`", "answerable", *_counts_cells(p.answerable_plain)])
-            rows.append([f"`{p.contract}`", "answerable", *_counts_cells(p.answerable_contract)])
-            if p.abstention_plain.n:
-                rows.append([f"`{p.plain}`", "abstention", *_counts_cells(p.abstention_plain)])
-                rows.append([f"`{p.contract}`", "abstention", *_counts_cells(p.abstention_contract)])
-        out += _table(["condition", "items", "n", "right", "abstained", "fabricated", "stale", "hedged"], rows)
-        out += _table(
-            ["plain", "contract", "fabricated: plain only", "contract only", "exact p", "abstained: plain only",
-             "contract only", "exact p", "contract well formed"],
-            [[f"`{p.plain}`", f"`{p.contract}`", p.fabrication_b, p.fabrication_c, fmt_p(p.fabrication_p_exact),
-              p.abstained_b, p.abstained_c, fmt_p(p.abstained_p_exact), f"{p.contract_well_formed}/{p.contract_n}"]
-             for p in s.policies])
-
-    # agreement
-    if s.agreement:
-        out.append("## Grader agreement (string grader vs LLM judge)")
-        out.append("")
-        out += _table(["scope", "n", "agree", "share", "kappa", "grader only passes", "judge only passes"],
-                      [[f"`{a.scope}`" if a.scope != "all" else "**all**", a.n, a.agree, pct(a.share),
-                        fmt_num(a.kappa), a.grader_only, a.judge_only] for a in s.agreement])
-
-    # memo
-    memo_rows = [c for c in s.conditions if c.memo is not None]
-    if memo_rows:
-        out.append("## Memo length")
-        out.append("")
-        out += _table(["condition", "memo steps", "mean chars", "cut by the budget", "mean chars cut", "empty replies"],
-                      [[f"`{c.name}`", c.memo.memo_steps, fmt_num(c.memo.mean_chars, 0),  # type: ignore[union-attr]
-                        pct(c.memo.truncated_share), fmt_num(c.memo.mean_chars_cut, 1),  # type: ignore[union-attr]
-                        c.memo.empty_steps] for c in memo_rows])  # type: ignore[union-attr]
-
-    # diagnostics
-    if s.diagnostics:
-        out.append("## Memo-state diagnostics (intrinsic, FEB-30 style)")
-        out.append("")
-        out.append("After each session the memo is compared with the gold state. Coverage: share of current "
-                   "values in the memo; stale retention: share of superseded values still in it. Intrinsic: "
-                   "mean coverage per episode; extrinsic: the answer (string grader). Value matching: "
-                   f"{s.diagnostics_value_matching}.")
-        out.append("")
-        out += _table(
-            ["condition", "episodes", "mean intrinsic", "mean extrinsic", "mean abs gap", "kappa @50%",
-             "memo wrong, answer right", "memo right, answer wrong", "lost: never written", "lost: dropped",
-             "final memo holds a stale value"],
-            [[f"`{d.condition}`", d.n_episodes, fmt_num(d.mean_intrinsic), fmt_num(d.mean_extrinsic),
-              fmt_num(d.mean_abs_gap), fmt_num(d.kappa), d.memo_wrong_answer_right, d.memo_right_answer_wrong,
-              d.lost_not_written, d.lost_dropped, d.final_holds_stale] for d in s.diagnostics])
-        for d in s.diagnostics:
-            if d.lost_at_sessions:
-                out.append(f"`{d.condition}`: asked fact lost at session "
-                           + ", ".join(f"{k} ({v})" for k, v in d.lost_at_sessions.items())
-                           + " (session (episodes)).")
-        out.append("")
-        depth = max(len(d.per_session) for d in s.diagnostics)
-        header = ["session"]
-        for d in s.diagnostics:
-            header += [f"`{d.condition}` coverage", "stale kept", "chars", "cut"]
-        rows = []
-        for i in range(depth):
-            row: list[object] = [i + 1]
-            for d in s.diagnostics:
-                if i < len(d.per_session):
-                    a = d.per_session[i]
-                    row += [pct(a.coverage), pct(a.stale_retention), fmt_num(a.memo_chars, 0), pct(a.truncated_share)]
-                else:
-                    row += ["", "", "", ""]
-            rows.append(row)
-        out.append("Per session (mean over episodes that reached it):")
-        out.append("")
-        out += _table(header, rows)
-    out += render_store_section(s.store_diagnostics)
-
-    if plots:
-        out.append("## Plots")
-        out.append("")
-        for plot in plots:
-            out += [f"![{plot.stem}]({plot.as_posix()})", "", PLOT_CAPTIONS.get(plot.stem, ""), ""]
-
-    # failures
-    out.append("## Failures")
-    out.append("")
-    if failed:
-        out += _table(["condition", "failed pairs", "reason", "count"],
-                      [[f"`{c.name}`", c.failed, reason, count]
-                       for c in s.conditions for reason, count in c.failure_reasons.items()])
-        for c in s.conditions:
-            if c.failed_ids:
-                out.append(f"- `{c.name}`: " + ", ".join(c.failed_ids))
-        out.append("")
-    else:
-        out.append("No pair failed.")
-        out.append("")
-
-    # run details
-    out.append("## Run")
-    out.append("")
-    out += _table(["condition", "calls", "failed calls", "empty replies (finish_reason)", "tokens in", "tokens out",
-                   "mean latency (s)"],
-                  [[f"`{c.name}`", c.calls, c.calls_failed, _empty_cell(c), c.tokens_in, c.tokens_out,
-                    fmt_num(c.mean_latency_s, 3)] for c in s.conditions])
-    out.append("Model: `" + json.dumps(model, sort_keys=True) + "`")
-    out.append("")
-    out.append("Packages: " + ", ".join(f"{k} {v}" for k, v in sorted(run["packages"].items())))
-    out.append("")
-    return "\n".join(out)
-
-
 def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, ReportFiles]:
     """Read the records and the episode snapshot, summarise, write the report files (no model is called)."""
     from supersede_env.core.records import RECORDS_FILE, load_run
     from supersede_env.evaluation.rundir import read_snapshot
-    from supersede_env.evaluation.summary import summarize
+    from supersede_env.evaluation.summarize import summarize
 
     run_dir = check_output_dir(run_dir, "RUN_DIR")  # the report is written into it
     if not (run_dir / RECORDS_FILE).is_file():
@@ -365,64 +63,3 @@ def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, Repo
     episodes = read_snapshot(run_dir, log.header.episodes_sha256)
     summary = summarize(log, episodes)
     return summary, write_report(summary, run_dir, plots=plots)
-
-
-def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | None = None) -> None:
-    """The end-of-run table: accuracy per condition and every paired test, then where the report is."""
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    console = Console()
-    title = "supersede eval: accuracy per condition (Wilson 95% CI)"
-    if summary.reference_policy:  # never read as a model's scores
-        title += f"\n{summary.model_label}"
-    table = Table(title=title, min_width=max(len(line) for line in title.splitlines()))  # never wrapped
-    table.add_column("condition")
-    table.add_column("graded", justify="right")
-    table.add_column("failed", justify="right")
-    table.add_column("empty", justify="right")
-    for grader in summary.graders:
-        table.add_column(GRADER_NAMES[grader], justify="right")
-    for c in summary.conditions:
-        row: list[Any] = [c.name, str(c.graded), f"[bold red]{c.failed}[/]" if c.failed else "0",
-                          f"[bold yellow]{c.empty_answers}[/]" if c.empty_answers else "0"]
-        for grader in summary.graders:
-            acc = c.accuracy[grader].overall
-            row.append("n/a" if acc.n == 0 else f"{pct(acc.rate)} [{pct(acc.ci_low)}, {pct(acc.ci_high)}]")
-        table.add_row(*row)
-    console.print(table)
-    if summary.paired:
-        pairs = Table(title="paired comparisons (McNemar; b: right only under A, c: only under B)")
-        for name in ("A", "B", "by", "n", "b", "c", "exact p", "chi2cc p"):
-            pairs.add_column(name, justify="left" if name in ("A", "B", "by") else "right",
-                             no_wrap=name in ("A", "B"))
-        for p in summary.paired:
-            pairs.add_row(p.first, p.second, p.grader, str(p.n), str(p.b), str(p.c), fmt_p(p.p_exact),
-                          fmt_p(p.p_chi2_cc))
-        console.print(pairs)
-    failed = sum(c.failed for c in summary.conditions)
-    pending = sum(c.pending for c in summary.conditions)
-    if failed:
-        console.print(f"[bold red]{failed} pair(s) failed[/] (model calls failed after retries; not scored; "
-                      "see the report's Failures section)")
-    if pending:
-        console.print(f"[yellow]{pending} pair(s) not run yet[/]")
-    empty = sum(c.empty_answers for c in summary.conditions)
-    if empty:
-        reasons: dict[str, int] = {}
-        for c in summary.conditions:
-            for reason, n in c.empty_answer_finish_reasons.items():
-                reasons[reason] = reasons.get(reason, 0) + n
-        console.print(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
-                      + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
-                      + "); graded as not correct, shown apart from wrong in the report")
-    console.print("[bold]result:[/] " + escape(headline(summary).replace("`", "")), highlight=False)
-    if wall_s is not None:
-        console.print(f"run time: {wall_s:.1f} s")
-    # plain prints: a path must never be wrapped or styled (scripts read these lines)
-    console.file.flush()
-    print(f"report: {files.markdown}")
-    print(f"        {files.json}")
-    for plot in files.plots:
-        print(f"        {plot}")

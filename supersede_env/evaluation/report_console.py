@@ -1,0 +1,73 @@
+"""The end-of-run console table (:func:`print_summary`): accuracy per condition, every paired test,
+failed, pending and empty pairs, the headline, then where the report files are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supersede_env.evaluation.headline import headline
+from supersede_env.evaluation.report import ReportFiles
+from supersede_env.evaluation.report_format import fmt_p, pct
+from supersede_env.evaluation.summary import GRADER_NAMES, RunSummary
+
+
+def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | None = None) -> None:
+    """The end-of-run table: accuracy per condition and every paired test, then where the report is."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console()
+    title = "supersede eval: accuracy per condition (Wilson 95% CI)"
+    if summary.reference_policy:  # never read as a model's scores
+        title += f"\n{summary.model_label}"
+    table = Table(title=title, min_width=max(len(line) for line in title.splitlines()))  # never wrapped
+    table.add_column("condition")
+    table.add_column("graded", justify="right")
+    table.add_column("failed", justify="right")
+    table.add_column("empty", justify="right")
+    for grader in summary.graders:
+        table.add_column(GRADER_NAMES[grader], justify="right")
+    for c in summary.conditions:
+        row: list[Any] = [c.name, str(c.graded), f"[bold red]{c.failed}[/]" if c.failed else "0",
+                          f"[bold yellow]{c.empty_answers}[/]" if c.empty_answers else "0"]
+        for grader in summary.graders:
+            acc = c.accuracy[grader].overall
+            row.append("n/a" if acc.n == 0 else f"{pct(acc.rate)} [{pct(acc.ci_low)}, {pct(acc.ci_high)}]")
+        table.add_row(*row)
+    console.print(table)
+    if summary.paired:
+        pairs = Table(title="paired comparisons (McNemar; b: right only under A, c: only under B)")
+        for name in ("A", "B", "by", "n", "b", "c", "exact p", "chi2cc p"):
+            pairs.add_column(name, justify="left" if name in ("A", "B", "by") else "right",
+                             no_wrap=name in ("A", "B"))
+        for p in summary.paired:
+            pairs.add_row(p.first, p.second, p.grader, str(p.n), str(p.b), str(p.c), fmt_p(p.p_exact),
+                          fmt_p(p.p_chi2_cc))
+        console.print(pairs)
+    failed = sum(c.failed for c in summary.conditions)
+    pending = sum(c.pending for c in summary.conditions)
+    if failed:
+        console.print(f"[bold red]{failed} pair(s) failed[/] (model calls failed after retries; not scored; "
+                      "see the report's Failures section)")
+    if pending:
+        console.print(f"[yellow]{pending} pair(s) not run yet[/]")
+    empty = sum(c.empty_answers for c in summary.conditions)
+    if empty:
+        reasons: dict[str, int] = {}
+        for c in summary.conditions:
+            for reason, n in c.empty_answer_finish_reasons.items():
+                reasons[reason] = reasons.get(reason, 0) + n
+        console.print(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
+                      + "); graded as not correct, shown apart from wrong in the report")
+    console.print("[bold]result:[/] " + escape(headline(summary).replace("`", "")), highlight=False)
+    if wall_s is not None:
+        console.print(f"run time: {wall_s:.1f} s")
+    # plain prints: a path must never be wrapped or styled (scripts read these lines)
+    console.file.flush()
+    print(f"report: {files.markdown}")
+    print(f"        {files.json}")
+    for plot in files.plots:
+        print(f"        {plot}")
