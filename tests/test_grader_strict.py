@@ -143,3 +143,36 @@ def test_no_template_blind_to_the_current_value_beats_a_uniform_guess(item, data
         answer = " ".join(rotation[p] if isinstance(p, int) else p for p in template)
         paid += strict(answer, item).r_cur
     assert paid / k <= 1 / k + 1e-9, template
+
+
+# -- found by a red team working from the docs alone ---------------------------------------------
+@pytest.mark.parametrize(("answer", "gold", "rival", "question"), [
+    ("3 pm", "Monday 3 pm", "Tuesday 3 pm", "When is my class?"),
+    ("2", "2 hours 15 minutes", "2 hours 45 minutes", "How long is my commute?"),
+    ("2023", "June 2023", "March 2023", "When did I move?"),
+    ("5:35", "5:35 am", "5:35 pm", "When do I wake up?"),
+    ("Lexington", "New Lexington", "Lexington", "Where do I live now?"),
+])
+def test_an_answer_that_reads_as_two_candidates_is_paid_for_neither(answer, gold, rival, question) -> None:
+    """A part of a value shared by two candidates: paid whichever is current, it would beat a guess."""
+    paid = [grade(answer, g, stale=[s], question=question, mode="strict").r_cur for g, s in ((gold, rival), (rival, gold))]
+    assert sum(paid) <= 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "You lived in Lexington", "He lives in Lexington", "Lexington is theirs", "Is it Lexington", "Do you live in Lexington",
+    "Lexington ;)", "Lexington :-P", "Lexington" + "".join(chr(0xE0000 + ord(c)) for c in " or Phoenix"),
+    "Phoenix" + " " * 4000 + "Lexington", "STATUS: FOUND\nANSWER: Lexington\nMISSING: whether it is Phoenix",
+    "STATUS: FOUND Phoenix\nANSWER: Lexington", "New Lexington",
+])
+def test_history_someone_else_questions_faces_hidden_text_and_contract_doubts_earn_nothing(answer: str) -> None:
+    assert grade(answer, "Lexington", stale=["Phoenix"], question="Where do I live now?", mode="strict").r_cur == 0.0
+
+
+def test_a_yes_or_no_is_the_word_alone_or_with_the_questions_auxiliary() -> None:
+    q = "Do I still have the bike?"
+    for answer in ("No.", "No, you don't.", "Nope"):
+        assert grade(answer, "No", stale=["Yes"], question=q, mode="strict").r_cur == 1.0
+    for answer in ("No, you still have the bike", "Yes, you don't.", "No, I guess"):
+        assert grade(answer, "No", stale=["Yes"], question=q, mode="strict").r_cur == 0.0
+    assert grade("You paid $1,450", "$1,450", question="How much did I pay?", mode="strict").r_cur == 1.0

@@ -34,7 +34,7 @@ from supersede_env.core.grader.answer import Answer, read_answer
 from supersede_env.core.grader.decide import grade_value, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
 from supersede_env.core.grader.lexicon import META_WORDS
-from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, answer_place
+from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, AnswerPlace, answer_place
 from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
 from supersede_env.core.grader.yes_no import grade_yes_no
@@ -120,11 +120,7 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
     if not place.text.strip():
         return verdict("wrong", "empty answer", "", mode)
     if mode == "strict":
-        result = grade_strict(place.text, gold_text, stale, decoys, abstention, question)
-        if place.outside.strip() and result.r_cur:
-            label = "wrong" if abstention else "hedged"
-            result = verdict(label, f"{result.reason}, but the reply says {place.outside.strip()[:60]!r} beside "
-                             f"its answer", result.extracted, mode)
+        result = _strict(place, gold_text, stale, decoys, abstention, question)
     else:
         result = _grade_place(place.text, gold_text, stale, decoys, abstention, question, mode)
     if place.doubt is not None and result.label == "current":
@@ -138,6 +134,25 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
         result = Verdict(result.label, result.r_cur, result.r_stale, f"{result.reason} ({'; '.join(notes)})",
                          result.extracted, result.mode)
     return result
+
+
+def _strict(place: AnswerPlace, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,
+            question: str | None) -> Verdict:
+    """The strict verdict, and what around the answer place its closed world refuses: words beside
+    the place, a contract's other fields that say anything, a place too long to be read whole."""
+    result = grade_strict(place.text, gold_text, stale, decoys, abstention, question)
+    if not result.r_cur:
+        return result
+    label = "wrong" if abstention else "hedged"
+    if place.outside.strip():
+        why = f"the reply says {place.outside.strip()[:60]!r} beside its answer"
+    elif place.unsettled is not None and not abstention:  # an abstention's STATUS and MISSING agree with it
+        why = f"the reply's {place.unsettled[:60]!r}"
+    elif place.cut_from is not None:
+        why = f"the answer is {place.cut_from:,} characters, too long to be read whole"
+    else:
+        return result
+    return verdict(label, f"{result.reason}, but {why}", result.extracted, "strict")
 
 
 def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,

@@ -240,17 +240,18 @@ for _cue in sorted(CUES, key=lambda c: -len(c.words)):
     CUE_TABLE.setdefault(_cue.words[0], []).append(_cue)
 
 # -- the strict reward's lists (:mod:`.strict`) -----------------------------------------------------
-# Plain function words: articles, pronouns, present-tense copulas, the prepositions of a plain
+# Plain function words: articles, pronouns but he, she and theirs (a value that is "his" or
+# "theirs" is someone else's), present-tense copulas, the prepositions of a plain
 # statement ("You live in Lexington"), and words that affirm the value is the current one
 # ("It's Lexington now"). No negator, hedge, history, contrast, approximation or numeral; no "by"
 # or "some" ("by 5:35 am", "some 59 minutes" are bounds and approximations).
 FUNCTION_WORDS = frozenset(
-    """a an the this that my your our their his her its
-    i you we they he she it me him us them mine yours ours theirs
-    it's that's you're i'm we're they're he's she's there's there you've i've we've they've
+    """a an the this that my your our its their
+    i you we it me us them they mine yours ours
+    it's that's you're i'm we're they're there's there you've i've we've they've
     is are am be do does have has
     in at on of for with to into as and
-    now currently presently still today current latest new
+    now currently presently still today current latest
     answer final called named value""".split()
 )
 
@@ -287,6 +288,10 @@ ROLE_PHRASES: dict[tuple[str, str], tuple[tuple[tuple[str, ...], bool], ...]] = 
 for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 1), key=lambda c: -len(c.words)):
     ROLE_PHRASES[_cue.words[:2]] = ROLE_PHRASES.get(_cue.words[:2], ()) + ((_cue.words, _cue.kind in FRAME_KINDS),)
 ROLE_PHRASE_STARTS = frozenset(words[0] for words in ROLE_PHRASES)
+
+# Past forms: beside a value they tell history ("You lived in Lexington", "Your rent was $1,450"),
+# unless the question asks in the past ("How much did I pay?")
+PAST_FORMS = frozenset("was were had drove took got paid did ran ate wore went came sold bought left kept".split())
 
 # Words an abstention may carry besides its phrase: courtesy ("Sorry, I don't know.") and the
 # question words that name the unknown fact ("You never mentioned where you work.")

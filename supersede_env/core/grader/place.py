@@ -44,11 +44,16 @@ class AnswerPlace:
     cut_from: int | None = None  # the place's length when only its last MAX_ANSWER_CHARS were read
     doubt: str | None = None  # the reply's own status doubts its answer ("STATUS: NOT FOUND")
     outside: str = ""  # text beside the place that the reply's form does not account for
+    # a contract's STATUS other than FOUND alone, or a MISSING field that names anything: the strict
+    # reward's closed world has no words for them
+    unsettled: str | None = None
 
 
 # a field label opening a line, markdown around it allowed ("**ANSWER:**", "- Status:")
 _FIELD = re.compile(r"[ \t*_#>\-]*(STATUS|EVIDENCE|ANSWER|MISSING)[*_ \t]*:[ \t]*", re.I)
 _FOUND = re.compile(r"^\W*found\b", re.I)
+_FOUND_ALONE = re.compile(r"^\W*found\W*$", re.I)
+_NOTHING = re.compile(r"^\W*(?:none|nothing|n/?a|no(?:thing)? missing|-)?\W*$", re.I)
 # a MISSING field that doubts the answer itself ("whether this is still true", "confirmation")
 _UNSURE = re.compile(r"\b(?:whether|if)\b.*\b(?:still|current|true|valid|changed|up[ -]to[ -]date|latest|correct)\b"
                      r"|\bconfirm|\bverif|\bnot sure\b|\buncertain|\bunclear\b", re.I)
@@ -84,7 +89,9 @@ def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
     missing = [value for name, value in fields if name == "missing"]
     doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None) or next(
         (f"MISSING: {v}" for v in missing if _UNSURE.search(v)), None)
-    return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt)
+    unsettled = next((f"STATUS: {v}" for v in statuses if not _FOUND_ALONE.match(v)), None) or next(
+        (f"MISSING: {v}" for v in missing if not _NOTHING.match(v)), None)
+    return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt, unsettled=unsettled)
 
 
 def _flatten(value: object, depth: int = 0) -> str:
@@ -177,5 +184,5 @@ def answer_place(reply: str, form: str = "any") -> AnswerPlace:
                  or AnswerPlace(reply, "reply"))
     if len(place.text) > MAX_ANSWER_CHARS:
         return AnswerPlace(place.text[-MAX_ANSWER_CHARS:], place.source, place.missing, len(place.text), place.doubt,
-                           place.outside)
+                           place.outside, place.unsettled)
     return place

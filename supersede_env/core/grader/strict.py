@@ -31,9 +31,11 @@ from itertools import permutations
 
 from supersede_env.core.grader.abstention import ABSTENTION
 from supersede_env.core.grader.lexicon import (
+    AUXILIARIES,
     COURTESY,
     FUNCTION_WORDS,
     NOT_PLAIN,
+    PAST_FORMS,
     PLAIN_PUNCT,
     PLAIN_SYMBOLS,
     ROLE_PHRASE_STARTS,
@@ -52,11 +54,17 @@ MODE = "strict"
 # bidirectional controls, invisible separators and joiners.
 _TRAPS = re.compile("[\u0334-\u0338\u20d2\u20d3\u20d8-\u20da\u20e5\u20e6\u20ea\u20eb"
                     "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
-                    "\u200b-\u200d\u2060-\u2064\ufeff\u00ad\u180e\u3164\u115f\u1160\uffa0\u2800]")
+                    "\u200b-\u200d\u2060-\u2064\ufeff\u00ad\u180e\u3164\u115f\u1160\uffa0\u2800"
+                    "\U000e0000-\U000e007f]")  # tag characters spell text no one sees
 _STRIKE = re.compile(r"~~|<\s*/?\s*(?:s|del|strike)\s*>", re.I)
 # control characters, and ">" after text on its line ("Phoenix > Lexington"; a quote marker opens its line)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|[^\s>][ \t]*>")
 _YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.I)
+# a wink or a face beside the answer ("Lexington ;)") says it is not meant plainly
+_EMOTICON = re.compile(r"(?:^|\s)[;:=8x][-^o']?[()\[\]DPpO/\\|*@3]+(?=\s|$)")
+# an answer that opens like a question ("Is it Lexington", "Do you live in Lexington") asks, not states
+_ASKS = re.compile(r"^\W*(?:is|are|am|was|were|do|does|did|have|has|can|could|would|should|will)\s+"
+                   r"(?:it|that|this|you|i|we|they|there|your|my)\b", re.I)
 
 
 
@@ -88,7 +96,9 @@ def _trap(text: str) -> str | None:
 
 
 def _odd(norm: str) -> str | None:
-    """A character the grader cannot read as a word, value or plain punctuation."""
+    """A character (or face) the grader cannot read as a word, value or plain punctuation."""
+    if (m := _EMOTICON.search(norm)) is not None:
+        return m.group().strip()
     if not norm.isascii():
         for ch in norm:
             if not ch.isascii() and ch not in PLAIN_SYMBOLS:
@@ -126,13 +136,21 @@ def _to_account(tokens: list[Token], world: World) -> list[int]:
                 continue
         elif t.kind == WORD and t.value != "~" and (t.text in FUNCTION_WORDS or (
                 t.value not in world.candidate_stems and (
-                    (t.text not in NOT_PLAIN and (t.value in world.plain_stems or t.value in world.gold_stems))
+                    (t.text not in NOT_PLAIN and (t.value in world.plain_stems or t.value in world.gold_stems)
+                     and not _past_form(t, world))
                     or (world.timeline and t.value in world.gold_stems)))):
             continue
         elif t.kind in VALUE_KINDS and any(q.kind == t.kind and values_equal(q, t) for q in world.plain_values):
             continue  # a value the question itself gives ("your 5K personal best")
         out.append(i)
     return out
+
+
+def _past_form(t: Token, world: World) -> bool:
+    """A question's word in the past ("lived" for "Where do I live?", "was" for "What is my rent?"):
+    history, not a plain word, unless the question asks in the past."""
+    past = t.text in PAST_FORMS or (t.text.endswith("ed") and len(t.text) > 3)
+    return past and not world.past_question and t.text not in world.frame_words
 
 
 def _minus_sign(tokens: list[Token], i: int) -> bool:
@@ -158,11 +176,12 @@ def _own_word(p: StrictPart, tokens: list[Token], k: int, unit: str | None) -> b
     return t.value in p.optional or (unit is not None and unit_of(t.text) == unit)
 
 
-def _match_part(p: StrictPart, tokens: list[Token], need: list[int], at: int) -> int | None:
-    """Where a statement of pattern ``p`` that starts at need[at] ends (exclusive), or None."""
+def _match_part(p: StrictPart, tokens: list[Token], need: list[int], at: int, fallback: bool = True) -> int | None:
+    """Where a statement of pattern ``p`` that starts at need[at] ends (exclusive), or None; with
+    ``fallback``, a long name's distinctive head counts too."""
     if p.keywords:
         return _match_keywords(p, tokens, need, at)
-    for seq in (p.required, p.fallback):
+    for seq in (p.required, p.fallback) if fallback else (p.required,):
         if not seq:
             continue
         j, unit = at, None
@@ -191,13 +210,14 @@ def _match_keywords(p: StrictPart, tokens: list[Token], need: list[int], at: int
     return j if len(seen) >= max(1, p.min_keywords) and p.must_keywords <= seen else None
 
 
-def _states(parts: tuple[StrictPart, ...], ordered: bool, tokens: list[Token], need: list[int]) -> bool:
+def _states(parts: tuple[StrictPart, ...], ordered: bool, tokens: list[Token], need: list[int],
+            fallback: bool = True) -> bool:
     """Is ``need`` exactly one statement of every part (in order when ``ordered``), and nothing else?"""
     orders = [parts] if ordered or len(parts) > 4 else permutations(parts)
     for order in orders:
         at = 0
         for p in order:
-            end = _match_part(p, tokens, need, at)
+            end = _match_part(p, tokens, need, at, fallback)
             if end is None or end == at:
                 break
             at = end
@@ -207,10 +227,23 @@ def _states(parts: tuple[StrictPart, ...], ordered: bool, tokens: list[Token], n
     return False
 
 
-def _gold_stated(world: World, tokens: list[Token], need: list[int]) -> str | None:
+def _gold_stated(world: World, tokens: list[Token], need: list[int], fallback: bool = True) -> str | None:
     for alt in world.alternatives:
-        if _states(alt.parts, alt.ordered, tokens, need):
+        if _states(alt.parts, alt.ordered, tokens, need, fallback):
             return alt.text
+    return None
+
+
+def _also_states(world: World, tokens: list[Token], need: list[int]) -> str | None:
+    """Another candidate the same answer states (a paid answer names exactly one): a superseded value
+    or decoy stated in full, or one stated by its distinctive head when the gold is too ("3 pm" for
+    "Monday 3 pm" beside "Tuesday 3 pm"; "Lexington" for "New Lexington" beside "Lexington")."""
+    gold_in_full = _gold_stated(world, tokens, need, fallback=False) is not None
+    for value, patterns in (*world.stale, *world.decoys):
+        if any(_states((p,), False, tokens, need, fallback=False) for p in patterns):
+            return value
+        if not gold_in_full and any(_states((p,), False, tokens, need) for p in patterns):
+            return value
     return None
 
 
@@ -279,9 +312,21 @@ def _kind_name(t: Token) -> str:
             "L": "label number"}.get(t.kind, "value")
 
 
+_NEGATED_AUXILIARIES = frozenset(f"{a}n't" for a in ("do", "does", "did", "have", "has", "is", "are", "was", "were",
+                                                     "could", "would", "should")) | {"don't", "won't", "can't", "not"}
+
+
 def _yes_no(world: World, tokens: list[Token], need: list[int], stale: tuple[str, ...], text: str) -> Verdict:
     said = [YES_NO_WORDS[tokens[i].text] for i in need if tokens[i].kind == WORD and tokens[i].text in YES_NO_WORDS]
-    if len(need) == 1 and said:
+    # the question's own words restate it, and whether they agree with the yes or no is not read:
+    # the word alone answers ("No, you still have the bike" is not a plain no)
+    # ("Yes, you did.", "No, you didn't." echo the question's auxiliary: a no's may be negated)
+    echo = AUXILIARIES | (_NEGATED_AUXILIARIES if said[:1] == ["no"] else frozenset())
+    restated = [i for i, t in enumerate(tokens) if t.kind == WORD and t.text not in FUNCTION_WORDS
+                and t.text not in YES_NO_WORDS and t.text not in COURTESY and t.text not in echo]
+    if restated and said:
+        return _verdict("hedged", f"{tokens[restated[0]].text!r} is not accounted for beside {said[0]!r}", text)
+    if len(said) == 1 and all(tokens[i].text in echo or tokens[i].text in YES_NO_WORDS for i in need):
         if said[0] == world.gold.polarity:
             return _verdict("current", f"answers {said[0]!r}", text, r_cur=1.0)
         if any((m := _YES_OR_NO.match(s)) is not None and m.group(1).lower() == said[0] for s in stale):
@@ -304,6 +349,8 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
     odd = _odd(norm)
     if odd is not None:
         return _verdict("wrong", f"{odd!r} is not accounted for", text)
+    if _ASKS.match(norm) is not None:
+        return _verdict("wrong", "asks rather than states", text)
     tokens = tokenize(norm)
     world = world_of(gold, stale, decoys, question, abstention)
     need = _to_account(tokens, world)
@@ -316,6 +363,9 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
         return _yes_no(world, tokens, need, stale, text)
     stated = _gold_stated(world, tokens, need)
     if stated is not None:
+        other = _also_states(world, tokens, need)
+        if other is not None:
+            return _verdict("hedged", f"states {stated!r}, but reads as {other!r} too", text)
         return _verdict("current", f"states {stated!r}", text, r_cur=1.0)
     value = _stale_stated(world, tokens, need)
     if value is not None:

@@ -8,10 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_value
-from supersede_env.core.grader.lexicon import (
-    FUNCTION_WORDS,
-    NOT_PLAIN,
-)
+from supersede_env.core.grader.lexicon import FUNCTION_WORDS, NOT_PLAIN, PAST_FORMS
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, tokenize, values_equal
 
@@ -45,11 +42,13 @@ class World:
     gold: Gold
     alternatives: tuple[StrictAlternative, ...]  # the gold's
     stale: tuple[tuple[str, tuple[StrictPart, ...]], ...]  # each superseded value and its patterns
+    decoys: tuple[tuple[str, tuple[StrictPart, ...]], ...]  # each decoy and its patterns
     candidate_stems: frozenset[str]  # required words of every candidate: never plain
     plain_stems: frozenset[str]  # the question's words that count as plain
     gold_stems: frozenset[str]  # an explanation gold's own words ("You switched to less water")
     timeline: bool  # a then-and-now gold: its own words of time are plain too
     plain_values: tuple[Token, ...]  # the question's values that no candidate holds ("5K", "monthly")
+    past_question: bool  # the question asks in the past ("How much did I pay?"): past forms are plain
     frame_words: frozenset[str]  # the question's (and an explanation gold's) words as written: their
 
 
@@ -77,7 +76,8 @@ def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], qu
     stale_parts = tuple((s, tuple(map(_part, parse_value(s)))) for s in stale)
     candidates = {w for alt in alternatives for w in _words(alt.parts)}
     candidates |= {w for _, ps in stale_parts for w in _words(ps)}
-    candidates |= {w for d in decoys for w in _words(tuple(map(_part, parse_value(d))))}
+    decoy_parts = tuple((d, tuple(map(_part, parse_value(d)))) for d in decoys)
+    candidates |= {w for _, ps in decoy_parts for w in _words(ps)}
     if gold.choice is not None:
         candidates |= _words((_part(gold.choice.rejected),))
     q_tokens = tokenize(normalise_text(question or ""))
@@ -95,4 +95,6 @@ def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], qu
     gold_words = [t for t in tokenize(normalise_text(gold_text)) if t.kind == WORD] if explained or timeline else []
     own = frozenset(t.value for t in gold_words if timeline or t.text not in NOT_PLAIN) - candidates
     surface = frozenset(t.text for t in (*q_tokens, *gold_words) if t.kind == WORD)
-    return World(gold, alternatives, stale_parts, frozenset(candidates), plain, own, timeline, values, surface)
+    past = any(t.kind == WORD and t.text in PAST_FORMS for t in q_tokens)
+    return World(gold, alternatives, stale_parts, decoy_parts, frozenset(candidates), plain, own, timeline, values,
+                 past, surface)
