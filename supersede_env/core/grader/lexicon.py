@@ -289,8 +289,7 @@ for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 
     ROLE_PHRASES[_cue.words[:2]] = ROLE_PHRASES.get(_cue.words[:2], ()) + ((_cue.words, _cue.kind in FRAME_KINDS),)
 ROLE_PHRASE_STARTS = frozenset(words[0] for words in ROLE_PHRASES)
 
-# Past forms: beside a value they tell history ("You lived in Lexington", "Your rent was $1,450"),
-# unless the question asks in the past ("How much did I pay?")
+# Past forms tell history beside a value ("Your rent was $1,450") unless the question asks in the past
 PAST_FORMS = frozenset("was were had drove took got paid did ran ate wore went came sold bought left kept".split())
 
 # Words an abstention may carry besides its phrase: courtesy ("Sorry, I don't know.") and the
