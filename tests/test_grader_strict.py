@@ -173,6 +173,6 @@ def test_a_yes_or_no_is_the_word_alone_or_with_the_questions_auxiliary() -> None
     q = "Do I still have the bike?"
     for answer in ("No.", "No, you don't.", "Nope"):
         assert grade(answer, "No", stale=["Yes"], question=q, mode="strict").r_cur == 1.0
-    for answer in ("No, you still have the bike", "Yes, you don't.", "No, I guess"):
+    for answer in ("No, you still have the bike", "Yes, you don't.", "No, I guess", "It might be no.", "Could be no."):
         assert grade(answer, "No", stale=["Yes"], question=q, mode="strict").r_cur == 0.0
     assert grade("You paid $1,450", "$1,450", question="How much did I pay?", mode="strict").r_cur == 1.0

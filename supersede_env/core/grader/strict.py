@@ -312,8 +312,10 @@ def _kind_name(t: Token) -> str:
             "L": "label number"}.get(t.kind, "value")
 
 
-_NEGATED_AUXILIARIES = frozenset(f"{a}n't" for a in ("do", "does", "did", "have", "has", "is", "are", "was", "were",
-                                                     "could", "would", "should")) | {"don't", "won't", "can't", "not"}
+def _negations(asked: set[str]) -> set[str]:
+    """The negations of the question's auxiliaries ("did" -> "didn't", "do" -> "don't"), and "not"."""
+    irregular = {"do": "don't", "will": "won't", "can": "can't"}
+    return {irregular.get(a, f"{a}n't") for a in asked} | ({"not"} if asked else set())
 
 
 def _yes_no(world: World, tokens: list[Token], need: list[int], stale: tuple[str, ...], text: str) -> Verdict:
@@ -321,7 +323,8 @@ def _yes_no(world: World, tokens: list[Token], need: list[int], stale: tuple[str
     # the question's own words restate it, and whether they agree with the yes or no is not read:
     # the word alone answers ("No, you still have the bike" is not a plain no)
     # ("Yes, you did.", "No, you didn't." echo the question's auxiliary: a no's may be negated)
-    echo = AUXILIARIES | (_NEGATED_AUXILIARIES if said[:1] == ["no"] else frozenset())
+    asked = {a for a in AUXILIARIES if a in world.frame_words}  # "It might be yes" is no echo of "Do I ...?"
+    echo = asked | (_negations(asked) if said[:1] == ["no"] else set())
     restated = [i for i, t in enumerate(tokens) if t.kind == WORD and t.text not in FUNCTION_WORDS
                 and t.text not in YES_NO_WORDS and t.text not in COURTESY and t.text not in echo]
     if restated and said:
