@@ -238,11 +238,14 @@ def _also_states(world: World, tokens: list[Token], need: list[int]) -> str | No
     """Another candidate the same answer states (a paid answer names exactly one): a superseded value
     or decoy stated in full, or one stated by its distinctive head when the gold is too ("3 pm" for
     "Monday 3 pm" beside "Tuesday 3 pm"; "Lexington" for "New Lexington" beside "Lexington")."""
-    gold_in_full = _gold_stated(world, tokens, need, fallback=False) is not None
+    gold_in_full: bool | None = None  # computed when a candidate with a distinctive head needs it
     for value, patterns in (*world.stale, *world.decoys):
         if any(_states((p,), False, tokens, need, fallback=False) for p in patterns):
             return value
-        if not gold_in_full and any(_states((p,), False, tokens, need) for p in patterns):
+        heads = [p for p in patterns if p.fallback]
+        if heads and gold_in_full is None:
+            gold_in_full = _gold_stated(world, tokens, need, fallback=False) is not None
+        if heads and not gold_in_full and any(_states((p,), False, tokens, need) for p in heads):
             return value
     return None
 
