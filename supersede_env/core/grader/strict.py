@@ -61,7 +61,7 @@ _STRIKE = re.compile(r"~~|<\s*/?\s*(?:s|del|strike)\s*>", re.I)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|[^\s>][ \t]*>")
 _YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.I)
 # a wink or a face beside the answer ("Lexington ;)") says it is not meant plainly
-_EMOTICON = re.compile(r"(?:^|\s)[;:=8x][-^o']?[()\[\]DPpO/\\|*@3]+(?=\s|$)")
+_EMOTICON = re.compile(r"(?:^|\s)[;:=][-^o']?[()\[\]DPpO/\\|*@3]+(?=\s|$)")
 # an answer that opens like a question ("Is it Lexington", "Do you live in Lexington") asks, not states
 _ASKS = re.compile(r"^\W*(?:is|are|am|was|were|do|does|did|have|has|can|could|would|should|will)\s+"
                    r"(?:it|that|this|you|i|we|they|there|your|my)\b", re.I)
@@ -97,7 +97,7 @@ def _trap(text: str) -> str | None:
 
 def _odd(norm: str) -> str | None:
     """A character (or face) the grader cannot read as a word, value or plain punctuation."""
-    if (m := _EMOTICON.search(norm)) is not None:
+    if (";" in norm or ":" in norm or "=" in norm) and (m := _EMOTICON.search(norm)) is not None:
         return m.group().strip()
     if not norm.isascii():
         for ch in norm:
