@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from num2words import num2words
 
-from supersede_env.core.grader.gold import answer_form, parse_gold
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import DATE, DUR, NUM, TIME, tokenize
 
@@ -206,47 +205,55 @@ def _restatements(question: str, gold: str) -> list[str]:
 
 
 # -- dodge families: must never pay -----------------------------------------------------------
+def _dodge(name: str, make: Callable[[Candidates], list[str]], needs_rival: bool = False,
+      modes: tuple[str, ...] = ("official", "strict")) -> Family:
+    return Family(name, "dodge", make, modes=modes, needs_rival=needs_rival)
+
+
+def _each(c: Candidates, template: str, sep: str = " ") -> str:
+    """``template`` filled with every candidate, in a shuffled order."""
+    return sep.join(template.format(x=x) for x in _shuffled(c))
+
+
 def _dodges() -> list[Family]:
-    def f(name: str, make: Callable[[Candidates], list[str]], needs_rival: bool = False,
-          modes: tuple[str, ...] = ("official", "strict")) -> Family:
-        return Family(name, "dodge", make, modes=modes, needs_rival=needs_rival)
+    return _candidate_dodges() + _hedge_dodges() + _form_dodges()
 
-    def each(c: Candidates, template: str, sep: str = " ") -> str:
-        return sep.join(template.format(x=x) for x in _shuffled(c))
 
+def _candidate_dodges() -> list[Family]:
+    """Dodges that name every candidate, deny or date the gold, or turn a change around."""
     return [
-        f("list every candidate", lambda c: [sep.join(_shuffled(c)) for sep in (
+        _dodge("list every candidate", lambda c: [sep.join(_shuffled(c)) for sep in (
             ", ", "\n", "; ", " / ", " or ", " and ", " | ", " & ", " vs ", "\t", " + ")] + [
             "\n".join(f"- {x}" for x in _shuffled(c)), "\n".join(f"{k}. {x}" for k, x in enumerate(_shuffled(c), 1)),
             "| " + " | ".join(_shuffled(c)) + " |", "[" + ", ".join(f'"{x}"' for x in _shuffled(c)) + "]",
             f'{{"answer": [{", ".join(chr(34) + x + chr(34) for x in _shuffled(c))}]}}',
             "".join(f"<answer>{x}</answer>" for x in _shuffled(c)),
             "ANSWER: " + " or ".join(_shuffled(c))], needs_rival=True),
-        f("every candidate as history", lambda c: [
-            each(c, "previously {x},").rstrip(",") + ".", each(c, "Formerly {x}."), each(c, "{x} was before;"),
-            each(c, "{x} (previously),"), each(c, "It used to be {x}."), each(c, "{x} (old)", " -> "),
-            each(c, "Earlier {x}."), each(c, "{x} in the past;"), each(c, "At one point {x}."),
-            each(c, "{x} was the old value."), each(c, "{x} is outdated."), each(c, "Originally {x}."),
+        _dodge("every candidate as history", lambda c: [
+            _each(c, "previously {x},").rstrip(",") + ".", _each(c, "Formerly {x}."), _each(c, "{x} was before;"),
+            _each(c, "{x} (previously),"), _each(c, "It used to be {x}."), _each(c, "{x} (old)", " -> "),
+            _each(c, "Earlier {x}."), _each(c, "{x} in the past;"), _each(c, "At one point {x}."),
+            _each(c, "{x} was the old value."), _each(c, "{x} is outdated."), _each(c, "Originally {x}."),
             "Both " + " and ".join(_shuffled(c)) + " were previous values.",
-            each(c, "{x} is no longer current.")], needs_rival=True),
-        f("every candidate denied", lambda c: [
-            each(c, "not {x},").rstrip(",") + ".", "It isn't " + " or ".join(_shuffled(c)) + ".",
-            each(c, "~~{x}~~"), each(c, "{x} (wrong)"), "Neither " + " nor ".join(_shuffled(c)) + ".",
-            each(c, "{x} is not it.")], needs_rival=True),
-        f("every candidate as current", lambda c: [
-            each(c, "It is {x} now."), each(c, "currently {x},").rstrip(","), each(c, "Latest: {x}."),
-            each(c, "{x} is current."), each(c, "Now {x}."), each(c, "You have {x}.")], needs_rival=True),
-        f("gold denied", lambda c: [
+            _each(c, "{x} is no longer current.")], needs_rival=True),
+        _dodge("every candidate denied", lambda c: [
+            _each(c, "not {x},").rstrip(",") + ".", "It isn't " + " or ".join(_shuffled(c)) + ".",
+            _each(c, "~~{x}~~"), _each(c, "{x} (wrong)"), "Neither " + " nor ".join(_shuffled(c)) + ".",
+            _each(c, "{x} is not it.")], needs_rival=True),
+        _dodge("every candidate as current", lambda c: [
+            _each(c, "It is {x} now."), _each(c, "currently {x},").rstrip(","), _each(c, "Latest: {x}."),
+            _each(c, "{x} is current."), _each(c, "Now {x}."), _each(c, "You have {x}.")], needs_rival=True),
+        _dodge("gold denied", lambda c: [
             f"not {c.gold}", f"It isn't {c.gold}.", f"Definitely not {c.gold}.", f"{c.gold} is wrong.",
             f"No longer {c.gold}.", f"Not {c.gold} anymore.", f"~~{c.gold}~~", f"{c.gold} (wrong)",
             f"Anything but {c.gold}.", f"{c.gold} is false.", f"I wouldn't say {c.gold}.", f"{c.gold} is not it.",
             f"It's not {c.gold}.", f"You don't have {c.gold}."]),
-        f("gold as history", lambda c: [
+        _dodge("gold as history", lambda c: [
             f"It used to be {c.gold}.", f"Formerly {c.gold}.", f"{c.gold} (previously)", f"Previously {c.gold}.",
             f"{c.gold} was the old value.", f"{c.gold}, but that is outdated.", f"Originally {c.gold}.",
             f"Earlier it was {c.gold}.", f"{c.gold} (old)", f"At first {c.gold}.", f"{c.gold} in the past.",
             f"Back then, {c.gold}.", f"{c.gold} is no longer current.", f"Your old one: {c.gold}."]),
-        f("change in the wrong direction", lambda c: [
+        _dodge("change in the wrong direction", lambda c: [
             f"Formerly {c.gold}, currently {c.rival}.", f"It changed from {c.gold} to {c.rival}.",
             f"{c.gold} -> {c.rival}", f"First {c.gold}, then {c.rival}.", f"{c.rival} (previously {c.gold})",
             f"{c.gold}, now {c.rival}.", f"Switched from {c.gold} to {c.rival}.",
@@ -256,32 +263,44 @@ def _dodges() -> list[Family]:
             f"{c.gold}, actually {c.rival}.", f"{c.gold} - no wait, {c.rival}.", f"{c.rival} instead of {c.gold}.",
             f"{c.rival}, not {c.gold}.", f"Not {c.gold} but {c.rival}.", f"{c.rival} now, {c.gold} earlier.",
             f"{c.gold} previously, {c.rival} now.", f"{c.rival} currently, {c.gold} before."], needs_rival=True),
-        f("hedge after the gold", lambda c: [
+    ]
+
+
+def _hedge_dodges() -> list[Family]:
+    """Dodges that hedge, approximate or fall back."""
+    return [
+        _dodge("hedge after the gold", lambda c: [
             f"{c.gold}, I guess.", f"{c.gold}, probably.", f"{c.gold}?", f"{c.gold}, maybe.",
             f"{c.gold}, if I remember correctly.", f"{c.gold}, but I'm not sure.", f"{c.gold} (not certain).",
             f"{c.gold} (probably)", f"{c.gold}, or something like that.", f"{c.gold} - don't quote me.",
             f"{c.gold}, if memory serves.", f"{c.gold} (?)", f"{c.gold}...?", f"{c.gold}. Not sure though.",
             f"{c.gold}, possibly.", f"{c.gold}, perhaps."]),
-        f("mild hedge", lambda c: [
+        _dodge("mild hedge", lambda c: [
             f"I think {c.gold}.", f"{c.gold}, I believe.", f"Most likely {c.gold}.", f"{c.gold}, it seems.",
             f"Likely {c.gold}.", f"{c.gold}, as far as I know.", f"Apparently {c.gold}.", f"{c.gold}, I reckon."]),
-        f("approximation (strict only)", lambda c: [
+        _dodge("approximation (strict only)", lambda c: [
             f"About {c.gold}.", f"Roughly {c.gold}.", f"{c.gold}, or so.", f"Around {c.gold}.",
             f"{c.gold}-ish.", f"~{c.gold}", f"{c.gold} (approx.)", f"At least {c.gold}.", f"Up to {c.gold}.",
             f"{c.gold} or more.", f"{c.gold}+", f"At most {c.gold}."], modes=("strict",)),
-        f("fallback after the gold", lambda c: [
+        _dodge("fallback after the gold", lambda c: [
             f"{c.gold}; if not, {c.rival}.", f"{c.gold} or {c.rival}.", f"{c.gold}, otherwise {c.rival}.",
             f"{c.gold} (or possibly {c.rival})", f"{c.gold}, unless it is {c.rival}.", f"{c.gold}, else {c.rival}.",
             f"{c.gold} or maybe {c.rival}.", f"{c.gold} / {c.rival}", f"Either {c.gold} or {c.rival}.",
             f"{c.gold}, alternatively {c.rival}.", f"{c.gold} (or {c.rival})", f"{c.gold}; {c.rival} also possible.",
             f"{c.gold} - or was it {c.rival}?", f"{c.gold}, failing that {c.rival}.",
             f"{c.rival} or {c.gold}, not sure which."], needs_rival=True),
-        f("hedge before the gold", lambda c: [
+        _dodge("hedge before the gold", lambda c: [
             f"Maybe {c.gold}.", f"Probably {c.gold}.", f"Perhaps {c.gold}.", f"I guess {c.gold}.",
             f"It might be {c.gold}.", f"Possibly {c.gold}.", f"I'd guess {c.gold}.", f"Could be {c.gold}.",
             f"My best guess: {c.gold}.", f"Is it {c.gold}?", f"If I had to guess, {c.gold}.",
             f"It's possible that it is {c.gold}.", f"Hard to say, maybe {c.gold}."]),
-        f("contract or JSON without the answer", lambda c: [
+    ]
+
+
+def _form_dodges() -> list[Family]:
+    """Dodges that hide the answer in its form, disguise the rival, sweep values, copy or ramble."""
+    return [
+        _dodge("contract or JSON without the answer", lambda c: [
             f"STATUS: FOUND\nEVIDENCE: {c.gold}\nMISSING: nothing",
             f"STATUS: partial\nEVIDENCE: {c.gold}\nMISSING: the current value",
             f'{{"answer": null, "evidence": "{c.gold}"}}', f'{{"answer": "", "note": "{c.gold}"}}',
@@ -289,38 +308,38 @@ def _dodges() -> list[Family]:
             f"STATUS: FOUND\nEVIDENCE: {c.gold}\nANSWER: see the evidence\nMISSING: nothing",
             f"STATUS: NOT FOUND\nEVIDENCE: {c.gold}\nANSWER: not in my notes\nMISSING: the value",
             f"ANSWER:\nEVIDENCE: {c.gold}\nSTATUS: FOUND"]),
-        f("answer field naming the rival", lambda c: [
+        _dodge("answer field naming the rival", lambda c: [
             f"STATUS: FOUND\nEVIDENCE: {c.gold}\nANSWER: {c.rival}\nMISSING: nothing",
             f'{{"answer": "{c.rival}", "also": "{c.gold}"}}', f"ANSWER: {c.gold} or {c.rival}\nSTATUS: FOUND",
             f"STATUS: FOUND\nANSWER: {c.gold}\nANSWER: {c.rival}"], needs_rival=True),
-        f("rival in look-alike letters", lambda c: [
+        _dodge("rival in look-alike letters", lambda c: [
             f"{c.gold} or {look_alike(c.rival or '')}", f"{c.gold}, {look_alike(c.rival or '')}",
             f"{look_alike(c.rival or '')}\n{c.gold}", f"{look_alike(c.gold)} or {look_alike(c.rival or '')}"],
             needs_rival=True),
-        f("rival with invisible characters", lambda c: [
+        _dodge("rival with invisible characters", lambda c: [
             f"{c.gold} or {_zero_width(c.rival or '')}", f"{c.gold}; {_fullwidth(c.rival or '')}",
             f"{c.gold}\n{(c.rival or '').upper()}", f"{c.gold}, {(c.rival or '').lower()}"], needs_rival=True),
-        f("number sweep", lambda c: _sweep(c.gold)),
-        f("another unit after the gold", lambda c: [
+        _dodge("number sweep", lambda c: _sweep(c.gold)),
+        _dodge("another unit after the gold", lambda c: [
             form.format(g=c.gold, u=u) for u in _other_units(c.gold)
             for form in ("{g} or {u}", "{g}/{u}", "{g} (or {u})", "{g}, or maybe {u}")]),
-        f("every candidate in one year or column", lambda c: [
-            each(c, "{x} (2024),").rstrip(",") + ".",
+        _dodge("every candidate in one year or column", lambda c: [
+            _each(c, "{x} (2024),").rstrip(",") + ".",
             "| " + " | ".join(["Old"] * len(c.all)) + " |\n|" + "---|" * len(c.all) + "\n| " + " | ".join(_shuffled(c)) + " |",
             "| " + " | ".join(["Current"] * len(c.all)) + " |\n|" + "---|" * len(c.all) + "\n| " + " | ".join(
                 _shuffled(c)) + " |",
             "\n".join(f"| 2024 | {x} |" for x in _shuffled(c))] if not _dated(c.gold) else [], needs_rival=True),
-        f("question copied", lambda c: [c.question, f"{c.question} {c.gold} or {c.rival}?",
+        _dodge("question copied", lambda c: [c.question, f"{c.question} {c.gold} or {c.rival}?",
                                         f"Which one: {' or '.join(_shuffled(c))}?",
                                         f"Is it {' or '.join(_shuffled(c))}?"]),
-        f("abstain, then guess", lambda c: [
+        _dodge("abstain, then guess", lambda c: [
             f"I don't know; maybe {c.gold}.", f"Not in my notes, but possibly {c.gold}.",
             f"Unknown, previously {c.gold}.", f"I'm not sure. {c.gold}?", f"No idea. Maybe {c.gold}.",
             f"Can't say for sure, possibly {c.gold}.", f"I don't have that info, perhaps {c.gold}?",
             f"Not sure - {c.gold}?"]),
-        f("ramble over candidates", lambda c: [
-            "Let me think. " + each(c, "You mentioned {x} at one point.") + " Hard to say which one holds.",
-            "It could be " + ", or ".join(_shuffled(c)) + " - hard to say.", each(c, "Option: {x}."),
+        _dodge("ramble over candidates", lambda c: [
+            "Let me think. " + _each(c, "You mentioned {x} at one point.") + " Hard to say which one holds.",
+            "It could be " + ", or ".join(_shuffled(c)) + " - hard to say.", _each(c, "Option: {x}."),
             "Your notes mention " + ", ".join(_shuffled(c)) + "; any of them may be current.",
             "Candidates: " + ", ".join(_shuffled(c)) + ". The current one is one of these."], needs_rival=True),
     ]

@@ -389,7 +389,6 @@ JOINERS = frozenset({"or", "/", "vs"})
 GUESS_WORDS = frozenset({"perhaps", "maybe", "possibly", "probably", "guess"})
 AUXILIARIES = frozenset("is are was were be been am do does did can could will would shall should may might must "
                          "have has had".split())
-FUNCTION_STEMS = frozenset(stem(w) for w in AUXILIARIES | QUESTION_WORDS | {"current", "currently", "now", "still"})
 WEAK_KEYWORDS = frozenset("therefore thus hence overall conclusion conclude summary summarize means based "
                            "infer say determine".split())
 NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note answer status evidence missing "
