@@ -15,7 +15,7 @@ from supersede_env.core.grader.tokens import WORD
 if TYPE_CHECKING:
     from supersede_env.core.grader.answer import Answer
 
-__all__ = ["ABSTAIN", "ABSTAIN_TRIGGERS", "ABSTENTION", "COMMIT", "abstentions"]
+__all__ = ["ABSTAIN", "ABSTAIN_TRIGGERS", "ABSTENTION", "ABSTENTION_HINTS", "COMMIT", "abstentions"]
 
 # Abstention: the answer says the asked information is not available. Searched only in windows
 # around trigger words (see _abstentions) because one pass of this pattern over a text is slow.
@@ -91,6 +91,9 @@ ABSTENTION = re.compile(
     r"|(?:the )?information(?: provided| given| available)? (?:is|was) not (?:enough|available|given)"
     r"|not enough information)\b"
 )
+# Every phrase of ABSTENTION holds one of these: a text without any is no abstention (a substring
+# test is many times faster than the pattern's search). Keep them in step with the pattern.
+ABSTENTION_HINTS = ("not", "never", "n't", "cannot", "unsure", "idea", "unknown", "n a", "information")
 
 
 def _in_parentheses(text: str, pos: int) -> bool:

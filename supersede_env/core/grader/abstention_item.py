@@ -7,8 +7,9 @@ import re
 from bisect import bisect_left
 
 from supersede_env.core.grader.abstention import COMMIT, abstentions
-from supersede_env.core.grader.answer import SHORT_REPLY, START_OF, Answer
+from supersede_env.core.grader.answer import Answer
 from supersede_env.core.grader.candidates import find_mentions
+from supersede_env.core.grader.conclusion import SHORT_REPLY, START_OF
 from supersede_env.core.grader.decide import frame_words, verdict
 from supersede_env.core.grader.gold import Gold
 from supersede_env.core.grader.lexicon import (

@@ -1,28 +1,25 @@
 """The official reader's view of an answer place (found by :mod:`.place`): :func:`read_answer`
-normalises and tokenises it once, masks the restated question, turns list numbering ("2. Denver")
-into labels, and finds where the conclusion starts: after the last "Answer:" / "the answer is"
-marker, else the last "therefore", else (replies over :data:`SHORT_REPLY` characters) the last
-paragraph.
+normalises it, tokenises it once (a long reply from the paragraph its conclusion starts in:
+:mod:`.conclusion`), masks the restated question, turns list numbering ("2. Denver") into labels,
+and indexes what matching needs.
 """
 
 from __future__ import annotations
 
-import itertools
-import operator
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
+from supersede_env.core.grader.conclusion import PARAGRAPH_BREAK, SHORT_REPLY, Reading, read_conclusion
 from supersede_env.core.grader.gold import Pattern
-from supersede_env.core.grader.lexicon import CUE_STARTS, QUESTION_WORDS, SENTENCE_END, SOFT, WEAK_KEYWORDS
+from supersede_env.core.grader.lexicon import CUE_STARTS, QUESTION_WORDS, SENTENCE_END, SOFT
 from supersede_env.core.grader.question import QuestionInfo, echo_key, question_info
 from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
 
-__all__ = ["SHORT_REPLY", "TERSE_REPLY", "Answer", "Span", "read_answer"]
+__all__ = ["TERSE_REPLY", "Answer", "Span", "read_answer"]
 
-SHORT_REPLY = 600  # a reply this short is read whole: "Not sure.\n\nPortland" is not concluded by its last line
 # A reply this short is the answer and nothing else (a sentence or two: the policy's format): every other
 # name or count in it competes with the gold when the source named no other candidate
 TERSE_REPLY = 160
@@ -50,6 +47,8 @@ class Answer:
     find_memo: dict[int, tuple[Pattern, list[Span]]] = field(default_factory=dict)
     word_index: dict[str, list[int]] | None = None  # built on first use
     value_index: list[int] | None = None
+    first_char: int = 0  # where ``tokens`` start in ``text`` (a long reply is read from its conclusion's paragraph)
+    question: str | None = None
 
     @property
     def words(self) -> dict[str, list[int]]:
@@ -73,7 +72,7 @@ class Answer:
         content = self.unmasked_content
         conclusion = content if self.start == 0 else content[bisect_left(content, self.start):]
         return Answer(self.text, self.source, self.tokens, self.start, conclusion, self.strong, content,
-                      self.triggers, self.cues)
+                      self.triggers, self.cues, first_char=self.first_char, question=self.question)
 
     @property
     def skip(self) -> int:
@@ -86,12 +85,21 @@ class Answer:
 
     def widened(self) -> Answer:
         """The same answer with the whole text as its conclusion."""
+        if self.first_char:
+            whole = _read(self.text, self.source, Reading(0, tokenize(self.text), 0, False), self.question)
+            whole.unmasked_content = None
+            return whole
         return Answer(self.text, self.source, self.tokens, 0, self.all_content, False, self.all_content,
                       self.triggers, self.cues, word_index=self.word_index, value_index=self.value_index)
 
     def snippet(self, first: int, last: int) -> str:
         """The answer's own words from token ``first`` to token ``last``."""
         return self.source[self.tokens[first].start:self.tokens[last].end]
+
+    @property
+    def read_text(self) -> str:
+        """The text its tokens cover (from ``first_char``): a test on it is a test on what can match."""
+        return self.text[self.first_char:] if self.first_char else self.text
 
     @property
     def conclusion_text(self) -> str:
@@ -118,65 +126,6 @@ def _word_index(tokens: list[Token], content: list[int]) -> dict[str, list[int]]
     return words
 
 
-# Concluding-span markers. STRONG: everything after the last one is the answer.
-_STRONG_MARKER = re.compile(
-    r"(?:final\s+answer|the\s+answer\s+(?:to\s+[^\n:]{0,100}?)?(?:is|would\s+be|will\s+be)\b"
-    r"|my\s+(?:final\s+)?answer\s+(?:is|would\s+be|will\s+be)|\banswer\s*(?:\*\*)?\s*:"
-    r"|(?:^|\n)\s*(?:\*\*|#+\s*)?\s*(?:final\s+)?answer\s*(?:\*\*)?\s*(?=\n)"
-    r"|(?:^|\n)[^\n]{0,40}step\s*\d+\s*[:.-]?\s*(?:\*\*)?\s*(?:provide|give|determine|draw|answer|final|state|"
-    r"choose|select|formulate)[^\n]*"
-    r"|(?:^|\n)\s*(?:\*\*|#+\s*)\s*conclusion[^\n]*)"
-)
-_WEAK_MARKER = re.compile(
-    r"\b(?:therefore|thus|hence|in\s+conclusion|to\s+conclude|in\s+summary|to\s+summarize|overall|"
-    r"(?:i|we)\s+(?:can|could|will|would)\s+(?:confidently\s+)?(?:conclude|say|infer|determine)|"
-    r"(?:this|which)\s+means|based\s+on\s+(?:this|these|the\s+above|the\s+(?:extracted\s+)?information|"
-    r"the\s+(?:analysis|reasoning|chat\s+history|available\s+information)))\b"
-)
-_STEP_HEADING = re.compile(r"(?:^|\n)[^\n]{0,10}step\s*\d")
-# Where a match of each marker can begin (besides the start of the text): every alternative of
-# _STRONG_MARKER starts with "final answer", "the answer", "my (final) answer", "answer" or a line
-# break; _STEP_HEADING starts with a line break. Keep them in step with the markers.
-_STRONG_MARKER_STARTS = re.compile(r"final(?=\s+answer)|the(?=\s+answer)|my(?=\s+(?:final\s+)?answer)|answer|\n")
-_LINE_STARTS = re.compile(r"\n")
-
-
-def _markers(marker: re.Pattern[str], starts: re.Pattern[str], text: str) -> list[re.Match[str]]:
-    """``marker.finditer(text)``, tried only where ``starts`` says a match can begin (much faster)."""
-    found = []
-    resume = 0  # like finditer: a match never starts inside the previous one
-    for pos in itertools.chain((0,), (s.start() for s in starts.finditer(text))):
-        if pos >= resume and (m := marker.match(text, pos)) is not None:
-            found.append(m)
-            resume = m.end()
-    return found
-
-
-def _strong_offset(text: str) -> int | None:
-    """End of the last answer marker ("the answer is", "Answer:", "Step N: Provide the answer"),
-    unless more reasoning steps follow it ("Here's the answer: Step 1 ..." is a preamble)."""
-    if "answer" not in text and "conclusion" not in text:
-        return None
-    last_step = -1
-    if "step" in text:
-        for step in _markers(_STEP_HEADING, _LINE_STARTS, text):
-            last_step = step.start()
-    for m in reversed(_markers(_STRONG_MARKER, _STRONG_MARKER_STARTS, text)):
-        if last_step >= m.end() or not text[m.end():].strip(" *:#\n\t"):
-            continue  # a preamble before more steps, or a trailing "Answer:" with nothing after it
-        return m.end()
-    return None
-
-
-def _weak_start(text: str, tokens: list[Token], candidates: list[int]) -> int | None:
-    """Token index of the last "therefore"-style marker, checked at its keyword and the words before."""
-    for i in reversed(candidates):
-        for j in range(max(0, i - 3), i + 1):
-            if tokens[j].kind == WORD and _WEAK_MARKER.match(text, tokens[j].start) is not None:
-                return j
-    return None
-
-
 def _echoed(tokens: list[Token], run: list[int], keys: list[object], grams: frozenset[tuple], masked: set[int],
             question_echo: set[int]) -> None:
     """Mark the 4-grams of ``run`` that restate the question. A restatement of the question itself (it
@@ -193,10 +142,8 @@ def _echoed(tokens: list[Token], run: list[int], keys: list[object], grams: froz
             break
 
 
-def _enumerators(tokens: list[Token], text: str) -> set[int]:
-    """List numbering: small whole numbers opening lines, followed by "." or ")" and more text, when
-    the reply numbers at least two lines in sequence ("1. Oranges\\n2. Lemons"). A lone "64. That is
-    the latest value" is a value, not numbering."""
+def _numbering(tokens: list[Token], text: str) -> dict[int, float]:
+    """Small whole numbers opening lines, followed by "." or ")" and more text: index -> number."""
     found: dict[int, float] = {}
     n = len(tokens)
     for i, t in enumerate(tokens):
@@ -212,21 +159,48 @@ def _enumerators(tokens: list[Token], text: str) -> set[int]:
         if follower.kind == PUNCT and follower.text in ("\n", "\n\n"):
             continue
         found[i] = t.value
+    return found
+
+
+def _label_numbering(tokens: list[Token], text: str, first_char: int) -> None:
+    """List numbering becomes labels, when the reply numbers at least two lines in sequence
+    ("1. Oranges\\n2. Lemons"; the lines before ``first_char`` count too). A lone "64. That is the
+    latest value" is a value, not numbering."""
+    found = _numbering(tokens, text)
     numbers = set(found.values())
-    return {i for i, v in found.items() if v + 1 in numbers or v - 1 in numbers}
+    if first_char and any(v + 1 not in numbers and v - 1 not in numbers for v in numbers):
+        numbers |= _numbering_before(text, first_char)
+    for i, v in found.items():
+        if v + 1 in numbers or v - 1 in numbers:
+            tokens[i] = tokens[i]._replace(kind=LABEL)
 
 
-_NUMBERED_LINE = re.compile(r"(?:^|\n)[ \t*#>_-]*\d{1,2}[.)]")
-START_OF = operator.attrgetter("start")  # tokens come in text order: their starts can be bisected
+def _numbering_before(text: str, end: int) -> set[float]:
+    """The numbers of the numbered lines of text[:end], read a paragraph at a time (the paragraphs
+    that may hold one)."""
+    bounds = [0, *(m.start() for m in PARAGRAPH_BREAK.finditer(text, 0, end)), end]
+    numbers: set[float] = set()
+    for lo, hi in zip(bounds, bounds[1:]):
+        if _LINE_DIGIT.search(text, lo, hi):
+            numbers.update(_numbering(tokenize(text, lo, hi), text).values())
+    return numbers
+
+
+# a numbered line: at the start of the text, or after a line break (two patterns: one that starts
+# with "\n" is searched many times faster than one that starts with "(?:^|\n)")
+_NUMBERED_FIRST_LINE = re.compile(r"[ \t*#>_-]*\d{1,2}[.)]")
+_NUMBERED_LINE = re.compile(r"\n[ \t*#>_-]*\d{1,2}[.)]")
+# a digit after only what the scanner skips at a line's start: every numbered line of _numbering matches
+_LINE_DIGIT = re.compile(r"(?:^|\n)[ \t\r\f\v*#`_~>]*\d")
 _WORD_FLAGS: dict[str, int] = {}
-_TRIGGER, _SOFT_WORD, _WEAK_KEY, _CUE = 1, 2, 4, 8
+_TRIGGER, _SOFT_WORD, _CUE = 1, 2, 4
 
 
 def _word_flags(w: str) -> int:
     flags = _WORD_FLAGS.get(w)
     if flags is None:
         flags = ((_TRIGGER if (w in ABSTAIN_TRIGGERS or w.endswith("n't")) else 0)
-                 | (_SOFT_WORD if w in SOFT else 0) | (_WEAK_KEY if w in WEAK_KEYWORDS else 0)
+                 | (_SOFT_WORD if w in SOFT else 0)
                  | (_CUE if (w in CUE_STARTS or w.endswith("n't")) else 0))
         if len(_WORD_FLAGS) < 100_000:
             _WORD_FLAGS[w] = flags
@@ -242,11 +216,16 @@ def _cased_or(text: str, answer: str) -> str:
 def read_answer(answer: str, question: str | None) -> Answer:
     """Tokenise once and index what matching needs."""
     text = normalise_text(answer)
-    tokens = tokenize(text)
-    if _NUMBERED_LINE.search(text):
-        for i in _enumerators(tokens, text):
-            tokens[i] = tokens[i]._replace(kind=LABEL)  # "1. Oranges" opening a line: list numbering
-    content, triggers, cues, weak = _index(tokens)
+    # the capitals of a short reply mark its names (rivals the source never named); folding again costs
+    source = answer if len(answer) == len(text) else _cased_or(text, answer) if len(text) <= SHORT_REPLY else text
+    return _read(text, source, read_conclusion(text), question)
+
+
+def _read(text: str, source: str, reading: Reading, question: str | None) -> Answer:
+    tokens, start = reading.tokens, reading.start
+    if _NUMBERED_FIRST_LINE.match(text) or _NUMBERED_LINE.search(text):
+        _label_numbering(tokens, text, reading.first_char)
+    content, triggers, cues = _index(tokens)
     info = question_info(question)
     unmasked_content = None
     if info.keys:
@@ -254,23 +233,17 @@ def read_answer(answer: str, question: str | None) -> Answer:
         if masked:  # drop the restated question (kept aside: a gold may be worded like the question)
             unmasked_content = [i for i in content if i not in question_echo] if question_echo else content
             content = [i for i in content if i not in masked]
-    strong = _strong_offset(text)
-    start = _conclusion_start(text, tokens, strong, weak)
     conclusion = content if start == 0 else content[bisect_left(content, start):]
-    # the capitals of a short reply mark its names (rivals the source never named); folding again costs
-    source = answer if len(answer) == len(text) else _cased_or(text, answer) if len(text) <= SHORT_REPLY else text
-    return Answer(text, source, tokens, start, conclusion, strong is not None, content, triggers, cues,
-                  unmasked_content)
+    return Answer(text, source, tokens, start, conclusion, reading.strong, content, triggers, cues,
+                  unmasked_content, first_char=reading.first_char, question=question)
 
 
-def _index(tokens: list[Token]) -> tuple[list[int], list[int], list[int], list[int]]:
+def _index(tokens: list[Token]) -> tuple[list[int], list[int], list[int]]:
     """The indices of the tokens matching may use (not punctuation, labels or soft words), of the
-    words that may start an abstention phrase, of the tokens that may start a role cue, and of the
-    keywords of "therefore"-style markers."""
+    words that may start an abstention phrase, and of the tokens that may start a role cue."""
     content: list[int] = []
     triggers: list[int] = []
     cues: list[int] = []
-    weak: list[int] = []
     word_flags = _WORD_FLAGS
     for i, t in enumerate(tokens):
         kind = t.kind
@@ -283,8 +256,6 @@ def _index(tokens: list[Token]) -> tuple[list[int], list[int], list[int], list[i
                     cues.append(i)
                 if flags & _TRIGGER:
                     triggers.append(i)
-                if flags & _WEAK_KEY:
-                    weak.append(i)
                 if flags & _SOFT_WORD:
                     continue
             content.append(i)
@@ -293,7 +264,7 @@ def _index(tokens: list[Token]) -> tuple[list[int], list[int], list[int], list[i
                 cues.append(i)
         elif kind != LABEL:
             content.append(i)
-    return content, triggers, cues, weak
+    return content, triggers, cues
 
 
 def _restatements(tokens: list[Token], info: QuestionInfo) -> tuple[set[int], set[int]]:
@@ -325,17 +296,3 @@ def _restatements(tokens: list[Token], info: QuestionInfo) -> tuple[set[int], se
     if len(run) >= 4:
         _echoed(tokens, run, run_keys, info.grams, masked, question_echo)
     return masked, question_echo
-
-
-def _conclusion_start(text: str, tokens: list[Token], strong: int | None, weak: list[int]) -> int:
-    """The first token of the concluding span: after the last answer marker, else the last
-    "therefore"-style marker, else (a reply over SHORT_REPLY characters) the last paragraph."""
-    if strong is not None:
-        return bisect_left(tokens, strong, key=START_OF)  # the first token at or after it
-    weak_start = _weak_start(text, tokens, weak) if weak else None
-    if weak_start is not None:
-        return weak_start
-    if len(text) <= SHORT_REPLY:
-        return 0
-    para = text.rfind("\n\n", 0, max(0, len(text.rstrip()) - 1))
-    return 0 if para <= 0 else bisect_left(tokens, para, key=START_OF)

@@ -24,8 +24,9 @@ from functools import lru_cache
 
 from supersede_env.core.grader.abstention import COMMIT, abstentions
 from supersede_env.core.grader.accounting import unaccounted
-from supersede_env.core.grader.answer import SHORT_REPLY, Answer
+from supersede_env.core.grader.answer import Answer
 from supersede_env.core.grader.candidates import find_mentions
+from supersede_env.core.grader.conclusion import SHORT_REPLY
 from supersede_env.core.grader.gold import Gold
 from supersede_env.core.grader.lexicon import (
     AFTER_WORDS,

@@ -22,7 +22,7 @@ from supersede_env.core.grader.lex_durations import DURATION_WORDS
 from supersede_env.core.grader.lex_numbers import NUMBER_LEXERS, NUMBER_PATTERN, NUMBER_WORDS
 from supersede_env.core.grader.lex_quantities import CURRENCY_SYMBOLS
 from supersede_env.core.grader.lex_times import TIME_LEXERS, TIME_PATTERN, TIME_WORDS
-from supersede_env.core.grader.lex_token import PUNCT, WORD, Token
+from supersede_env.core.grader.lex_token import NUM, PUNCT, WORD, Token
 from supersede_env.core.grader.lex_words import stem
 
 __all__ = ["scan"]
@@ -49,10 +49,12 @@ _MASTER = re.compile(
     """,
     re.VERBOSE,
 )
-# A plain text: words one space apart and at most a final stop ("you live in boston."). The one
-# pattern reads it as one run of words and a mark; scan reads it so without the pattern (most
-# terse answers are plain).
-_PLAIN = re.compile(r"[a-z]+(?:'[a-z]+)*(?: [a-z]+(?:'[a-z]+)*)*[.!?]?")
+# A plain text: words and whole numerals one space apart, and at most a final stop ("you live in
+# boston.", "either 47 or 62."), where no numeral is followed by "a" or "p" ("5 am" is a time). The
+# one pattern reads its words and numerals as _scan_plain does; scan reads it without the pattern
+# (most terse answers are plain).
+_PLAIN = re.compile(r"(?:[a-z]+(?:'[a-z]+)*|\d+)(?: (?:[a-z]+(?:'[a-z]+)*|\d+))*[.!?]?")
+_NOT_PLAIN = re.compile(r"\d [ap]")
 _VALUE_LEXERS = {**TIME_LEXERS, **DATE_LEXERS, **NUMBER_LEXERS}
 _BRACKETS = {"[": "(", "]": ")", "{": "(", "}": ")"}  # "[previous]" reads like "(previous)"
 _LAYOUT = {"para": "\n\n", "nl": "\n"}
@@ -73,10 +75,12 @@ def _learn(word: str) -> tuple[str, int]:
     return known
 
 
-def scan(text: str) -> tuple[list[Token], list[int], bool, bool]:
-    """Raw tokens, the marks (indices of the tokens a pass may start at: values, currency signs,
-    words with a role), and whether the number-word and structure passes have anything to do."""
-    if len(text) <= _PLAIN_MAX and not text.strip(_PLAIN_CHARS) and _PLAIN.fullmatch(text) is not None:
+def scan(text: str, pos: int = 0, endpos: int | None = None) -> tuple[list[Token], list[int], bool, bool]:
+    """Raw tokens of text[pos:endpos] (offsets into ``text``), the marks (indices of the tokens a pass
+    may start at: values, currency signs, words with a role), and whether the number-word and
+    structure passes have anything to do."""
+    if pos == 0 and endpos is None and len(text) <= _PLAIN_MAX and not text.strip(_PLAIN_CHARS) \
+            and _PLAIN.fullmatch(text) is not None and _NOT_PLAIN.search(text) is None:
         return _scan_plain(text)
     tokens: list[Token] = []
     marks: list[int] = []
@@ -84,7 +88,7 @@ def scan(text: str) -> tuple[list[Token], list[int], bool, bool]:
     need = 0  # bits of _LEX_ROLES
     lexed = _LEXED
     value_lexers = _VALUE_LEXERS
-    for m in _MASTER.finditer(text):
+    for m in _MASTER.finditer(text, pos, len(text) if endpos is None else endpos):
         group = m.lastgroup
         if group == "word":
             # a run of words one space apart comes as one match (one regex step for many words); a
@@ -121,7 +125,7 @@ def scan(text: str) -> tuple[list[Token], list[int], bool, bool]:
 
 
 _PLAIN_MAX = 200  # longer texts are rarely plain: not worth the extra match
-_PLAIN_CHARS = "abcdefghijklmnopqrstuvwxyz' .!?"  # a text of other characters is not plain (a cheap test first)
+_PLAIN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789' .!?"  # a text of other characters is not plain (a cheap test first)
 
 
 def _scan_plain(text: str) -> tuple[list[Token], list[int], bool, bool]:
@@ -132,8 +136,14 @@ def _scan_plain(text: str) -> tuple[list[Token], list[int], bool, bool]:
     stop = text[-1] if text[-1] in ".!?" else None
     pos = 0
     for w in (text[:-1] if stop else text).split(" "):
-        known = _LEXED.get(w) or _learn(w)
         end = pos + len(w)
+        if w[0] <= "9":  # a numeral
+            need |= 1
+            marks.append(len(tokens))
+            tokens.append(Token(NUM, float(w), pos, end))
+            pos = end + 1
+            continue
+        known = _LEXED.get(w) or _learn(w)
         if known[1]:
             need |= known[1]
             marks.append(len(tokens))

@@ -304,6 +304,6 @@ def conjunct_rivals(s: RivalSearch) -> list[Mention]:
 
 
 def offers_alternatives(s: RivalSearch) -> bool:
-    text = s.a.text
+    text = s.a.read_text
     return _has_or(text) or (s.value_gold and ("-" in text or " to " in text or "through" in text)
                              and _RANGE_HINT.search(text) is not None)

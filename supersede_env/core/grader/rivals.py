@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
+from supersede_env.core.grader.answer import TERSE_REPLY, Answer, Span
+from supersede_env.core.grader.conclusion import SHORT_REPLY
 from supersede_env.core.grader.gold import Gold
 from supersede_env.core.grader.mention import Mention
 from supersede_env.core.grader.name_rivals import (

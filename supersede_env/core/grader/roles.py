@@ -15,7 +15,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from supersede_env.core.grader.answer import SHORT_REPLY, Answer
+from supersede_env.core.grader.answer import Answer
+from supersede_env.core.grader.conclusion import SHORT_REPLY
 from supersede_env.core.grader.cue_hits import CueHit, cue_hits_near
 from supersede_env.core.grader.cue_reach import (
     BACK_REACH,

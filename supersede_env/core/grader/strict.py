@@ -29,7 +29,7 @@ import re
 from bisect import bisect_left
 from itertools import permutations
 
-from supersede_env.core.grader.abstention import ABSTENTION
+from supersede_env.core.grader.abstention import ABSTENTION, ABSTENTION_HINTS
 from supersede_env.core.grader.lexicon import (
     AUXILIARIES,
     COURTESY,
@@ -67,21 +67,6 @@ _ASKS = re.compile(r"^\W*(?:is|are|am|was|were|do|does|did|have|has|can|could|wo
                    r"(?:it|that|this|you|i|we|they|there|your|my)\b", re.I)
 
 
-
-
-
-
-    # own role phrases are what is asked about
-
-
-
-
-
-
-
-
-
-
 def _verdict(label: str, reason: str, extracted: str, *, r_cur: float = 0.0, r_stale: float = 0.0) -> Verdict:
     return Verdict(label, r_cur, r_stale, f"strict: {reason}", extracted.strip(), MODE)
 
@@ -103,7 +88,7 @@ def _odd(norm: str) -> str | None:
         for ch in norm:
             if not ch.isascii() and ch not in PLAIN_SYMBOLS:
                 return ch
-    if (m := _CONTROL.search(norm)) is not None:
+    if (">" in norm or not norm.isprintable()) and (m := _CONTROL.search(norm)) is not None:
         return m.group()[-1]
     return None
 
@@ -262,7 +247,7 @@ def _abstention_cover(tokens: list[Token]) -> tuple[set[int], str | None]:
     words = [i for i, t in enumerate(tokens) if t.kind == WORD]
     flat = " ".join(tokens[i].text for i in words)
     covered: set[int] = set()
-    if ABSTENTION.search(flat) is None:
+    if not any(hint in flat for hint in ABSTENTION_HINTS) or ABSTENTION.search(flat) is None:
         return covered, None  # most answers: no offsets needed
     starts, pos = [], 0
     for i in words:

@@ -115,9 +115,10 @@ for _words, _gate, _rule in _WORD_RULES:
         _RULES_OF_WORD[_w] = _RULES_OF_WORD.get(_w, ()) + ((_gate, _rule),)
 
 
-def tokenize(prepared: str) -> list[Token]:
-    """Tokens of an already normalised text, values parsed and merged."""
-    tokens, marks, need_words, need_structure = scan(prepared)
+def tokenize(prepared: str, pos: int = 0, endpos: int | None = None) -> list[Token]:
+    """Tokens of an already normalised text (or of prepared[pos:endpos], at their offsets in
+    ``prepared``), values parsed and merged."""
+    tokens, marks, need_words, need_structure = scan(prepared, pos, endpos)
     if need_words:
         tokens, marks = numbers.merge_number_words(tokens, marks)
     if need_structure:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY
+from supersede_env.core.grader.answer import TERSE_REPLY
+from supersede_env.core.grader.conclusion import SHORT_REPLY
 from supersede_env.core.grader.gold import Gold
 from supersede_env.core.grader.labels import is_year
 from supersede_env.core.grader.lexicon import (
