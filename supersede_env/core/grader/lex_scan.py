@@ -53,8 +53,7 @@ _MASTER = re.compile(
 # boston.", "either 47 or 62."), where no numeral is followed by "a" or "p" ("5 am" is a time). The
 # one pattern reads its words and numerals as _scan_plain does; scan reads it without the pattern
 # (most terse answers are plain).
-_PLAIN = re.compile(r"(?:[a-z]+(?:'[a-z]+)*|\d+)(?: (?:[a-z]+(?:'[a-z]+)*|\d+))*[.!?]?")
-_NOT_PLAIN = re.compile(r"\d [ap]")
+_PLAIN = re.compile(r"(?:[a-z]+(?:'[a-z]+)*|\d+(?! [ap]))(?: (?:[a-z]+(?:'[a-z]+)*|\d+(?! [ap])))*[.!?]?")
 _VALUE_LEXERS = {**TIME_LEXERS, **DATE_LEXERS, **NUMBER_LEXERS}
 _BRACKETS = {"[": "(", "]": ")", "{": "(", "}": ")"}  # "[previous]" reads like "(previous)"
 _LAYOUT = {"para": "\n\n", "nl": "\n"}
@@ -80,7 +79,7 @@ def scan(text: str, pos: int = 0, endpos: int | None = None) -> tuple[list[Token
     may start at: values, currency signs, words with a role), and whether the number-word and
     structure passes have anything to do."""
     if pos == 0 and endpos is None and len(text) <= _PLAIN_MAX and not text.strip(_PLAIN_CHARS) \
-            and _PLAIN.fullmatch(text) is not None and _NOT_PLAIN.search(text) is None:
+            and _PLAIN.fullmatch(text) is not None:
         return _scan_plain(text)
     tokens: list[Token] = []
     marks: list[int] = []

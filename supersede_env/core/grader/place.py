@@ -76,6 +76,8 @@ def contract_fields(reply: str) -> list[tuple[str, str]]:
 
 def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
     """A reply in the evidence-contract form: its ANSWER field(s), every one of them."""
+    if ":" not in reply and not required:
+        return None  # no field at all
     fields = contract_fields(reply) if ":" in reply else []
     names = {name for name, _ in fields}
     if not required and not (names - {"answer"} or len(fields) > 1):

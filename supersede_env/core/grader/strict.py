@@ -97,9 +97,7 @@ def _role_phrases(tokens: list[Token], world: World) -> set[int]:
     """Tokens inside a role phrase of several words ("up to", "used to"), unless it is the question's own."""
     out: set[int] = set()
     n = len(tokens)
-    for i in range(n - 1):
-        if tokens[i].text not in ROLE_PHRASE_STARTS:
-            continue
+    for i in [i for i in range(n - 1) if tokens[i].text in ROLE_PHRASE_STARTS]:
         for words, framed in ROLE_PHRASES.get((tokens[i].text, tokens[i + 1].text), ()):
             k = len(words)
             if i + k <= n and all(tokens[i + x].text == words[x] for x in range(2, k)):
@@ -113,19 +111,22 @@ def _to_account(tokens: list[Token], world: World) -> list[int]:
     """Indices of the tokens that only a statement of the target (or an abstention) can account for."""
     out = []
     forced = _role_phrases(tokens, world)
+    candidates, plain, own = world.candidate_stems, world.plain_stems, world.gold_stems
     for i, t in enumerate(tokens):
+        kind = t.kind
         if i in forced:
             pass
-        elif t.kind == PUNCT:
+        elif kind == WORD:
+            if t.text in FUNCTION_WORDS and t.value != "~":
+                continue
+            if t.value not in candidates and t.value != "~" and (
+                    (t.text not in NOT_PLAIN and (t.value in plain or t.value in own) and not _past_form(t, world))
+                    or (world.timeline and t.value in own)):
+                continue
+        elif kind == PUNCT:
             if t.text in PLAIN_PUNCT and not _minus_sign(tokens, i):
                 continue
-        elif t.kind == WORD and t.value != "~" and (t.text in FUNCTION_WORDS or (
-                t.value not in world.candidate_stems and (
-                    (t.text not in NOT_PLAIN and (t.value in world.plain_stems or t.value in world.gold_stems)
-                     and not _past_form(t, world))
-                    or (world.timeline and t.value in world.gold_stems)))):
-            continue
-        elif t.kind in VALUE_KINDS and any(q.kind == t.kind and values_equal(q, t) for q in world.plain_values):
+        elif kind in VALUE_KINDS and any(q.kind == kind and values_equal(q, t) for q in world.plain_values):
             continue  # a value the question itself gives ("your 5K personal best")
         out.append(i)
     return out
@@ -198,6 +199,9 @@ def _match_keywords(p: StrictPart, tokens: list[Token], need: list[int], at: int
 def _states(parts: tuple[StrictPart, ...], ordered: bool, tokens: list[Token], need: list[int],
             fallback: bool = True) -> bool:
     """Is ``need`` exactly one statement of every part (in order when ``ordered``), and nothing else?"""
+    if len(parts) == 1:  # most candidates
+        end = _match_part(parts[0], tokens, need, 0, fallback)
+        return end is not None and 0 < end == len(need)
     orders = [parts] if ordered or len(parts) > 4 else permutations(parts)
     for order in orders:
         at = 0
@@ -212,43 +216,63 @@ def _states(parts: tuple[StrictPart, ...], ordered: bool, tokens: list[Token], n
     return False
 
 
-def _gold_stated(world: World, tokens: list[Token], need: list[int], fallback: bool = True) -> str | None:
+def _need_words(tokens: list[Token], need: list[int]) -> frozenset[str]:
+    """The stems of the words in ``need`` but units (a candidate states ``need`` only when it can hold
+    each of them: :attr:`.StrictCandidate.words`; a unit may follow any value)."""
+    return frozenset([t.value for i in need if (t := tokens[i]).kind == WORD and unit_of(t.text) is None])
+
+
+def _gold_stated(world: World, tokens: list[Token], need: list[int], words: frozenset[str],
+                 fallback: bool = True) -> str | None:
     for alt in world.alternatives:
-        if _states(alt.parts, alt.ordered, tokens, need, fallback):
+        if words <= alt.words and _states(alt.parts, alt.ordered, tokens, need, fallback):
             return alt.text
     return None
 
 
-def _also_states(world: World, tokens: list[Token], need: list[int]) -> str | None:
+def _also_states(world: World, tokens: list[Token], need: list[int], words: frozenset[str]) -> str | None:
     """Another candidate the same answer states (a paid answer names exactly one): a superseded value
     or decoy stated in full, or one stated by its distinctive head when the gold is too ("3 pm" for
     "Monday 3 pm" beside "Tuesday 3 pm"; "Lexington" for "New Lexington" beside "Lexington")."""
     gold_in_full: bool | None = None  # computed when a candidate with a distinctive head needs it
-    for value, patterns in (*world.stale, *world.decoys):
-        if any(_states((p,), False, tokens, need, fallback=False) for p in patterns):
-            return value
-        heads = [p for p in patterns if p.fallback]
+    for c in (*world.stale, *world.decoys):
+        if not words <= c.words:
+            continue
+        if any(_states((p,), False, tokens, need, fallback=False) for p in c.parts):
+            return c.text
+        heads = [p for p in c.parts if p.fallback]
         if heads and gold_in_full is None:
-            gold_in_full = _gold_stated(world, tokens, need, fallback=False) is not None
+            gold_in_full = _gold_stated(world, tokens, need, words, fallback=False) is not None
         if heads and not gold_in_full and any(_states((p,), False, tokens, need) for p in heads):
-            return value
+            return c.text
     return None
 
 
-def _stale_stated(world: World, tokens: list[Token], need: list[int]) -> str | None:
-    for value, patterns in world.stale:
-        if any(_states((p,), False, tokens, need) for p in patterns):
-            return value
+def _stale_stated(world: World, tokens: list[Token], need: list[int], words: frozenset[str]) -> str | None:
+    for c in world.stale:
+        if words <= c.words and any(_states((p,), False, tokens, need) for p in c.parts):
+            return c.text
     return None
+
+
+def _gold_inside(world: World, tokens: list[Token], need: list[int]) -> bool:
+    """Does a statement of a part of the gold start anywhere in ``need``? (Only at a value, a unit or a
+    word the gold can hold: a statement starts at one of them.)"""
+    for alt in world.alternatives:
+        starts = [k for k, i in enumerate(need) if (t := tokens[i]).kind in VALUE_KINDS or (
+            t.kind == WORD and (t.value in alt.words or unit_of(t.text) is not None))]
+        if any(_match_part(p, tokens, need, k) is not None for p in alt.parts for k in starts):
+            return True
+    return False
 
 
 def _abstention_cover(tokens: list[Token]) -> tuple[set[int], str | None]:
     """The tokens inside abstention phrases, and the first phrase (None when there is none)."""
-    words = [i for i, t in enumerate(tokens) if t.kind == WORD]
-    flat = " ".join(tokens[i].text for i in words)
+    flat = " ".join([t.text for t in tokens if t.kind == WORD])
     covered: set[int] = set()
     if not any(hint in flat for hint in ABSTENTION_HINTS) or ABSTENTION.search(flat) is None:
         return covered, None  # most answers: no offsets needed
+    words = [i for i, t in enumerate(tokens) if t.kind == WORD]
     starts, pos = [], 0
     for i in words:
         starts.append(pos)
@@ -352,13 +376,14 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
         return _verdict("wrong", _not_abstention(tokens, need), text)
     if world.gold.polarity is not None:
         return _yes_no(world, tokens, need, stale, text)
-    stated = _gold_stated(world, tokens, need)
+    words = _need_words(tokens, need)
+    stated = _gold_stated(world, tokens, need, words)
     if stated is not None:
-        other = _also_states(world, tokens, need)
+        other = _also_states(world, tokens, need, words)
         if other is not None:
             return _verdict("hedged", f"states {stated!r}, but reads as {other!r} too", text)
         return _verdict("current", f"states {stated!r}", text, r_cur=1.0)
-    value = _stale_stated(world, tokens, need)
+    value = _stale_stated(world, tokens, need, words)
     if value is not None:
         return _verdict("stale", f"states superseded {value!r}", text, r_stale=-1.0)
     phrase = _abstains(tokens, need)
@@ -366,8 +391,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
         return _verdict("abstained", f"abstains: {phrase!r}", text)
     if not need:
         return _verdict("wrong", "states no value", text)
-    if any(_match_part(p, tokens, need, k) is not None for alt in world.alternatives for p in alt.parts
-           for k in range(len(need))):
+    if _gold_inside(world, tokens, need):
         word, role = _first_unaccounted(tokens, need, world)
         return _verdict("hedged" if role else "wrong", f"states the gold, but {word!r} is not accounted for", text)
     return _verdict("wrong", "does not state the gold" + _first_reason(tokens, need), text)

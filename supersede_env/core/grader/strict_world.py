@@ -29,10 +29,20 @@ class StrictPart:
 
 
 @dataclass(frozen=True, slots=True)
-class StrictAlternative:
+class StrictCandidate:
+    """A value an answer may state (an alternative of the gold, a superseded value, a decoy): its parts,
+    and the stems of every word a statement of it can hold (an answer with another word besides a
+    unit's states something else)."""
+
     text: str
     parts: tuple[StrictPart, ...]
     ordered: bool
+    words: frozenset[str]
+
+
+def _candidate(text: str, parts: tuple[StrictPart, ...], ordered: bool = False) -> StrictCandidate:
+    words = {t.value for p in parts for t in (*p.required, *p.fallback) if t.kind == WORD}
+    return StrictCandidate(text, parts, ordered, frozenset(words.union(*(p.optional for p in parts))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,16 +50,16 @@ class World:
     """What an answer to this item may name, and which of the question's words are plain."""
 
     gold: Gold
-    alternatives: tuple[StrictAlternative, ...]  # the gold's
-    stale: tuple[tuple[str, tuple[StrictPart, ...]], ...]  # each superseded value and its patterns
-    decoys: tuple[tuple[str, tuple[StrictPart, ...]], ...]  # each decoy and its patterns
+    alternatives: tuple[StrictCandidate, ...]  # the gold's
+    stale: tuple[StrictCandidate, ...]  # each superseded value, each of its patterns a part
+    decoys: tuple[StrictCandidate, ...]
     candidate_stems: frozenset[str]  # required words of every candidate: never plain
     plain_stems: frozenset[str]  # the question's words that count as plain
     gold_stems: frozenset[str]  # an explanation gold's own words ("You switched to less water")
     timeline: bool  # a then-and-now gold: its own words of time are plain too
     plain_values: tuple[Token, ...]  # the question's values that no candidate holds ("5K", "monthly")
     past_question: bool  # the question asks in the past ("How much did I pay?"): past forms are plain
-    frame_words: frozenset[str]  # the question's (and an explanation gold's) words as written: their
+    frame_words: frozenset[str]  # the question's (and an explanation gold's) words as written
 
 
 def _content(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
@@ -72,19 +82,17 @@ def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], qu
     gold = parse_gold(gold_text, question)
     # an abstention item's gold is an explanation, never a value to state
     alternatives = () if abstention else tuple(
-        StrictAlternative(alt.text, tuple(map(_part, alt.parts)), alt.ordered or alt.timeline) for alt in gold.alternatives)
-    stale_parts = tuple((s, tuple(map(_part, parse_value(s)))) for s in stale)
-    candidates = {w for alt in alternatives for w in _words(alt.parts)}
-    candidates |= {w for _, ps in stale_parts for w in _words(ps)}
-    decoy_parts = tuple((d, tuple(map(_part, parse_value(d)))) for d in decoys)
-    candidates |= {w for _, ps in decoy_parts for w in _words(ps)}
+        _candidate(alt.text, tuple(map(_part, alt.parts)), alt.ordered or alt.timeline) for alt in gold.alternatives)
+    stale_parts = tuple(_candidate(s, tuple(map(_part, parse_value(s)))) for s in stale)
+    decoy_parts = tuple(_candidate(d, tuple(map(_part, parse_value(d)))) for d in decoys)
+    candidates = {w for c in (*alternatives, *stale_parts, *decoy_parts) for w in _words(c.parts)}
     if gold.choice is not None:
         candidates |= _words((_part(gold.choice.rejected),))
     q_tokens = tokenize(normalise_text(question or ""))
     plain = frozenset(t.value for t in q_tokens if t.kind == WORD and t.text not in NOT_PLAIN
                       and t.value not in NOT_PLAIN and t.value != "~") - candidates
     held = [t for alt in alternatives for p in alt.parts for t in p.required if t.kind in VALUE_KINDS]
-    held += [t for _, ps in stale_parts for p in ps for t in p.required if t.kind in VALUE_KINDS]
+    held += [t for c in stale_parts for p in c.parts for t in p.required if t.kind in VALUE_KINDS]
     values = tuple(q for q in q_tokens if q.kind in VALUE_KINDS and not any(
         values_equal(q, h) or values_equal(h, q) for h in held))
     # an explanation gold is a statement in its own words: they are plain ("You switched to less
