@@ -98,15 +98,18 @@ def _weak_reading(text: str, breaks: list[int]) -> Reading | None:
     return None
 
 
-# Concluding-span markers. STRONG: everything after the last one is the answer. Its alternatives
-# that open a line, named: "starts" below tries each line break where one of them matches.
+# Concluding-span markers. STRONG: everything after the last one is the answer. Its alternatives,
+# named: "starts" below tries the pattern only where one of them matches.
+_FINAL_ANSWER = r"final\s+answer"
+_THE_ANSWER_IS = r"the\s+answer\s+(?:to\s+[^\n:]{0,100}?)?(?:is|would\s+be|will\s+be)\b"
+_MY_ANSWER_IS = r"my\s+(?:final\s+)?answer\s+(?:is|would\s+be|will\s+be)"
+_ANSWER_COLON = r"\banswer\s*(?:\*\*)?\s*:"
 _ANSWER_HEADING = r"\s*(?:\*\*|#+\s*)?\s*(?:final\s+)?answer\s*(?:\*\*)?\s*(?=\n)"
 _ANSWER_STEP = (r"[^\n]{0,40}step\s*\d+\s*[:.-]?\s*(?:\*\*)?\s*(?:provide|give|determine|draw|answer|final|state|"
                 r"choose|select|formulate)")
 _CONCLUSION_HEADING = r"\s*(?:\*\*|#+\s*)\s*conclusion"
 _STRONG_MARKER = re.compile(
-    r"(?:final\s+answer|the\s+answer\s+(?:to\s+[^\n:]{0,100}?)?(?:is|would\s+be|will\s+be)\b"
-    r"|my\s+(?:final\s+)?answer\s+(?:is|would\s+be|will\s+be)|\banswer\s*(?:\*\*)?\s*:"
+    rf"(?:{_FINAL_ANSWER}|{_THE_ANSWER_IS}|{_MY_ANSWER_IS}|{_ANSWER_COLON}"
     rf"|(?:^|\n){_ANSWER_HEADING}|(?:^|\n){_ANSWER_STEP}[^\n]*|(?:^|\n){_CONCLUSION_HEADING}[^\n]*)"
 )
 _WEAK_MARKER = re.compile(

@@ -30,6 +30,7 @@ from bisect import bisect_left
 from itertools import permutations
 
 from supersede_env.core.grader.abstention import ABSTENTION, ABSTENTION_HINTS
+from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
 from supersede_env.core.grader.lexicon import (
     AUXILIARIES,
     COURTESY,
@@ -44,7 +45,7 @@ from supersede_env.core.grader.lexicon import (
 )
 from supersede_env.core.grader.strict_world import StrictPart, World, world_of
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, unit_of, values_equal
+from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 from supersede_env.core.verdict import Verdict
 
 __all__ = ["grade_strict"]
@@ -63,8 +64,9 @@ _YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.I)
 # a wink or a face beside the answer ("Lexington ;)") says it is not meant plainly
 _EMOTICON = re.compile(r"(?:^|\s)[;:=][-^o']?[()\[\]DPpO/\\|*@3]+(?=\s|$)")
 # an answer that opens like a question ("Is it Lexington", "Do you live in Lexington") asks, not states
+# (matched on the normalised text, which is lower case)
 _ASKS = re.compile(r"^\W*(?:is|are|am|was|were|do|does|did|have|has|can|could|would|should|will)\s+"
-                   r"(?:it|that|this|you|i|we|they|there|your|my)\b", re.I)
+                   r"(?:it|that|this|you|i|we|they|there|your|my)\b")
 
 
 def _verdict(label: str, reason: str, extracted: str, *, r_cur: float = 0.0, r_stale: float = 0.0) -> Verdict:
@@ -159,7 +161,7 @@ def _own_word(p: StrictPart, tokens: list[Token], k: int, unit: str | None) -> b
     t = tokens[k]
     if t.kind != WORD:
         return False
-    return t.value in p.optional or (unit is not None and unit_of(t.text) == unit)
+    return t.value in p.optional or (unit is not None and MEASURE_UNITS.get(t.text) == unit)
 
 
 def _match_part(p: StrictPart, tokens: list[Token], need: list[int], at: int, fallback: bool = True) -> int | None:
@@ -170,16 +172,19 @@ def _match_part(p: StrictPart, tokens: list[Token], need: list[int], at: int, fa
     for seq in (p.required, p.fallback) if fallback else (p.required,):
         if not seq:
             continue
-        j, unit = at, None
+        j, unit, n = at, None, len(need)
         for g in seq:  # each required token, the value's own words allowed before and between
-            while j < len(need) and not _same(g, tokens[need[j]]) and _own_word(p, tokens, need[j], unit):
+            while j < n and not _same(g, tokens[need[j]]):
+                if not _own_word(p, tokens, need[j], unit):
+                    j = n  # a word that is neither g nor the value's own
+                    break
                 j += 1
-            if j >= len(need) or not _same(g, tokens[need[j]]):
+            if j >= n:
                 break
             unit = g.unit
             j += 1
         else:
-            while j < len(need) and _own_word(p, tokens, need[j], unit):
+            while j < n and _own_word(p, tokens, need[j], unit):
                 j += 1
             return j
     return None
@@ -219,7 +224,7 @@ def _states(parts: tuple[StrictPart, ...], ordered: bool, tokens: list[Token], n
 def _need_words(tokens: list[Token], need: list[int]) -> frozenset[str]:
     """The stems of the words in ``need`` but units (a candidate states ``need`` only when it can hold
     each of them: :attr:`.StrictCandidate.words`; a unit may follow any value)."""
-    return frozenset([t.value for i in need if (t := tokens[i]).kind == WORD and unit_of(t.text) is None])
+    return frozenset([t.value for i in need if (t := tokens[i]).kind == WORD and t.text not in MEASURE_UNITS])
 
 
 def _gold_stated(world: World, tokens: list[Token], need: list[int], words: frozenset[str],
@@ -260,7 +265,7 @@ def _gold_inside(world: World, tokens: list[Token], need: list[int]) -> bool:
     word the gold can hold: a statement starts at one of them.)"""
     for alt in world.alternatives:
         starts = [k for k, i in enumerate(need) if (t := tokens[i]).kind in VALUE_KINDS or (
-            t.kind == WORD and (t.value in alt.words or unit_of(t.text) is not None))]
+            t.kind == WORD and (t.value in alt.words or t.text in MEASURE_UNITS))]
         if any(_match_part(p, tokens, need, k) is not None for p in alt.parts for k in starts):
             return True
     return False
@@ -270,7 +275,7 @@ def _abstention_cover(tokens: list[Token]) -> tuple[set[int], str | None]:
     """The tokens inside abstention phrases, and the first phrase (None when there is none)."""
     flat = " ".join([t.text for t in tokens if t.kind == WORD])
     covered: set[int] = set()
-    if not any(hint in flat for hint in ABSTENTION_HINTS) or ABSTENTION.search(flat) is None:
+    if ABSTENTION_HINTS.search(flat) is None or ABSTENTION.search(flat) is None:
         return covered, None  # most answers: no offsets needed
     words = [i for i, t in enumerate(tokens) if t.kind == WORD]
     starts, pos = [], 0
