@@ -164,7 +164,7 @@ def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tupl
     a = read_answer(text, question)
     parsed = parse_gold(gold_text, question)
     result = _attempt(a, parsed, stale, decoys, question, mode, False)
-    if result is None and a.start > 0 and not _claims_something(a, parsed):
+    if result is None and a.concluded and not _claims_something(a, parsed):
         # the conclusion said nothing gradable ("I can rely on this information"): read it all
         result = _attempt(a.widened(), parsed, stale, decoys, question, mode, True)
         if result is not None:

@@ -75,6 +75,11 @@ class Answer:
                       self.triggers, self.cues, first_char=self.first_char, question=self.question)
 
     @property
+    def concluded(self) -> bool:
+        """Does the conclusion start after the reply does (so that the reply can be read wider)?"""
+        return self.start > 0 or self.first_char > 0
+
+    @property
     def skip(self) -> int:
         """How many entries of all_content precede the conclusion."""
         return len(self.all_content) - len(self.content)

@@ -4,11 +4,10 @@ The conclusion starts after the last answer marker ("the answer is", "Answer:", 
 the answer"), else at the last "therefore"-style marker, else, in a reply over
 :data:`SHORT_REPLY` characters, at its last paragraph; a shorter reply is read whole.
 
-A long reply is tokenised only from the paragraph break before its conclusion (:func:`read_conclusion`):
-the scanner and every pass of the lexer stop at a paragraph break, so those tokens are the whole
-reply's tokens from there on, and the reader never looks back past where the conclusion starts
-(a conclusion that opens a paragraph keeps the paragraph before it, so there is always a token
-before it). Reading a long reply whole is the exception (:meth:`.answer.Answer.widened`).
+A long reply is tokenised only from the paragraph break at or before its conclusion
+(:func:`read_conclusion`): the scanner and every pass of the lexer stop at a paragraph break, so
+those tokens are the whole reply's tokens from there on, and the reader never looks back past where
+the conclusion starts. Reading a long reply whole is the exception (:meth:`.answer.Answer.widened`).
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ class Reading:
 
     first_char: int  # 0 (the whole reply) or where a paragraph break starts
     tokens: list[Token]
-    start: int  # index in tokens; above 0 whenever first_char is
+    start: int  # index in tokens
     strong: bool  # the conclusion follows an explicit answer marker
 
 
@@ -60,9 +59,9 @@ def read_conclusion(text: str) -> Reading:
 
 
 def _reading_from(text: str, breaks: list[int], at: int, strong: bool) -> Reading:
-    """The reading from the last paragraph break before character ``at``; its conclusion starts at
-    the first token at or after ``at``."""
-    first = _break_before(breaks, at)
+    """The reading from the last paragraph break at or before character ``at``; its conclusion starts
+    at the first token at or after ``at``."""
+    first = _break_before(breaks, at + 1)
     tokens = tokenize(text, first)
     return Reading(first, tokens, bisect_left(tokens, at, key=START_OF), strong)
 

@@ -134,19 +134,19 @@ def _scan_plain(text: str) -> tuple[list[Token], list[int], bool, bool]:
     need = 0
     stop = text[-1] if text[-1] in ".!?" else None
     pos = 0
+    lexed, append = _LEXED, tokens.append
     for w in (text[:-1] if stop else text).split(" "):
         end = pos + len(w)
         if w[0] <= "9":  # a numeral
             need |= 1
             marks.append(len(tokens))
-            tokens.append(Token(NUM, float(w), pos, end))
-            pos = end + 1
-            continue
-        known = _LEXED.get(w) or _learn(w)
-        if known[1]:
-            need |= known[1]
-            marks.append(len(tokens))
-        tokens.append(Token(WORD, known[0], pos, end, w))
+            append(Token(NUM, float(w), pos, end))
+        else:
+            known = lexed.get(w) or _learn(w)
+            if known[1]:
+                need |= known[1]
+                marks.append(len(tokens))
+            append(Token(WORD, known[0], pos, end, w))
         pos = end + 1
     if stop:
         tokens.append(Token(PUNCT, stop, len(text) - 1, len(text), stop))

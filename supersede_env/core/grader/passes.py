@@ -15,7 +15,8 @@ from supersede_env.core.grader.lexicon import OR_GLUE, PAST_COPULAS, SENTENCE_EN
 from supersede_env.core.grader.mention import Mention
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token
 
-_YEAR_HINT = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+# a year standing alone (written with its digits first: a pattern that opens with a look-behind is searched slower)
+_YEAR_HINT = re.compile(r"(?:19|20)\d\d(?!\d)(?<!\d\d\d\d\d)")
 
 
 def labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) -> None:
@@ -31,7 +32,7 @@ def labelled_history(a: Answer, mentions: list[Mention], dated_question: bool) -
             k = bisect_right(starts, start) - 1
             if k >= 0 and start < cells[k].end and cells[k].role == "past":
                 m.set_role("past", f"under {cells[k].label!r}")
-    if _YEAR_HINT.search(text) is None or dated_question or any(is_year(tokens[m.first]) for m in plain):
+    if _YEAR_HINT.search(a.read_text) is None or dated_question or any(is_year(tokens[m.first]) for m in plain):
         return  # no year at all, or the years are the values, or what the question asks about
     dated = [(m, y) for m in plain if (y := year_label(tokens, m.first, m.last)) is not None]
     if not dated:
