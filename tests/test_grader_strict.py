@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from supersede_env.core.grader import grade
+from supersede_env.core.grader.abstention import ABSTENTION, ABSTENTION_HINTS
 from supersede_env.core.grader.lexicon import FUNCTION_WORDS
 
 ITEMS = [
@@ -176,3 +177,11 @@ def test_a_yes_or_no_is_the_word_alone_or_with_the_questions_auxiliary() -> None
     for answer in ("No, you still have the bike", "Yes, you don't.", "No, I guess", "It might be no.", "Could be no."):
         assert grade(answer, "No", stale=["Yes"], question=q, mode="strict").r_cur == 0.0
     assert grade("You paid $1,450", "$1,450", question="How much did I pay?", mode="strict").r_cur == 1.0
+
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.from_regex(ABSTENTION, fullmatch=True))
+def test_every_abstention_phrase_holds_a_hint(phrase: str) -> None:
+    # the hints are a cheap test before the phrase pattern: a phrase without one would go unread
+    assert ABSTENTION_HINTS.search(phrase) is not None, phrase

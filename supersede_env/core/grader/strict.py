@@ -26,10 +26,8 @@ the gold, so its expected pay is at most that of naming one candidate, a uniform
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from itertools import permutations
 
-from supersede_env.core.grader.abstention import ABSTENTION, ABSTENTION_HINTS
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
 from supersede_env.core.grader.lexicon import (
     AUXILIARIES,
@@ -43,6 +41,7 @@ from supersede_env.core.grader.lexicon import (
     ROLE_PHRASES,
     YES_NO_WORDS,
 )
+from supersede_env.core.grader.strict_abstention import abstains, abstention_cover, outside_abstention
 from supersede_env.core.grader.strict_world import StrictPart, World, world_of
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
@@ -271,44 +270,15 @@ def _gold_inside(world: World, tokens: list[Token], need: list[int]) -> bool:
     return False
 
 
-def _abstention_cover(tokens: list[Token]) -> tuple[set[int], str | None]:
-    """The tokens inside abstention phrases, and the first phrase (None when there is none)."""
-    flat = " ".join([t.text for t in tokens if t.kind == WORD])
-    covered: set[int] = set()
-    if ABSTENTION_HINTS.search(flat) is None or ABSTENTION.search(flat) is None:
-        return covered, None  # most answers: no offsets needed
-    words = [i for i, t in enumerate(tokens) if t.kind == WORD]
-    starts, pos = [], 0
-    for i in words:
-        starts.append(pos)
-        pos += len(tokens[i].text) + 1
-    first = None
-    for m in ABSTENTION.finditer(flat):
-        lo, hi = bisect_left(starts, m.start()), bisect_left(starts, m.end()) - 1
-        covered.update(range(words[lo], words[hi] + 1))
-        first = first or m.group()
-    return covered, first
-
-
-def _outside_abstention(tokens: list[Token], need: list[int], covered: set[int]) -> list[int]:
-    return [i for i in need if i not in covered and tokens[i].text not in COURTESY]
-
-
-def _abstains(tokens: list[Token], need: list[int]) -> str | None:
-    """The abstention phrase, when ``need`` is abstention phrases and words of courtesy, and no value."""
-    covered, first = _abstention_cover(tokens)
-    return first if first is not None and not _outside_abstention(tokens, need, covered) else None
-
-
 def _not_abstention(tokens: list[Token], need: list[int]) -> str:
     """Why an answer on an abstention item is not an abstention alone."""
     value = next((tokens[i] for i in need if tokens[i].kind in VALUE_KINDS), None)
     if value is not None:
         return f"puts forward a {_kind_name(value)}"
-    covered, first = _abstention_cover(tokens)
+    covered, first = abstention_cover(tokens)
     if first is None:
         return "says no abstention phrase" + _first_reason(tokens, need)
-    return "not an abstention alone" + _first_reason(tokens, _outside_abstention(tokens, need, covered))
+    return "not an abstention alone" + _first_reason(tokens, outside_abstention(tokens, need, covered))
 
 
 def _first_unaccounted(tokens: list[Token], need: list[int], world: World) -> tuple[str, bool]:
@@ -375,7 +345,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
     world = world_of(gold, stale, decoys, question, abstention)
     need = _to_account(tokens, world)
     if abstention:
-        phrase = _abstains(tokens, need)
+        phrase = abstains(tokens, need)
         if phrase is not None:
             return _verdict("abstained", f"abstains: {phrase!r}", text, r_cur=1.0)
         return _verdict("wrong", _not_abstention(tokens, need), text)
@@ -391,7 +361,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
     value = _stale_stated(world, tokens, need, words)
     if value is not None:
         return _verdict("stale", f"states superseded {value!r}", text, r_stale=-1.0)
-    phrase = _abstains(tokens, need)
+    phrase = abstains(tokens, need)
     if phrase is not None:
         return _verdict("abstained", f"abstains: {phrase!r}", text)
     if not need:
