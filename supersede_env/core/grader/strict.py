@@ -98,8 +98,9 @@ def _role_phrases(tokens: list[Token], world: World) -> set[int]:
     """Tokens inside a role phrase of several words ("up to", "used to"), unless it is the question's own."""
     out: set[int] = set()
     n = len(tokens)
-    for i in [i for i in range(n - 1) if tokens[i].text in ROLE_PHRASE_STARTS]:
-        for words, framed in ROLE_PHRASES.get((tokens[i].text, tokens[i + 1].text), ()):
+    for i in [i for i in range(n - 1) if tokens[i].text in ROLE_PHRASE_STARTS
+              and (tokens[i].text, tokens[i + 1].text) in ROLE_PHRASES]:
+        for words, framed in ROLE_PHRASES[tokens[i].text, tokens[i + 1].text]:
             k = len(words)
             if i + k <= n and all(tokens[i + x].text == words[x] for x in range(2, k)):
                 if not (framed and all(w in world.frame_words or w in FUNCTION_WORDS for w in words)):
