@@ -80,16 +80,20 @@ Rule = Callable[[list[Token], int, list[Token]], "int | None"]  # (tokens, index
 
 # A number first goes through the rewrites, which merge what follows it into it in place ("1.2
 # million", "three and a half"), then through the rules in order; the first that applies emits its
-# token(s); a number none applies to keeps its measurement unit, if one follows.
+# token(s); a number none applies to keeps its measurement unit, if one follows. Each rule with the
+# words it needs right after the number or right before it (the rule's own first test, so that most
+# rules are never called), and whether another number right after it will do.
 _NUMBER_REWRITES = (numbers.scale_word, numbers.and_a_half)
-_NUMBER_RULES: tuple[Rule, ...] = (
-    times.hour_in_words,  # before the label and date rules: "6 o'clock" is never "Session 6"
-    numbers.label_number,
-    dates.month_day,
-    dates.day_month,
-    dates.day_of_month,
-    durations.times_per_period,
-    durations.number_duration,
+_NO_WORDS: frozenset[str] = frozenset()
+_NUMBER_RULES: tuple[tuple[frozenset[str], frozenset[str], bool, Rule], ...] = (
+    # before the label and date rules: "6 o'clock" is never "Session 6"
+    (times.AFTER_AN_HOUR, _NO_WORDS, True, times.hour_in_words),
+    (_NO_WORDS, numbers.BEFORE_A_LABEL, False, numbers.label_number),
+    (_NO_WORDS, dates.BEFORE_A_DAY, False, dates.month_day),
+    (frozenset(dates.MONTHS), _NO_WORDS, False, dates.day_month),
+    (frozenset({"of"}), _NO_WORDS, False, dates.day_of_month),
+    (frozenset({"times", "time", "x"}), _NO_WORDS, False, durations.times_per_period),
+    (frozenset(durations.DUR_UNITS), _NO_WORDS, False, durations.number_duration),
 )
 # Every rewrite and rule above needs one of these words right after the number (or, for the
 # hour, another number), or one of these words right before it: a number with neither (most of
@@ -191,8 +195,12 @@ def _number(toks: list[Token], i: int, out: list[Token]) -> int:
     """The structure rules for the number at toks[i]: the index to go on from (its tokens emitted)."""
     for rewrite in _NUMBER_REWRITES:
         i = rewrite(toks, i)
-    for rule in _NUMBER_RULES:
-        if (nxt_i := rule(toks, i, out)) is not None:
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    after = nxt.text if nxt is not None else None
+    before = out[-1].text if out else None
+    for after_words, before_words, number_after, rule in _NUMBER_RULES:
+        if (after in after_words or before in before_words or (number_after and nxt is not None and nxt.kind == NUM)) \
+                and (nxt_i := rule(toks, i, out)) is not None:
             return nxt_i
     out.append(measure_unit(toks[i], toks[i + 1] if i + 1 < len(toks) else None))
     return i + 1
