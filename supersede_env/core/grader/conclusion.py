@@ -61,7 +61,7 @@ def read_conclusion(text: str) -> Reading:
 def _reading_from(text: str, breaks: list[int], at: int, strong: bool) -> Reading:
     """The reading from the last paragraph break at or before character ``at``; its conclusion starts
     at the first token at or after ``at``."""
-    first = _break_before(breaks, at + 1)
+    first = _break_before(breaks, at)
     tokens = tokenize(text, first)
     return Reading(first, tokens, bisect_left(tokens, at, key=START_OF), strong)
 
