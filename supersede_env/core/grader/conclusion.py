@@ -4,10 +4,10 @@ The conclusion starts after the last answer marker ("the answer is", "Answer:", 
 the answer"), else at the last "therefore"-style marker, else, in a reply over
 :data:`SHORT_REPLY` characters, at its last paragraph; a shorter reply is read whole.
 
-A long reply is tokenised only from the paragraph break at or before its conclusion
+A long reply is tokenised only from the last paragraph break before its conclusion
 (:func:`read_conclusion`): the scanner and every pass of the lexer stop at a paragraph break, so
-those tokens are the whole reply's tokens from there on, and the reader never looks back past where
-the conclusion starts. Reading a long reply whole is the exception (:meth:`.answer.Answer.widened`).
+those tokens are the whole reply's tokens from there on. A conclusion that opens a paragraph keeps
+the paragraph before it: the line rivals read the line before a break. Reading a long reply whole is the exception (:meth:`.answer.Answer.widened`).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def read_conclusion(text: str) -> Reading:
 
 
 def _reading_from(text: str, breaks: list[int], at: int, strong: bool) -> Reading:
-    """The reading from the last paragraph break at or before character ``at``; its conclusion starts
+    """The reading from the last paragraph break before character ``at``; its conclusion starts
     at the first token at or after ``at``."""
     first = _break_before(breaks, at)
     tokens = tokenize(text, first)
