@@ -11,6 +11,9 @@ The body, graded in both modes (label, r_cur, r_stale; reasons are not locked):
 
 - ``syn``: every answer the reward audit builds on the frozen synthetic split
   (``data/synthetic_eval.jsonl``), one group per episode and family;
+- ``long``: long replies laid out around paragraph breaks (a listed item, separators, a marker or
+  a table before the conclusion's paragraph), with the values of every third episode of that split
+  that has a superseded value: what the official reader's window must read as the whole reply;
 - ``dev``: every answer of the judged development file (``../shared/data/judged/
   dev_judged_answers.jsonl``, where present) and every sentence of it, against its gold and
   question, one group per row. Only the row's line, its question id and a hash of the texts are
@@ -43,6 +46,7 @@ SNAPSHOT = REPO / "tests" / "snapshots" / "grader_verdicts.jsonl.gz"
 FROZEN_SPLIT = REPO / "data" / "synthetic_eval.jsonl"
 DEV_FILE = REPO.parent / "shared" / "data" / "judged" / "dev_judged_answers.jsonl"
 MODES = ("official", "strict")
+PARTS = ("syn", "long", "dev")
 LETTER = {"current": "c", "stale": "s", "hedged": "h", "abstained": "a", "wrong": "w", "ungradable": "u"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 MAX_SENTENCES = 40
@@ -102,6 +106,25 @@ def synthetic_groups() -> Iterator[Group]:
                     tuple(Item(a, ep) for a in item.answers), f"{ep.id} [{item.family.name}] gold {ep.answer!r}")
 
 
+_PREAMBLE = "I went through every session in order and noted each value you gave me. " * 9  # over SHORT_REPLY
+LONG_LAYOUTS = (
+    "\n{s}\n\n{g}", "\n\n{s} ->\n\n{g}", "\nThe answer is\n\n{g}", "\n\n{s}\n\n{g}", "\n\nPreviously:\n\n{g}",
+    "\n\nI don't know.\n\n{g}", "\n\nNot\n\n{g}", "\n{s}\n\n;\n\n{g}", "\n{s}\n\n|\n\n/\n\n{g}",
+    "\n{s}\n \n{g}", "\n{s}\n\n\n{g}", "\n{s}\n\t\n{g}", "\n{s}\u2029{g}",
+    "\n| Old | New |\n| --- | --- |\n| {s} | {g} |\n\n{g}", "\n\n<answer>\n{s}\n\n{g}\n</answer>",
+    "\n\nTherefore:\n\n{g}", "\n{s}\n\nTherefore, {g}.", "\n\nFinal answer:\n\n{s}\n\n{g}",
+    "\n1. {s}\n\n2. {g}", "\n{g}\n\n{s}", "\n\nYou moved on from {s}.\n\n{g}", "\n\nIn 2023 it was {s}. In 2024\n\n{g}",
+)
+
+
+def long_groups() -> Iterator[Group]:
+    episodes = [ep for ep in read_episodes(FROZEN_SPLIT) if ep.stale_values][::3]
+    for ep in episodes:
+        answers = [_PREAMBLE + layout.format(g=ep.answer, s=ep.stale_values[-1]) for layout in LONG_LAYOUTS]
+        yield Group(f"long:{ep.id}", _digest(ep.answer, *ep.stale_values, *answers),
+                    tuple(Item(a, ep) for a in answers), f"{ep.id} [long layouts] gold {ep.answer!r}")
+
+
 def sentences(text: str) -> list[str]:
     return [s for s in (p.strip() for p in _SENTENCE.split(text)) if s][:MAX_SENTENCES]
 
@@ -121,9 +144,11 @@ def dev_groups() -> Iterator[Group]:
                         f"gold {gold!r}")
 
 
-def groups(parts: tuple[str, ...] = ("syn", "dev")) -> Iterator[Group]:
+def groups(parts: tuple[str, ...] = PARTS) -> Iterator[Group]:
     if "syn" in parts:
         yield from synthetic_groups()
+    if "long" in parts:
+        yield from long_groups()
     if "dev" in parts:
         yield from dev_groups()
 
@@ -148,7 +173,7 @@ class Diff:
         return not (self.moved or self.changed_inputs or self.new or self.gone)
 
 
-def compute(parts: tuple[str, ...] = ("syn", "dev"), path: Path = SNAPSHOT) -> tuple[Diff, list[dict]]:
+def compute(parts: tuple[str, ...] = PARTS, path: Path = SNAPSHOT) -> tuple[Diff, list[dict]]:
     """Grade the body; compare with the snapshot. Returns the diff and the lines a bless would write."""
     stored = read_snapshot(path)
     diff = Diff([], [], [], [])
@@ -189,7 +214,8 @@ def render(diff: Diff, limit: int) -> str:
     for g, k, before, now in diff.moved[:limit]:
         item = g.items[k]
         reasons = "; ".join(f"{m}: {item.explain(m).reason}" for m in MODES)
-        out.append(f"- {g.label}\n    answer {item.answer[:300]!r}\n    {before} -> {now}   ({reasons})")
+        shown = item.answer if len(item.answer) <= 300 else f"{item.answer[:100]} ... {item.answer[-200:]}"
+        out.append(f"- {g.label}\n    answer {shown!r}\n    {before} -> {now}   ({reasons})")
     if len(diff.moved) > limit:
         out.append(f"... and {len(diff.moved) - limit} more")
     for g in diff.changed_inputs[:limit]:
@@ -215,12 +241,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.grader_snapshot", description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=("diff", "bless"))
     parser.add_argument("--limit", type=int, default=60, help="moved verdicts to print (default 60)")
-    parser.add_argument("--part", choices=("syn", "dev"), action="append",
+    parser.add_argument("--part", choices=PARTS, action="append",
                         help="only this part of the body (default both)")
     parser.add_argument("--mode", choices=MODES, help="print only verdicts that moved in this mode")
     parser.add_argument("--counts", action="store_true", help="also count the moved verdicts by change of label")
     args = parser.parse_args(argv)
-    parts = tuple(args.part or ("syn", "dev"))
+    parts = tuple(args.part or PARTS)
     if "dev" in parts and not DEV_FILE.exists():
         print(f"note: {DEV_FILE} is not present; the dev part is left as it is", file=sys.stderr)
     diff, lines = compute(parts)

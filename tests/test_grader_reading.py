@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supersede_env.core.grader import grade
+from supersede_env.core.grader import conclusion, grade
 from supersede_env.core.grader.answer import _read, read_answer
 from supersede_env.core.grader.conclusion import (
     PARAGRAPH_BREAK,
@@ -83,6 +84,40 @@ def test_a_long_reply_reads_as_it_does_whole(paragraphs: list[str], joins: list[
     answer = filler + "".join(p + j for p, j in zip(paragraphs, joins)).strip()
     _assert_reads_as_whole(answer, "Where do I live now?")
     _assert_reads_as_whole(answer, None)
+
+
+LINES = ["Seattle", "Denver ->", "The answer is", "My answer would be", "Previously:", "I don't know.", "Not",
+         "In 2023 you lived in Denver. In 2024", ";", "|", "/", "- Seattle", "1. Seattle", "Therefore", "Overall",
+         "| Denver | Portland |", "<answer>", "Final answer:", "Seattle or", "47", "52 plants", "6:45 pm", "Yes"]
+BREAKS = ["\n\n", "\n \n", "\n\n\n", "\n\t\n", "\u2029", "\n", " "]
+GOLDS = [("Portland", ["Seattle", "Denver"], "Where do I live now?"), ("47", ["52"], "How many plants do I have?"),
+         ("6:45 pm", ["7 pm"], None), ("Yes", [], "Do I still own the bike?"), ("Overall", ["Therefore"], None)]
+
+
+def _verdicts(answer: str, gold: str, stale: list[str], question: str | None) -> list[tuple]:
+    return [(v.label, v.r_cur, v.r_stale) for v in
+            (grade(answer, gold, stale=stale, question=question, mode=m) for m in ("official", "strict"))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(LINES), st.sampled_from(BREAKS)), min_size=1, max_size=6),
+       st.sampled_from(GOLDS), st.booleans())
+def test_a_long_reply_grades_as_it_does_read_whole(lines: list[tuple[str, str]], case, gold_last: bool) -> None:
+    """The window is a shortcut: every verdict is the one the whole reply's reading gives, for items,
+    separators, markers and tables in the paragraphs before the conclusion."""
+    gold, stale, question = case
+    filler = "You said a lot in these sessions, and I read each one of them carefully. " * 9
+    answer = filler + "\n" + "".join(line + brk for line, brk in lines) + (gold if gold_last else "")
+    windowed = _verdicts(answer, gold, stale, question)
+    with mock.patch.object(conclusion, "_window_start", lambda text, breaks, at: 0):  # read whole
+        whole = _verdicts(answer, gold, stale, question)
+    assert windowed == whole
+
+
+def test_a_value_on_the_line_before_the_conclusions_paragraph_is_read() -> None:
+    filler = "You said a lot in these sessions, and I read each one of them carefully. " * 9
+    for layout in ("\nSeattle\n\nPortland", "\nSeattle\n\n;\n\nPortland", "\nThe answer is\n\nPortland"):
+        assert grade(filler + layout, "Portland", stale=["Seattle"]).label == "hedged", layout
 
 
 def test_numbering_across_paragraphs_is_read_from_the_whole_reply() -> None:

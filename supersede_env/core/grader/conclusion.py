@@ -4,10 +4,13 @@ The conclusion starts after the last answer marker ("the answer is", "Answer:", 
 the answer"), else at the last "therefore"-style marker, else, in a reply over
 :data:`SHORT_REPLY` characters, at its last paragraph; a shorter reply is read whole.
 
-A long reply is tokenised only from the last paragraph break before its conclusion
+A long reply is tokenised only from a paragraph break before its conclusion
 (:func:`read_conclusion`): the scanner and every pass of the lexer stop at a paragraph break, so
-those tokens are the whole reply's tokens from there on. A conclusion that opens a paragraph keeps
-the paragraph before it: the line rivals read the line before a break. Reading a long reply whole is the exception (:meth:`.answer.Answer.widened`).
+those tokens are the whole reply's tokens from there on. The break is the last one with more than
+list separators between it and the conclusion: the line rivals read the item before the line breaks
+and separators that precede a value ("Seattle\n\n;\n\nPortland"), so a conclusion that opens its
+paragraph keeps the paragraph before it. Reading a long reply whole is the exception
+(:meth:`.answer.Answer.widened`).
 """
 
 from __future__ import annotations
@@ -59,16 +62,25 @@ def read_conclusion(text: str) -> Reading:
 
 
 def _reading_from(text: str, breaks: list[int], at: int, strong: bool) -> Reading:
-    """The reading from the last paragraph break before character ``at``; its conclusion starts
-    at the first token at or after ``at``."""
-    first = _break_before(breaks, at)
+    """The reading from the window's break before character ``at``; its conclusion starts at the
+    first token at or after ``at``."""
+    first = _window_start(text, breaks, at)
     tokens = tokenize(text, first)
     return Reading(first, tokens, bisect_left(tokens, at, key=START_OF), strong)
 
 
-def _break_before(breaks: list[int], at: int) -> int:
-    k = bisect_left(breaks, at)
-    return breaks[k - 1] if k else 0
+_LIST_SEPARATORS = re.compile(r"[\s;/|]*")  # what a line rival's backward walk steps over
+
+
+def _window_start(text: str, breaks: list[int], at: int) -> int:
+    """The last paragraph break before character ``at`` with more than list separators between them
+    (0 when there is none)."""
+    end = at
+    for k in range(bisect_left(breaks, at) - 1, -1, -1):
+        if _LIST_SEPARATORS.fullmatch(text, breaks[k], end) is None:
+            return breaks[k]
+        end = breaks[k]  # that paragraph held separators only: the walk goes on past it
+    return 0
 
 
 def _weak_reading(text: str, breaks: list[int]) -> Reading | None:
@@ -80,11 +92,14 @@ def _weak_reading(text: str, breaks: list[int]) -> Reading | None:
     marks = [m.start() for m in _WEAK_MARKER.finditer(text)]  # every match starts at or after one of them
     at = marks[-1] + 1 if marks else 0
     while marks:
-        first = _break_before(breaks, at)
+        first = _window_start(text, breaks, at)
         tokens = tokenize(text, first)
         found = _weak_start(text, tokens)
         if found is not None and (first == 0 or found[0] >= 3):  # its three words before are all here
-            return Reading(first, tokens, found[1], False)
+            begins = tokens[found[1]].start
+            if first == 0 or _window_start(text, breaks, begins) == first:
+                return Reading(first, tokens, found[1], False)
+            return _reading_from(text, breaks, begins, False)  # the marker opens its paragraph
         if first == 0:
             return None
         if found is not None:
