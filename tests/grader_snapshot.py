@@ -109,7 +109,7 @@ def synthetic_groups() -> Iterator[Group]:
 _PREAMBLE = "I went through every session in order and noted each value you gave me. " * 9  # over SHORT_REPLY
 LONG_LAYOUTS = (
     "\n{s}\n\n{g}", "\n\n{s} ->\n\n{g}", "\nThe answer is\n\n{g}", "\n\n{s}\n\n{g}", "\n\nPreviously:\n\n{g}",
-    "\n\nI don't know.\n\n{g}", "\n\nNot\n\n{g}", "\n{s}\n\n;\n\n{g}", "\n{s}\n\n|\n\n/\n\n{g}",
+    "\n\nI don't know.\n\n{g}", "\n\nNot\n\n{g}", "\n{s}\n\n;\n\n{g}", "\n{s}\n\n|\n\n/\n\n{g}", "\n{s}\n\n~~\n\n{g}", "\n{s}\n\n**\n\n{g}",
     "\n{s}\n \n{g}", "\n{s}\n\n\n{g}", "\n{s}\n\t\n{g}", "\n{s}\u2029{g}",
     "\n| Old | New |\n| --- | --- |\n| {s} | {g} |\n\n{g}", "\n\n<answer>\n{s}\n\n{g}\n</answer>",
     "\n\nTherefore:\n\n{g}", "\n{s}\n\nTherefore, {g}.", "\n\nFinal answer:\n\n{s}\n\n{g}",

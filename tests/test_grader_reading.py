@@ -8,6 +8,7 @@ the whole reading gives. These tests compare each shortcut with the long way, on
 from __future__ import annotations
 
 import random
+import re
 from bisect import bisect_left
 from unittest import mock
 
@@ -86,7 +87,7 @@ def test_a_long_reply_reads_as_it_does_whole(paragraphs: list[str], joins: list[
     _assert_reads_as_whole(answer, None)
 
 
-LINES = ["Seattle", "Denver ->", "The answer is", "My answer would be", "Previously:", "I don't know.", "Not",
+LINES = ["Seattle", "Denver ->", "~~", "**", "#", "> Seattle", "The answer is", "My answer would be", "Previously:", "I don't know.", "Not",
          "In 2023 you lived in Denver. In 2024", ";", "|", "/", "- Seattle", "1. Seattle", "Therefore", "Overall",
          "| Denver | Portland |", "<answer>", "Final answer:", "Seattle or", "47", "52 plants", "6:45 pm", "Yes"]
 BREAKS = ["\n\n", "\n \n", "\n\n\n", "\n\t\n", "\u2029", "\n", " "]
@@ -109,14 +110,15 @@ def test_a_long_reply_grades_as_it_does_read_whole(lines: list[tuple[str, str]],
     filler = "You said a lot in these sessions, and I read each one of them carefully. " * 9
     answer = filler + "\n" + "".join(line + brk for line, brk in lines) + (gold if gold_last else "")
     windowed = _verdicts(answer, gold, stale, question)
-    with mock.patch.object(conclusion, "_window_start", lambda text, breaks, at: 0):  # read whole
+    with mock.patch.object(conclusion, "PARAGRAPH_BREAK", re.compile(r"(?!)")):  # no break: read whole
         whole = _verdicts(answer, gold, stale, question)
     assert windowed == whole
 
 
 def test_a_value_on_the_line_before_the_conclusions_paragraph_is_read() -> None:
     filler = "You said a lot in these sessions, and I read each one of them carefully. " * 9
-    for layout in ("\nSeattle\n\nPortland", "\nSeattle\n\n;\n\nPortland", "\nThe answer is\n\nPortland"):
+    for layout in ("\nSeattle\n\nPortland", "\nSeattle\n\n;\n\nPortland", "\nSeattle\n\n~~\n\nPortland",
+                   "\nThe answer is\n\nPortland"):
         assert grade(filler + layout, "Portland", stale=["Seattle"]).label == "hedged", layout
 
 

@@ -7,9 +7,9 @@ the answer"), else at the last "therefore"-style marker, else, in a reply over
 A long reply is tokenised only from a paragraph break before its conclusion
 (:func:`read_conclusion`): the scanner and every pass of the lexer stop at a paragraph break, so
 those tokens are the whole reply's tokens from there on. The break is the last one with more than
-list separators between it and the conclusion: the line rivals read the item before the line breaks
-and separators that precede a value ("Seattle\n\n;\n\nPortland"), so a conclusion that opens its
-paragraph keeps the paragraph before it. Reading a long reply whole is the exception
+list separators between it and the conclusion (tokens, not characters: markup such as "~~" makes
+none): the line rivals read the item before the line breaks and separators that precede a value
+("Seattle\n\n;\n\nPortland"), so a conclusion that opens its paragraph keeps the paragraph before it. Reading a long reply whole is the exception
 (:meth:`.answer.Answer.widened`).
 """
 
@@ -21,8 +21,8 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from supersede_env.core.grader.lexicon import WEAK_KEYWORDS
-from supersede_env.core.grader.tokens import WORD, Token, tokenize
+from supersede_env.core.grader.lexicon import LINE_SEPARATORS, WEAK_KEYWORDS
+from supersede_env.core.grader.tokens import PUNCT, WORD, Token, tokenize
 
 __all__ = ["PARAGRAPH_BREAK", "SHORT_REPLY", "START_OF", "Reading", "read_conclusion"]
 
@@ -62,24 +62,29 @@ def read_conclusion(text: str) -> Reading:
 
 
 def _reading_from(text: str, breaks: list[int], at: int, strong: bool) -> Reading:
-    """The reading from the window's break before character ``at``; its conclusion starts at the
-    first token at or after ``at``."""
-    first = _window_start(text, breaks, at)
+    """The reading from the last paragraph break before character ``at`` (or an earlier one, when
+    only list separators come between); its conclusion starts at the first token at or after ``at``."""
+    k = bisect_left(breaks, at)
+    first = breaks[k - 1] if k else 0
     tokens = tokenize(text, first)
-    return Reading(first, tokens, bisect_left(tokens, at, key=START_OF), strong)
+    start = bisect_left(tokens, at, key=START_OF)
+    if first and all(_walked_over(t) for t in tokens[:start]):
+        first = _earlier_window_start(text, breaks, k - 1)
+        tokens = tokenize(text, first)
+        start = bisect_left(tokens, at, key=START_OF)
+    return Reading(first, tokens, start, strong)
 
 
-_LIST_SEPARATORS = re.compile(r"[\s;/|]*")  # what a line rival's backward walk steps over
+def _walked_over(t: Token) -> bool:
+    """A token a line rival's backward walk steps over ("Seattle\n\n;\n\nPortland")."""
+    return t.kind == PUNCT and t.text in LINE_SEPARATORS
 
 
-def _window_start(text: str, breaks: list[int], at: int) -> int:
-    """The last paragraph break before character ``at`` with more than list separators between them
-    (0 when there is none)."""
-    end = at
-    for k in range(bisect_left(breaks, at) - 1, -1, -1):
-        if _LIST_SEPARATORS.fullmatch(text, breaks[k], end) is None:
-            return breaks[k]
-        end = breaks[k]  # that paragraph held separators only: the walk goes on past it
+def _earlier_window_start(text: str, breaks: list[int], k: int) -> int:
+    """The last paragraph break before ``breaks[k]`` whose paragraph holds more than list separators."""
+    for j in range(k - 1, -1, -1):
+        if not all(_walked_over(t) for t in tokenize(text, breaks[j], breaks[j + 1])):
+            return breaks[j]
     return 0
 
 
@@ -92,14 +97,14 @@ def _weak_reading(text: str, breaks: list[int]) -> Reading | None:
     marks = [m.start() for m in _WEAK_MARKER.finditer(text)]  # every match starts at or after one of them
     at = marks[-1] + 1 if marks else 0
     while marks:
-        first = _window_start(text, breaks, at)
+        k = bisect_left(breaks, at)
+        first = breaks[k - 1] if k else 0
         tokens = tokenize(text, first)
         found = _weak_start(text, tokens)
         if found is not None and (first == 0 or found[0] >= 3):  # its three words before are all here
-            begins = tokens[found[1]].start
-            if first == 0 or _window_start(text, breaks, begins) == first:
+            if first == 0 or not all(_walked_over(t) for t in tokens[:found[1]]):
                 return Reading(first, tokens, found[1], False)
-            return _reading_from(text, breaks, begins, False)  # the marker opens its paragraph
+            return _reading_from(text, breaks, tokens[found[1]].start, False)  # the marker opens its paragraph
         if first == 0:
             return None
         if found is not None:

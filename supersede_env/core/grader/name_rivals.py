@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from supersede_env.core.grader.answer import Answer, Span
 from supersede_env.core.grader.lexicon import (
+    LINE_SEPARATORS,
     CLAUSE_BREAK_PUNCT,
     CLAUSE_BREAK_WORDS,
     COPULAS,
@@ -265,7 +266,7 @@ def line_rivals(s: RivalSearch) -> list[Mention]:
         for step, edge in ((1, last), (-1, first)):
             j = edge + step
             sep = None
-            while 0 <= j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text in (";", "\n", "\n\n", "/", "|"):
+            while 0 <= j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text in LINE_SEPARATORS:
                 sep = tokens[j].text
                 j += step
             if sep is None or not 0 <= j < len(tokens):
