@@ -47,6 +47,7 @@ class Answer:
     find_memo: dict[int, tuple[Pattern, list[Span]]] = field(default_factory=dict)
     word_index: dict[str, list[int]] | None = None  # built on first use
     value_index: list[int] | None = None
+    value_groups_index: dict[tuple, list[int]] | None = None
     first_char: int = 0  # where ``tokens`` start in ``text`` (a long reply is read from its conclusion's paragraph)
     question: str | None = None
 
@@ -64,6 +65,18 @@ class Answer:
             tokens = self.tokens
             self.value_index = [p for p, i in enumerate(self.all_content) if tokens[i].kind != WORD]
         return self.value_index
+
+    @property
+    def value_groups(self) -> dict[tuple, list[int]]:
+        """The value tokens' positions in all_content by what a comparison reads of them (kind, value,
+        unit, count): a candidate is compared once with each distinct value, not with every token."""
+        if self.value_groups_index is None:
+            tokens, all_content, groups = self.tokens, self.all_content, {}
+            for p in self.values:
+                t = tokens[all_content[p]]
+                groups.setdefault((t.kind, t.value, t.unit, t.number), []).append(p)
+            self.value_groups_index = groups
+        return self.value_groups_index
 
     def unmasked(self) -> Answer | None:
         """The same answer with the restated question kept (a gold taken from the question may be there)."""
@@ -95,7 +108,8 @@ class Answer:
             whole.unmasked_content = None
             return whole
         return Answer(self.text, self.source, self.tokens, 0, self.all_content, False, self.all_content,
-                      self.triggers, self.cues, word_index=self.word_index, value_index=self.value_index)
+                      self.triggers, self.cues, word_index=self.word_index, value_index=self.value_index,
+                      value_groups_index=self.value_groups_index)
 
     def snippet(self, first: int, last: int) -> str:
         """The answer's own words from token ``first`` to token ``last``."""
@@ -119,7 +133,9 @@ class Answer:
                 return []
             return [p - k for p in found if p >= k] if k else found
         tokens, all_content = self.tokens, self.all_content
-        return [p - k for p in self.values if p >= k and values_equal(g, tokens[all_content[p]])]
+        matched = [ps for ps in self.value_groups.values() if values_equal(g, tokens[all_content[ps[0]]])]
+        found = matched[0] if len(matched) == 1 else sorted(p for ps in matched for p in ps)
+        return [p - k for p in found if p >= k] if k else list(found)
 
 
 def _word_index(tokens: list[Token], content: list[int]) -> dict[str, list[int]]:

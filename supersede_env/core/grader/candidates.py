@@ -76,6 +76,7 @@ def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]
     spans = []
     n = len(content)
     gap_allowed = 1 if (not pattern.is_value and len(req) >= 3) else 0
+    surface = _surface_words(pattern)  # the candidate's own soft words: "about" of "about an hour"
     for p in a.positions(req[0]):
         k, q, gaps = 1, p + 1, 0
         while k < len(req) and q < n:
@@ -100,7 +101,6 @@ def _find_seq(req: tuple[Token, ...], pattern: Pattern, a: Answer) -> list[Span]
                         and _adjacent(a, content[q - 1], content[q]):
                     q += 1
             first, last = content[p], content[q - 1]
-            surface = _surface_words(pattern)  # the candidate's own soft words: "about" of "about an hour"
             while first > 0 and tokens[first - 1].kind == WORD and tokens[first - 1].text in surface:
                 first -= 1
             spans.append((first, last))

@@ -79,6 +79,8 @@ _PARTS_BY_START = {w: tuple((words, half) for words, half in _PARTS_OF_DAY.items
                    for w in _PART_STARTS}
 # what hour_in_words needs right after a number (or another number: "six thirty-five pm")
 AFTER_AN_HOUR = _PART_STARTS | {"o'clock"}
+# of those, the ones that start a part of the day only with a "." after them ("a.m."; "1 a" is not)
+DOTTED_PART_STARTS = frozenset(words[0] for words in _PARTS_OF_DAY if words[1:2] == (".",))
 
 
 def _part_of_day(toks: list[Token], j: int) -> tuple[str | None, int, int]:

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 from supersede_env.core.grader.answer import Answer, Span
 from supersede_env.core.grader.lexicon import (
-    LINE_SEPARATORS,
     CLAUSE_BREAK_PUNCT,
     CLAUSE_BREAK_WORDS,
     COPULAS,
     CUE_STARTS,
     CUE_TABLE,
     HEADINGS,
+    LINE_SEPARATORS,
     MONTHS,
     NOT_A_RIVAL,
     PRONOUNS,

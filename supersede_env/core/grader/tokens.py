@@ -100,6 +100,8 @@ _NUMBER_RULES: tuple[tuple[frozenset[str], frozenset[str], bool, Rule], ...] = (
 # them) goes straight to its unit. Keep them in step with the rules.
 _AFTER_A_NUMBER = (numbers.AFTER_A_NUMBER | times.AFTER_AN_HOUR | dates.AFTER_A_DAY | durations.AFTER_A_COUNT)
 _BEFORE_A_NUMBER = numbers.BEFORE_A_LABEL | dates.BEFORE_A_DAY
+# words after a number that only the hour's rule needs, and only before a "." ("1 a.m.", not "1 a")
+_DOTTED = times.DOTTED_PART_STARTS - (numbers.AFTER_A_NUMBER | dates.AFTER_A_DAY | durations.AFTER_A_COUNT)
 
 # A word's rules, in order: the words each can start at, the words it needs right after them
 # (None: any), and the rule. The first that applies emits.
@@ -117,6 +119,10 @@ _RULES_OF_WORD: dict[str, tuple[tuple[frozenset[str] | None, Rule], ...]] = {}
 for _words, _gate, _rule in _WORD_RULES:
     for _w in _words:
         _RULES_OF_WORD[_w] = _RULES_OF_WORD.get(_w, ()) + ((_gate, _rule),)
+# the words some rule of a word needs right after it, for words whose every rule has such a gate
+_GATE_OF_WORD: dict[str, frozenset[str]] = {
+    w: frozenset().union(*(gate for gate, _ in rules)) for w, rules in _RULES_OF_WORD.items()
+    if all(gate is not None for gate, _ in rules)}
 
 
 def tokenize(prepared: str, pos: int = 0, endpos: int | None = None) -> list[Token]:
@@ -148,14 +154,21 @@ def _structure_pass(toks: list[Token], marks: list[int]) -> list[Token]:
         kind = t.kind
         if kind == NUM:
             nxt = toks[k + 1] if k + 1 < n else None
-            if (nxt is None or (nxt.text not in _AFTER_A_NUMBER and nxt.kind != NUM)) and (
+            if (nxt is None or nxt.kind != NUM and (nxt.text not in _AFTER_A_NUMBER or (
+                    nxt.text in _DOTTED and (k + 2 >= n or toks[k + 2].text != ".")))) and (
                     not out or out[-1].text not in _BEFORE_A_NUMBER):
                 # no rule can apply (most numbers): the number, with the unit written after it
                 values.append(len(out))
                 out.append(t if nxt is None or nxt.text not in MEASURE_UNITS else measure_unit(t, nxt))
                 i = k + 1
                 continue
-        elif kind != WORD and not (kind == PUNCT and t.text in CURRENCY_SYMBOLS):
+        elif kind == WORD:
+            gate = _GATE_OF_WORD.get(t.text)
+            if gate is not None and (k + 1 >= n or toks[k + 1].text not in gate):
+                out.append(t)  # every rule of the word needs a word after it that is not there ("a" of "a1")
+                i = k + 1
+                continue
+        elif not (kind == PUNCT and t.text in CURRENCY_SYMBOLS):
             if kind in _RANGE_ENDS:  # a value the scanner read whole (a time, a date)
                 values.append(len(out))
             out.append(t)

@@ -33,6 +33,7 @@ from supersede_env.core.grader.tokens import (
 )
 
 if TYPE_CHECKING:
+    from supersede_env.core.grader.answer import Answer
     from supersede_env.core.grader.rivals import RivalSearch
 
 
@@ -71,14 +72,8 @@ def value_rivals(s: RivalSearch) -> list[Mention]:
     out = []
     short = len(a.text) <= SHORT_REPLY
     terse = len(a.text) <= TERSE_REPLY
-    skip, all_content = a.skip, a.all_content
-    for p in a.values:  # value tokens only (positions in all_content), in the conclusion
-        if p < skip:
-            continue
-        i = all_content[p]
+    for i in _other_values(a, gold):
         t = tokens[i]
-        if t.kind not in VALUE_KINDS or values_equal(gold_tok, t) or gold.accepts(t):
-            continue
         k = bisect_right(starts, i) - 1
         if k >= 0 and covered[k][0] <= i <= covered[k][1]:
             continue  # part of a known candidate
@@ -100,6 +95,18 @@ def value_rivals(s: RivalSearch) -> list[Mention]:
         elif _comparable(gold_tok, t):
             out.append(Mention(a.snippet(i, i), "rival", i, i))
     return out
+
+
+def _other_values(a: Answer, gold: Gold) -> list[int]:
+    """The conclusion's value tokens (indices, in text order) of a value other than the gold's, each
+    distinct value compared once."""
+    tokens, all_content, skip, gold_tok = a.tokens, a.all_content, a.skip, gold.single_value
+    found = []
+    for ps in a.value_groups.values():
+        t = tokens[all_content[ps[0]]]
+        if t.kind in VALUE_KINDS and not values_equal(gold_tok, t) and not gold.accepts(t):
+            found.extend(all_content[p] for p in ps if p >= skip)
+    return sorted(found)
 
 
 def range_rivals(s: RivalSearch) -> list[Mention]:
