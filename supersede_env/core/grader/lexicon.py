@@ -358,8 +358,7 @@ CLOSING_MARKS = frozenset({")", '"', "'", "*"})
 CLAUSE_ENDS = frozenset({",", ";", ".", "!", "?", "\n", "\n\n", ")", ":"})
 NEXT_CLAUSE = frozenset({"and", "but", "while", "whereas"})
 SEPARATOR_PUNCT = frozenset({",", ";", "/", "\n", "\n\n", "&", "|"})
-# between items listed on their own lines ("Maui\nOahu", "Maui; Oahu"): a line rival is read over them
-LINE_SEPARATORS = frozenset({";", "\n", "\n\n", "/", "|"})
+LINE_SEPARATORS = frozenset({";", "\n", "\n\n", "/", "|"})  # between items on their own lines: "Maui; Oahu"
 SEPARATOR_WORDS = frozenset({"and", "or", "vs", "versus", "either", "but"})
 # words after a count that do not say it counts something else ("from 62 to 47", "62 then 47", "62 is old")
 LINKS = COPULAS | {"to", "or", "and", "then", "before", "previously", "earlier", "instead", "but", "not"}
