@@ -577,3 +577,10 @@ def test_a_digit_run_past_a_floats_range_states_no_value() -> None:
     for mode in ("official", "strict"):
         assert grade("1" * 400, "47", stale=["52"], mode=mode).r_cur == 0.0
         assert grade("1" * 400 + " or 47", "47", stale=["52"], mode=mode).r_cur == 0.0
+
+
+def test_html_emphasis_reads_as_layout_and_strike_out_does_not() -> None:
+    for mode in ("official", "strict"):
+        assert grade("<b>Lexington</b>", "Lexington", stale=["Phoenix"], mode=mode).label == "current"
+        assert grade("<strong>Phoenix</strong>", "Lexington", stale=["Phoenix"], mode=mode).label == "stale"
+        assert grade("<s>Lexington</s>", "Lexington", stale=["Phoenix"], mode=mode).r_cur == 0.0

@@ -36,6 +36,7 @@ def strict(answer: str, item=ITEMS[0]) -> object:
     "Lexington", "Lexington.", "It's Lexington now.", "You live in Lexington.", "**Lexington**", "ANSWER: Lexington",
     "lexington", "The answer is Lexington.", "Currently Lexington.", "Lexingt\u043en",  # a Cyrillic o reads as o
     '{"answer": "Lexington"}', "<answer>Lexington</answer>", "STATUS: FOUND\nANSWER: Lexington\nMISSING: nothing",
+    "<b>Lexington</b>", "<strong>Lexington</strong>.", "You live in <em>Lexington</em>.",  # HTML emphasis is layout
 ])
 def test_natural_terse_answers_pay(answer: str) -> None:
     v = strict(answer)
@@ -55,7 +56,8 @@ def test_value_forms_pay(answer: str, item: int) -> None:
     "Lexington, back in the day.", "e.g. Lexington", "Lexington (hypothetically)", "Lexington is your brother's, not yours.",
     # struck-out or hidden text
     "L\u0336e\u0336x\u0336i\u0336n\u0336g\u0336t\u0336o\u0336n\u0336", "<s>Lexington</s>", "~~Lexington~~",
-    "<think>Lexington</think>", "Lexing\u200bton", "\u202enotgnixeL\u202c",
+    "<think>Lexington</think>", "Lexing\u200bton", "\u202enotgnixeL\u202c", "<del>Lexington</del>",
+    "<b><s>Lexington</s></b>", "<b>Lexington</b> or Phoenix",
     # a value the episode does not list, and text outside the answer place
     "Lexington, Quebec City", "Lexington o Quebec City", "Lexington [Quebec City]",
     '{"answer": "Lexington", "alternative": "Quebec City"}', "Lexington. Correction: Quebec City.",

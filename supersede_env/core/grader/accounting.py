@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.labels import HEADER_STEMS
+from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     CLAUSE_BREAK_WORDS,
     CLAUSE_OPENERS,
@@ -365,7 +366,8 @@ def _hidden(a: Answer, lo: int, hi: int) -> str | None:
     pos = begin
     for k in range(lo, hi + 2):
         stop = tokens[k].start if k <= hi else end
-        for ch in text[pos:stop]:
+        stretch = text[pos:stop]
+        for ch in EMPHASIS_TAGS.sub("", stretch) if "<" in stretch else stretch:
             if not ch.isspace() and ch not in "*_`#>~":
                 return ch
         if k <= hi:

@@ -25,7 +25,11 @@ from supersede_env.core.grader.lex_times import TIME_LEXERS, TIME_PATTERN, TIME_
 from supersede_env.core.grader.lex_token import NUM, PUNCT, WORD, Token
 from supersede_env.core.grader.lex_words import stem
 
-__all__ = ["scan"]
+__all__ = ["EMPHASIS_TAG", "EMPHASIS_TAGS", "scan"]
+
+# HTML emphasis renders the text it wraps, like markdown's "**": layout, not content (strike-out is not)
+EMPHASIS_TAG = r"</?(?:b|strong|i|em)>"
+EMPHASIS_TAGS = re.compile(EMPHASIS_TAG)
 
 _MASTER = re.compile(
     r"""
@@ -41,7 +45,7 @@ _MASTER = re.compile(
     )
   | (?P<arrow>-+>|=+>|<-+|<=+)
   | (?P<tilde>(?<!~)~(?=[ ]?[\w$\u00a3\u20ac]))  # "~47": about 47 ("~~" is strikethrough)
-  | (?P<markup>[*#`_~>]+)
+  | (?P<markup>[*#`_~>]+|""" + EMPHASIS_TAG + r""")  # markdown, and HTML emphasis ("<b>Boston</b>")
   | (?P<para>\n[ \t]*(?:\n[ \t]*)+)
   | (?P<nl>\n)
   | (?P<p>[^\s\w])

@@ -29,6 +29,7 @@ import re
 from itertools import permutations
 
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
+from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     AUXILIARIES,
     COURTESY,
@@ -89,7 +90,7 @@ def _odd(norm: str) -> str | None:
         for ch in norm:
             if not ch.isascii() and ch not in PLAIN_SYMBOLS:
                 return ch
-    if (">" in norm or not norm.isprintable()) and (m := _CONTROL.search(norm)) is not None:
+    if (">" in norm or not norm.isprintable()) and (m := _CONTROL.search(EMPHASIS_TAGS.sub(" ", norm))) is not None:
         return m.group()[-1]
     return None
 
