@@ -18,6 +18,7 @@ import json
 import math
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,13 @@ REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "configs" / "grpo-tiny-cpu.yaml"
 
 
+def _free_port() -> int:
+    """A port no one listens on now (a port derived from the pid can be held by an earlier run)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _torchrun() -> str:
     local = Path(sys.executable).with_name("torchrun")
     return str(local if local.exists() else shutil.which("torchrun") or "torchrun")
@@ -46,7 +54,7 @@ def model_dir(tmp_path_factory):
 
 
 def _run_processes(out: Path, model_dir: Path, mode: str, processes: int = 2) -> None:
-    command = [_torchrun(), "--nproc_per_node", str(processes), "--master_port", str(29500 + os.getpid() % 1000),
+    command = [_torchrun(), "--nproc_per_node", str(processes), "--master_port", str(_free_port()),
                str(REPO / "tests" / "distributed_replica.py"), str(out), str(model_dir), mode]
     result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=900, cwd=REPO,
                             env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO)})
@@ -123,7 +131,7 @@ def test_the_command_trains_with_several_processes(tmp_path, model_dir, processe
     """The documented command (torchrun, uneven sessions) finishes and writes the adapter; each process's
     rollouts are whole groups, written once; the held-out evaluation is shared out and written as run records."""
     out = tmp_path / "run"
-    command = [_torchrun(), "--nproc_per_node", str(processes), "--master_port", str(29600 + os.getpid() % 1000),
+    command = [_torchrun(), "--nproc_per_node", str(processes), "--master_port", str(_free_port()),
                "-m", "supersede_env.commands.train", "--config", str(TINY), "--output_dir", str(out),
                "--model_source", "hub", "--model_name_or_path", str(model_dir),
                "--episodes_sessions", "4-7", "--episodes_seed", str(seed), "--heldout_eval_steps", "2", "--heldout_n", "3"]

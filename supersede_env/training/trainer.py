@@ -117,6 +117,39 @@ class RolloutResult:
     samples: tuple[CallSample, ...]
 
 
+
+@dataclass(frozen=True)
+class _BatchCounts:
+    """A batch's counts summed over every process (floats: they come back from a gathered tensor)."""
+
+    samples: float
+    completion_tokens: float
+    prompt_tokens: float
+    truncated: float
+    memo_steps: float
+    memo_chars: float
+    memo_cut: float
+    memo_empty: float
+    fillers: float
+
+    def metrics(self, rollouts: int, generation_s: float) -> dict[str, float]:
+        n, memo = self.samples, self.memo_steps
+        return {
+            "memo/chars_mean": self.memo_chars / memo if memo else 0.0,
+            "memo/truncated_frac": self.memo_cut / memo if memo else 0.0,
+            "memo/empty_frac": self.memo_empty / memo if memo else 0.0,
+            "completions/truncated_frac": self.truncated / n if n else 0.0,
+            "completions/mean_length": self.completion_tokens / n if n else 0.0,
+            "samples/total": n,
+            "samples/per_rollout": n / rollouts,
+            "samples/filler_rows": self.fillers,
+            "tokens/batch": self.prompt_tokens + self.completion_tokens,
+            "tokens/prompt": self.prompt_tokens,
+            "tokens/completion": self.completion_tokens,
+            "tokens/generated_per_s": self.completion_tokens / generation_s if generation_s > 0 else 0.0,
+        }
+
+
 class SupersedeGRPOTrainer(GRPOTrainer):
     """``GRPOTrainer`` whose generation step rolls out memo episodes and trains every model call.
 
@@ -438,7 +471,32 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         generation_s: float,
         reward_s: float,
     ) -> BatchSummary:
-        G = self.num_generations
+        counts = self._gather_counts(results, samples, fillers)
+        all_rows = self._gather_rows(step, level, results, records, rewards, advantages)
+        mix, failed = verdict_mix(r.verdict for r in all_rows)
+        zero_groups = zero_std_groups(rewards, self.num_generations)
+        mean_reward = _nanmean(rewards)
+        self._append_metrics(all_rows, (mix, failed), rewards, all_advantages, counts, zero_groups,
+                             (generation_s, reward_s))
+        self.state.num_input_tokens_seen += int(counts.prompt_tokens + counts.completion_tokens)
+        if self.log_dir is not None and self.args.log_rollouts and self.accelerator.is_main_process:
+            append_rows(self.log_dir, all_rows, secrets=self.secrets)
+        return BatchSummary(
+            step=step,
+            level=level,
+            rollouts=len(all_rows),
+            samples=int(counts.samples),
+            mean_reward=mean_reward,
+            all_zero_advantages=all_zero(all_advantages),
+            zero_std_groups=int(zero_groups.sum()),
+            groups=int(zero_groups.numel()),
+            verdicts=mix,
+            failed=failed,
+        )
+
+    def _gather_counts(self, results: Sequence[RolloutResult], samples: Sequence[CallSample],
+                       fillers: int) -> _BatchCounts:
+        """The batch's sample, token and memo counts, summed over every process."""
         memo_steps = [s for r in results for s in r.transcript.memo_steps]
         local = torch.tensor(
             [
@@ -455,68 +513,52 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             dtype=torch.float64,
             device=self.accelerator.device,
         )
-        (n_samples, completion_tokens, prompt_tokens, truncated, n_memo, memo_chars, memo_cut, memo_empty,
-         n_fillers) = self.accelerator.gather(local).view(-1, local.numel()).sum(dim=0).tolist()
+        return _BatchCounts(*self.accelerator.gather(local).view(-1, local.numel()).sum(dim=0).tolist())
+
+    def _gather_rows(self, step: int, level: str, results: Sequence[RolloutResult],
+                     records: Sequence[VerdictRecord], rewards: torch.Tensor,
+                     advantages: torch.Tensor) -> list[RolloutRow]:
+        """Every process's rollout rows with their rewards, in the gathered batch's order."""
         rank = self.accelerator.process_index
         first = rank * len(results)
         rows = [
-            self._rollout_row(step, level, rank, (first + i) // G, r, rec, float(a))
+            self._rollout_row(step, level, rank, (first + i) // self.num_generations, r, rec, float(a))
             for i, (r, rec, a) in enumerate(zip(results, records, advantages.tolist(), strict=True))
         ]
         all_rows: list[RolloutRow] = gather_object(rows) if self.accelerator.num_processes > 1 else rows
-        all_rows = [replace(row, reward=None if math.isnan(reward) else float(reward))
-                    for row, reward in zip(all_rows, rewards.tolist(), strict=True)]
-        mix, failed = verdict_mix(r.verdict for r in all_rows)
+        return [replace(row, reward=None if math.isnan(reward) else float(reward))
+                for row, reward in zip(all_rows, rewards.tolist(), strict=True)]
+
+    def _append_metrics(self, all_rows: list[RolloutRow], verdicts: tuple[dict[str, int], int],
+                        rewards: torch.Tensor, all_advantages: torch.Tensor, counts: _BatchCounts,
+                        zero_groups: torch.Tensor,
+                        timing: tuple[float, float]) -> None:
+        """One value of each training metric for this batch (``verdicts``: the label mix and the failed
+        count; ``timing``: generation and reward seconds)."""
+        (mix, failed), (generation_s, reward_s) = verdicts, timing
         graded = [r.verdict.grader for r in all_rows if r.verdict.grader is not None]
-        zero_groups = zero_std_groups(rewards, G)
-
-        metrics = self._metrics["train"]
         rollouts = len(all_rows)
-        mean_reward = _nanmean(rewards)
         known = rewards[~torch.isnan(rewards)]
-        metrics["reward"].append(mean_reward)
-        metrics["reward_std"].append(float(known.std()) if known.numel() > 1 else 0.0)
-        metrics["rewards/r_cur"].append(_mean([v.r_cur for v in graded]))
-        metrics["rewards/r_stale"].append(_mean([v.r_stale for v in graded]))
-        for label in LABELS:
-            metrics[f"verdict/{label}"].append(mix[label] / rollouts)
-        metrics["verdict/failed"].append(failed / rollouts)  # not a grader label: rollouts never graded
-        metrics["advantages/mean"].append(float(all_advantages.mean()))
-        metrics["advantages/std"].append(float(all_advantages.std()) if rollouts > 1 else 0.0)
-        metrics["advantages/abs_mean"].append(float(all_advantages.abs().mean()))
-        metrics["advantages/zero_frac"].append(float((all_advantages.abs() <= ZERO_TOLERANCE).float().mean()))
-        metrics["frac_reward_zero_std"].append(float(zero_groups.float().mean()))
-        metrics["memo/chars_mean"].append(memo_chars / n_memo if n_memo else 0.0)
-        metrics["memo/truncated_frac"].append(memo_cut / n_memo if n_memo else 0.0)
-        metrics["memo/empty_frac"].append(memo_empty / n_memo if n_memo else 0.0)
-        metrics["completions/truncated_frac"].append(truncated / n_samples if n_samples else 0.0)
-        metrics["completions/mean_length"].append(completion_tokens / n_samples if n_samples else 0.0)
-        metrics["samples/total"].append(n_samples)
-        metrics["samples/per_rollout"].append(n_samples / rollouts)
-        metrics["samples/filler_rows"].append(n_fillers)
-        metrics["tokens/batch"].append(prompt_tokens + completion_tokens)
-        metrics["tokens/prompt"].append(prompt_tokens)
-        metrics["tokens/completion"].append(completion_tokens)
-        metrics["tokens/generated_per_s"].append(completion_tokens / generation_s if generation_s > 0 else 0.0)
-        metrics["timing/generation_s"].append(generation_s)
-        metrics["timing/reward_s"].append(reward_s)  # grading and reward functions, this process's rollouts
-        metrics["curriculum/level"].append(float(self.curriculum.index))
-        self.state.num_input_tokens_seen += int(prompt_tokens + completion_tokens)
-
-        if self.log_dir is not None and self.args.log_rollouts and self.accelerator.is_main_process:
-            append_rows(self.log_dir, all_rows, secrets=self.secrets)
-        return BatchSummary(
-            step=step,
-            level=level,
-            rollouts=rollouts,
-            samples=int(n_samples),
-            mean_reward=mean_reward,
-            all_zero_advantages=all_zero(all_advantages),
-            zero_std_groups=int(zero_groups.sum()),
-            groups=int(zero_groups.numel()),
-            verdicts=mix,
-            failed=failed,
-        )
+        values = {
+            "reward": _nanmean(rewards),
+            "reward_std": float(known.std()) if known.numel() > 1 else 0.0,
+            "rewards/r_cur": _mean([v.r_cur for v in graded]),
+            "rewards/r_stale": _mean([v.r_stale for v in graded]),
+            **{f"verdict/{label}": mix[label] / rollouts for label in LABELS},
+            "verdict/failed": failed / rollouts,  # not a grader label: rollouts never graded
+            "advantages/mean": float(all_advantages.mean()),
+            "advantages/std": float(all_advantages.std()) if rollouts > 1 else 0.0,
+            "advantages/abs_mean": float(all_advantages.abs().mean()),
+            "advantages/zero_frac": float((all_advantages.abs() <= ZERO_TOLERANCE).float().mean()),
+            "frac_reward_zero_std": float(zero_groups.float().mean()),
+            **counts.metrics(rollouts, generation_s),
+            "timing/generation_s": generation_s,
+            "timing/reward_s": reward_s,  # grading and reward functions, this process's rollouts
+            "curriculum/level": float(self.curriculum.index),
+        }
+        metrics = self._metrics["train"]
+        for name, value in values.items():
+            metrics[name].append(value)
 
     @staticmethod
     def _rollout_row(step: int, level: str, process: int, group: int, result: RolloutResult,
