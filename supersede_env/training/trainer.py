@@ -117,7 +117,6 @@ class RolloutResult:
     samples: tuple[CallSample, ...]
 
 
-
 @dataclass(frozen=True)
 class _BatchCounts:
     """A batch's counts summed over every process (floats: they come back from a gathered tensor)."""
@@ -475,24 +474,24 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         all_rows = self._gather_rows(step, level, results, records, rewards, advantages)
         mix, failed = verdict_mix(r.verdict for r in all_rows)
         zero_groups = zero_std_groups(rewards, self.num_generations)
-        mean_reward = _nanmean(rewards)
-        self._append_metrics(all_rows, (mix, failed), rewards, all_advantages, counts, zero_groups,
-                             (generation_s, reward_s))
-        self.state.num_input_tokens_seen += int(counts.prompt_tokens + counts.completion_tokens)
-        if self.log_dir is not None and self.args.log_rollouts and self.accelerator.is_main_process:
-            append_rows(self.log_dir, all_rows, secrets=self.secrets)
-        return BatchSummary(
+        summary = BatchSummary(
             step=step,
             level=level,
             rollouts=len(all_rows),
             samples=int(counts.samples),
-            mean_reward=mean_reward,
+            mean_reward=_nanmean(rewards),
             all_zero_advantages=all_zero(all_advantages),
             zero_std_groups=int(zero_groups.sum()),
             groups=int(zero_groups.numel()),
             verdicts=mix,
             failed=failed,
         )
+        self._append_metrics(summary, all_rows, rewards, all_advantages, counts, zero_groups,
+                             generation_s, reward_s)
+        self.state.num_input_tokens_seen += int(counts.prompt_tokens + counts.completion_tokens)
+        if self.log_dir is not None and self.args.log_rollouts and self.accelerator.is_main_process:
+            append_rows(self.log_dir, all_rows, secrets=self.secrets)
+        return summary
 
     def _gather_counts(self, results: Sequence[RolloutResult], samples: Sequence[CallSample],
                        fillers: int) -> _BatchCounts:
@@ -529,18 +528,15 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         return [replace(row, reward=None if math.isnan(reward) else float(reward))
                 for row, reward in zip(all_rows, rewards.tolist(), strict=True)]
 
-    def _append_metrics(self, all_rows: list[RolloutRow], verdicts: tuple[dict[str, int], int],
-                        rewards: torch.Tensor, all_advantages: torch.Tensor, counts: _BatchCounts,
-                        zero_groups: torch.Tensor,
-                        timing: tuple[float, float]) -> None:
-        """One value of each training metric for this batch (``verdicts``: the label mix and the failed
-        count; ``timing``: generation and reward seconds)."""
-        (mix, failed), (generation_s, reward_s) = verdicts, timing
+    def _append_metrics(self, summary: BatchSummary, all_rows: list[RolloutRow], rewards: torch.Tensor,
+                        all_advantages: torch.Tensor, counts: _BatchCounts, zero_groups: torch.Tensor,
+                        generation_s: float, reward_s: float) -> None:
+        """One value of each training metric for this batch."""
+        mix, failed, rollouts = summary.verdicts, summary.failed, summary.rollouts
         graded = [r.verdict.grader for r in all_rows if r.verdict.grader is not None]
-        rollouts = len(all_rows)
         known = rewards[~torch.isnan(rewards)]
         values = {
-            "reward": _nanmean(rewards),
+            "reward": summary.mean_reward,
             "reward_std": float(known.std()) if known.numel() > 1 else 0.0,
             "rewards/r_cur": _mean([v.r_cur for v in graded]),
             "rewards/r_stale": _mean([v.r_stale for v in graded]),

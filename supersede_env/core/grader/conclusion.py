@@ -9,8 +9,8 @@ A long reply is tokenised only from a paragraph break before its conclusion
 those tokens are the whole reply's tokens from there on. The break is the last one with more than
 list separators between it and the conclusion (tokens, not characters: markup such as "~~" makes
 none): the line rivals read the item before the line breaks and separators that precede a value
-("Seattle\n\n;\n\nPortland"), so a conclusion that opens its paragraph keeps the paragraph before it. Reading a long reply whole is the exception
-(:meth:`.answer.Answer.widened`).
+("Seattle\n\n;\n\nPortland"), so a conclusion that opens its paragraph keeps the paragraph before it.
+Reading a long reply whole is the exception (:meth:`.answer.Answer.widened`).
 """
 
 from __future__ import annotations
@@ -64,26 +64,31 @@ def read_conclusion(text: str) -> Reading:
 def _reading_from(text: str, breaks: list[int], at: int, strong: bool) -> Reading:
     """The reading from the last paragraph break before character ``at`` (or an earlier one, when
     only list separators come between); its conclusion starts at the first token at or after ``at``."""
-    k = bisect_left(breaks, at)
-    first = breaks[k - 1] if k else 0
+    first = _break_before(breaks, at)
     tokens = tokenize(text, first)
     start = bisect_left(tokens, at, key=START_OF)
-    if first and all(_walked_over(t) for t in tokens[:start]):
-        first = _earlier_window_start(text, breaks, k - 1)
+    if first and _separators_only(tokens[:start]):
+        first = _earlier_window_start(text, breaks, first)
         tokens = tokenize(text, first)
         start = bisect_left(tokens, at, key=START_OF)
     return Reading(first, tokens, start, strong)
 
 
-def _walked_over(t: Token) -> bool:
-    """A token a line rival's backward walk steps over ("Seattle\n\n;\n\nPortland")."""
-    return t.kind == PUNCT and t.text in LINE_SEPARATORS
+def _break_before(breaks: list[int], at: int) -> int:
+    """The last paragraph break before character ``at`` (0 when there is none)."""
+    k = bisect_left(breaks, at)
+    return breaks[k - 1] if k else 0
 
 
-def _earlier_window_start(text: str, breaks: list[int], k: int) -> int:
-    """The last paragraph break before ``breaks[k]`` whose paragraph holds more than list separators."""
-    for j in range(k - 1, -1, -1):
-        if not all(_walked_over(t) for t in tokenize(text, breaks[j], breaks[j + 1])):
+def _separators_only(tokens: list[Token]) -> bool:
+    """Tokens a line rival's backward walk steps over, all of them ("Seattle\n\n;\n\nPortland")."""
+    return all(t.kind == PUNCT and t.text in LINE_SEPARATORS for t in tokens)
+
+
+def _earlier_window_start(text: str, breaks: list[int], first: int) -> int:
+    """The last paragraph break before break ``first`` whose paragraph holds more than list separators."""
+    for j in range(bisect_left(breaks, first) - 1, -1, -1):
+        if not _separators_only(tokenize(text, breaks[j], breaks[j + 1])):
             return breaks[j]
     return 0
 
@@ -97,14 +102,14 @@ def _weak_reading(text: str, breaks: list[int]) -> Reading | None:
     marks = [m.start() for m in _WEAK_MARKER.finditer(text)]  # every match starts at or after one of them
     at = marks[-1] + 1 if marks else 0
     while marks:
-        k = bisect_left(breaks, at)
-        first = breaks[k - 1] if k else 0
+        first = _break_before(breaks, at)
         tokens = tokenize(text, first)
         found = _weak_start(text, tokens)
         if found is not None and (first == 0 or found[0] >= 3):  # its three words before are all here
-            if first == 0 or not all(_walked_over(t) for t in tokens[:found[1]]):
+            if first == 0 or not _separators_only(tokens[:found[1]]):
                 return Reading(first, tokens, found[1], False)
-            return _reading_from(text, breaks, tokens[found[1]].start, False)  # the marker opens its paragraph
+            # the marker opens its paragraph: read the one before too
+            return _reading_from(text, breaks, tokens[found[1]].start, False)
         if first == 0:
             return None
         if found is not None:
