@@ -3,7 +3,8 @@
 import pytest
 
 from supersede_env.core.episode import GoldState
-from supersede_env.evaluation.diagnostics import condition_diagnostics, episode_diagnostics, memo_contains
+from supersede_env.core.memo_state import memo_contains
+from supersede_env.evaluation.diagnostics import condition_diagnostics, episode_diagnostics
 from supersede_env.core.records import VerdictRecord
 from supersede_env.core.rollout import StepRecord
 from supersede_env.core.verdict import Verdict

@@ -65,6 +65,23 @@ class Backend(ABC):
         await self.aclose()
 
 
+class InstantBackend(Backend):
+    """A backend whose reply is computed at once in-process (a reference policy, an oracle): subclasses
+    implement ``identity`` and ``reply``; one call and a batch are the same lookup."""
+
+    supports_batch = False  # replies finish at once: the runner's concurrent path writes records in groups
+
+    @abstractmethod
+    def reply(self, request: ChatRequest) -> ModelReply:
+        """The reply to one request (a failed reply for a prompt it cannot answer)."""
+
+    async def complete(self, request: ChatRequest) -> ModelReply:
+        return self.reply(request)
+
+    def complete_batch(self, requests: Sequence[ChatRequest]) -> list[ModelReply]:
+        return [self.reply(r) for r in requests]
+
+
 def failed_reply(error: object, *, started: float | None = None, secrets: Sequence[str] = ()) -> ModelReply:
     """A failed reply with a one-line, length-capped message; every string in ``secrets`` is masked.
 

@@ -14,18 +14,15 @@ reply saying so: a reference policy never pretends to answer what it cannot read
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
-from supersede_env.backends.base import Backend, failed_reply
+from supersede_env.backends.base import InstantBackend, failed_reply
 from supersede_env.baselines.policies import KIND, VERSION, ReferencePolicy
 from supersede_env.core.model_call import ChatRequest, ModelReply
 
 
-class BaselineBackend(Backend):
+class BaselineBackend(InstantBackend):
     """A reference policy behind the backend contract; deterministic, so temperature does not apply."""
-
-    supports_batch = False  # calls finish at once; the runner's concurrent path writes records in groups
 
     def __init__(self, policy: ReferencePolicy) -> None:
         self.policy = policy
@@ -41,13 +38,7 @@ class BaselineBackend(Backend):
             "policy_version": VERSION,
         }
 
-    async def complete(self, request: ChatRequest) -> ModelReply:
-        return self._reply(request)
-
-    def complete_batch(self, requests: Sequence[ChatRequest]) -> list[ModelReply]:
-        return [self._reply(r) for r in requests]
-
-    def _reply(self, request: ChatRequest) -> ModelReply:
+    def reply(self, request: ChatRequest) -> ModelReply:
         started = time.perf_counter()
         prompt = "\n".join(m["content"] for m in request.messages)
         text = self.policy.reply(prompt)

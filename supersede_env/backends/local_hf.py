@@ -44,7 +44,8 @@ from typing import Any
 import torch
 
 from supersede_env.backends.base import Backend, failed_reply
-from supersede_env.backends.model_dir import _dir_model_name, check_model_dir, model_dir_revision
+from supersede_env.backends.model_dir import (ADAPTER_CONFIG, _dir_model_name, adapter_base, check_model_dir,
+                                              model_dir_revision)
 from supersede_env.core.errors import BackendError
 from supersede_env.core.model_call import ChatRequest, Messages, ModelReply, limit_batches
 
@@ -117,20 +118,26 @@ class LocalHFBackend(Backend):
         device_name = resolve_device(device)
         torch_dtype = resolve_dtype(dtype, device_name)
         check_local_options(**options)
+        adapter = (directory / ADAPTER_CONFIG).is_file()
+        weights = adapter_base(directory) if adapter else directory
         tokenizer = AutoTokenizer.from_pretrained(
-            directory, local_files_only=True, trust_remote_code=trust_remote_code
+            directory if (directory / "tokenizer_config.json").is_file() else weights, local_files_only=True,
+            trust_remote_code=trust_remote_code,
         )
         model = AutoModelForCausalLM.from_pretrained(
-            directory,
+            weights,
             dtype=torch_dtype,
             local_files_only=True,
             use_safetensors=True,
             trust_remote_code=trust_remote_code,
         ).to(device_name)
+        if adapter:  # a LoRA adapter (a training run's adapter-final): merged into its base for generation
+            model = _merged_adapter(model, directory)
         identity = {
             "model": _dir_model_name(directory),
             "path": str(directory),
             "revision": model_dir_revision(directory),
+            **({"adapter_of": str(weights)} if adapter else {}),
             **options.pop("identity", {}),
         }
         return cls(model, tokenizer, identity=identity, **options)
@@ -283,6 +290,15 @@ def render_prompt_ids(tokenizer: Any, messages: Messages | Sequence[dict[str, st
     text = tokenizer.apply_chat_template([dict(m) for m in messages], add_generation_prompt=True, tokenize=False)
     # The template already wrote any BOS token; the tokenizer must not add another.
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def _merged_adapter(model: Any, directory: Path) -> Any:
+    try:
+        from peft import PeftModel
+    except ImportError:
+        raise BackendError(f"{directory} is a LoRA adapter; loading it needs peft: pip install "
+                           "'supersede-env[train]'") from None
+    return PeftModel.from_pretrained(model, directory, is_trainable=False).merge_and_unload()
 
 
 def check_local_options(**options: Any) -> None:

@@ -26,11 +26,21 @@ _FINGERPRINT_FILES = (
 _HUB_SNAPSHOT = re.compile(r"^[0-9a-f]{40}$")
 
 
+ADAPTER_CONFIG = "adapter_config.json"  # a PEFT (LoRA) adapter folder, e.g. a training run's adapter-final
+WHOLE_HASH_BYTES = 64 * 2**20  # weight files up to this size are fingerprinted by content, not only layout
+
+
 def check_model_dir(path: str | os.PathLike[str]) -> Path:
-    """The directory, if it looks like a loadable model; else a one-line :class:`BackendError`."""
+    """The directory, if it looks like a loadable model or a LoRA adapter of one; else a one-line
+    :class:`BackendError`."""
     directory = Path(path).expanduser()
     if not directory.is_dir():
         raise BackendError(f"model directory {directory} does not exist")
+    if (directory / ADAPTER_CONFIG).is_file():
+        if not (directory / "adapter_model.safetensors").is_file():
+            raise BackendError(f"adapter directory {directory}: no adapter_model.safetensors")
+        adapter_base(directory.resolve())
+        return directory.resolve()
     if not (directory / "config.json").is_file():
         raise BackendError(
             f"model directory {directory}: no config.json (not a Hugging Face model directory)"
@@ -58,11 +68,35 @@ def model_dir_revision(directory: Path) -> str:
         if file.is_file():
             digest.update(name.encode() + b"\0" + file.read_bytes())
     for file in sorted(directory.glob("*.safetensors")):
+        size = file.stat().st_size
+        if size <= WHOLE_HASH_BYTES:  # a small model or an adapter: two trainings differ only in their values
+            digest.update(f"{file.name}\0{size}\0".encode() + file.read_bytes())
+            continue
         with file.open("rb") as handle:
             (header_len,) = struct.unpack("<Q", handle.read(8))
             header = handle.read(min(header_len, 100_000_000))
-        digest.update(f"{file.name}\0{file.stat().st_size}\0".encode() + header)
+        digest.update(f"{file.name}\0{size}\0".encode() + header)
+    if (directory / ADAPTER_CONFIG).is_file():
+        digest.update((directory / ADAPTER_CONFIG).read_bytes() + model_dir_revision(adapter_base(directory)).encode())
     return "sha256:" + digest.hexdigest()[:16]
+
+
+def adapter_base(directory: Path) -> Path:
+    """The base model folder of a LoRA adapter folder: its ``base_model_name_or_path``, absolute, or relative to
+    the current folder or to the adapter's run folder; a local model folder, checked."""
+    import json
+
+    try:
+        base = json.loads((directory / ADAPTER_CONFIG).read_text(encoding="utf-8")).get("base_model_name_or_path")
+    except (OSError, ValueError) as exc:
+        raise BackendError(f"adapter directory {directory}: unreadable {ADAPTER_CONFIG} ({exc})") from None
+    if not isinstance(base, str) or not base:
+        raise BackendError(f"adapter directory {directory}: {ADAPTER_CONFIG} names no base model")
+    for candidate in (Path(base).expanduser(), directory.parent / base, directory.parent.parent / base):
+        if (candidate / "config.json").is_file():
+            return check_model_dir(candidate)
+    raise BackendError(f"adapter directory {directory}: its base model {base!r} is not a local model folder "
+                       "(give the adapter's run the base model's path)")
 
 
 def _dir_model_name(directory: Path) -> str:

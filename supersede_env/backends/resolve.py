@@ -5,6 +5,8 @@
     openai:MODEL@http://HOST:PORT/v1  any OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama, hosted)
     baseline:NAME                     a reference policy, not a model (recency, append; see
                                       supersede_env.baselines.policies): no model, no server
+    oracle:gold-memo                  the gold-memo teacher, an oracle that reads the gold states: the
+                                      upper bound of memo conditions (supersede_env.core.gold_memo)
 
 ``parse_backend_spec`` checks a spec without loading anything (the directory exists and holds a
 config and safetensors weights; the embedded model's package is installed; the URL is http(s); the reference policy exists), so a
@@ -17,7 +19,8 @@ Options: in-process (``embedded``, ``hf``): ``device``, ``dtype``, ``max_batch_s
 ``cache_dir``.
 Endpoint (``openai``): ``api_key_env``, ``temperature``, ``timeout_s``, ``max_retries``,
 ``backoff_s``, ``max_connections``, ``extra_body``.
-Reference policy (``baseline``): none.
+Reference policy (``baseline``): none. Oracle (``oracle``): ``episodes`` and ``conditions``, the run's
+(it plays them beforehand; required).
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ from supersede_env.backends.model_dir import check_model_dir
 from supersede_env.core.errors import BackendError
 
 DEFAULT_SPEC = "embedded"
-SPEC_HELP = ("embedded (default), hf:PATH (a local Hugging Face model directory), openai:MODEL@URL or "
-             "baseline:NAME (a reference policy, not a model: recency, append)")
+SPEC_HELP = ("embedded (default), hf:PATH (a local Hugging Face model directory), openai:MODEL@URL, "
+             "baseline:NAME (a reference policy, not a model: recency, append) or oracle:gold-memo (an oracle "
+             "that reads the gold states: the upper bound of memo conditions)")
 
 _LOCAL_OPTIONS = {"device", "dtype", "max_batch_size", "max_batch_tokens", "num_threads"}
 OPTIONS: dict[str, frozenset[str]] = {
@@ -53,6 +57,7 @@ OPTIONS: dict[str, frozenset[str]] = {
         }
     ),
     "baseline": frozenset(),
+    "oracle": frozenset({"episodes", "conditions"}),
 }
 # The model name runs up to the first "@http://" or "@https://" (a name may itself hold an "@").
 _OPENAI = re.compile(r"^openai:(?P<model>\S+?)@(?P<url>https?://\S+)$")
@@ -62,7 +67,7 @@ _OPENAI = re.compile(r"^openai:(?P<model>\S+?)@(?P<url>https?://\S+)$")
 class BackendSpec:
     """A checked backend spec; ``text`` is what the user wrote."""
 
-    kind: Literal["embedded", "hf", "openai", "baseline"]
+    kind: Literal["embedded", "hf", "openai", "baseline", "oracle"]
     text: str
     path: Path | None = None  # hf
     model: str | None = None  # openai
@@ -111,6 +116,12 @@ def parse_backend_spec(text: str | None) -> BackendSpec:
             raise BackendError(f"backend {spec!r}: unknown reference policy {name!r}; "
                                f"known: {', '.join(POLICIES)}")
         return BackendSpec("baseline", spec, policy=name)
+    if spec.startswith("oracle:"):
+        from supersede_env.core.gold_memo import NAME
+
+        if spec.replace(" ", "") != NAME:
+            raise BackendError(f"backend {spec!r}: unknown oracle; the one oracle is {NAME}")
+        return BackendSpec("oracle", NAME)
     raise BackendError(f"unknown backend {spec!r}; expected {SPEC_HELP}")
 
 
@@ -135,6 +146,13 @@ def resolve_backend(spec: str | BackendSpec | None = None, **options: Any) -> Ba
 
         assert parsed.policy is not None
         return BaselineBackend(get_policy(parsed.policy))
+    if parsed.kind == "oracle":
+        from supersede_env.backends.oracle import OracleBackend
+
+        if "episodes" not in given or "conditions" not in given:
+            raise BackendError(f"backend {parsed.text!r}: needs the run's episodes and conditions (it plays them "
+                               "beforehand)")
+        return OracleBackend(given["episodes"], given["conditions"])
     if parsed.kind == "hf":
         from supersede_env.backends.local_hf import LocalHFBackend
 

@@ -190,7 +190,7 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
         # 2. the judge and the backend (the embedded model loads here: no call is made yet)
         notices = FailureNotices()
         judge = make_judge(config, notices) if config.judge else None
-        backend = make_backend(config, notices)
+        backend = make_backend(config, notices, opened)
         try:
             model_identity = backend.identity()
             judge_identity = _judge_identity(judge, config)
@@ -366,11 +366,14 @@ def _say_snapshot_is_used(config: EvalConfig, explicit: set[str], opened: Any) -
               f"be read); the run's own snapshot, {opened.run_dir / 'episodes.jsonl'}, is used", file=sys.stderr)
 
 
-def make_backend(config: EvalConfig, notices: Any = None) -> Any:
-    """The model backend (an in-process model loads here); options go where they apply."""
+def make_backend(config: EvalConfig, notices: Any = None, opened: Any = None) -> Any:
+    """The model backend (an in-process model loads here); options go where they apply (``opened``: the
+    run, whose episodes and conditions the oracle plays beforehand)."""
     from supersede_env.backends import parse_backend_spec, resolve_backend
 
     spec = parse_backend_spec(config.model)
+    if spec.kind == "oracle":
+        return resolve_backend(spec, episodes=opened.episodes, conditions=opened.conditions)
     if spec.kind == "openai":
         return resolve_backend(spec, **_endpoint_options(config, config.api_key_env, config.temperature,
                                                          notices.listener("model") if notices else None))

@@ -12,6 +12,8 @@ sizes balanced (no batch of 2 after one of 16), and, when asked, no batch over a
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -34,6 +36,12 @@ class ChatRequest:
     @property
     def prompt_chars(self) -> int:
         return sum(len(m["content"]) for m in self.messages)
+
+    @property
+    def prompt_hash(self) -> str:
+        """Identity of the prompt: equal hashes mean the model saw exactly the same input."""
+        blob = json.dumps([list(self.messages), self.max_tokens], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

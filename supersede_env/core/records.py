@@ -53,7 +53,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
@@ -217,6 +217,18 @@ def verdict_record(episode: Episode, transcript: Transcript, *, mode: str = "off
     return VerdictRecord(status="ok", answer=transcript.answer, graded_text=transcript.graded_text or "",
                          well_formed=transcript.well_formed,
                          grader=grade_episode(answer, episode, mode=mode, form=transcript.form), **common)
+
+
+def regraded(record: VerdictRecord, episode: Episode, mode: str) -> VerdictRecord:
+    """``record`` graded in ``mode`` from its recorded answer (the same record when it already is, or failed)."""
+    from supersede_env.core.contract import answer_form
+    from supersede_env.core.conditions import parse_condition
+    from supersede_env.core.grader import grade_episode
+
+    if record.status != "ok" or record.grader is None or record.grader.mode == mode:
+        return record
+    form = answer_form(parse_condition(record.condition))
+    return replace(record, grader=grade_episode(record.answer or "", episode, mode=mode, form=form))
 
 
 Record = RunHeader | ResumeRecord | CallRecord | MemoryRecord | VerdictRecord

@@ -20,8 +20,6 @@ failure is never graded as a wrong answer.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
@@ -59,8 +57,7 @@ class StepRequest:
     @property
     def prompt_hash(self) -> str:
         """Identity of the prompt: equal hashes mean the model saw exactly the same input."""
-        blob = json.dumps([list(self.call.messages), self.call.max_tokens], sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+        return self.call.prompt_hash
 
     @property
     def prompt_chars(self) -> int:

@@ -18,11 +18,9 @@ the gold state at that moment:
   vs a correct answer), and the counts of "memo wrong but answer right" (the final memo lacks the
   asked value, the answer is right: a guess or an echo) and "memo right but answer wrong".
 
-Value matching reuses the grader's value normalisation (:mod:`supersede_env.core.grader.tokens`): texts are
-tokenised into words (compared by stem) and parsed values (``four`` = ``4``, ``6 pm`` = ``18:00``,
-``$1,250`` = ``1250 dollars``), and a value is present when its tokens occur contiguously in the
-memo's tokens, ignoring punctuation and articles. So matching is word-bounded and meaning-level:
-``25`` is not in ``250`` and ``ten`` is not in ``tennis``.
+A memo is read against the gold state by :mod:`supersede_env.core.memo_state` (the trainer's dense
+credit reads it the same way): word-bounded, meaning-level value matching, so ``25`` is not in
+``250`` and ``four`` is ``4``.
 
 Only pairs that finished (verdict ``ok``) are diagnosed; ``full`` has no memo and is skipped.
 """
@@ -30,68 +28,17 @@ Only pairs that finished (verdict ``ok``) are diagnosed; ``full`` has no memo an
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 from supersede_env.core.episode import Episode
-from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.memo_state import memo_contains, memo_view
 from supersede_env.core.records import VerdictRecord
 from supersede_env.core.rollout import StepRecord
 from supersede_env.core.stats import cohens_kappa
 
 PASS_MARK = 0.5
-_IGNORED_WORDS = frozenset({"a", "an", "the"})
-
-Contains = Callable[[str, str], bool]
-
-
-# -- value matching ---------------------------------------------------------------------------------
-@lru_cache(maxsize=65536)
-def _tokens(text: str) -> tuple[Token, ...]:
-    return tuple(token for token in tokenize(normalise_text(text))
-                 if token.kind != PUNCT and not (token.kind == WORD and token.text in _IGNORED_WORDS))
-
-
-def _same(g: Token, a: Token) -> bool:
-    if g.kind == WORD:
-        return a.kind == WORD and a.value == g.value
-    if g.kind in VALUE_KINDS:
-        return a.kind in VALUE_KINDS and values_equal(g, a)
-    return a.kind == g.kind and a.value == g.value
-
-
-def _bucket(token: Token) -> tuple[Any, ...]:
-    """Tokens that :func:`_same` can match share a bucket: a word's stem, any value, or a kind."""
-    if token.kind == WORD:
-        return (WORD, token.value)
-    return ("value",) if token.kind in VALUE_KINDS else ("kind", token.kind)
-
-
-@lru_cache(maxsize=4096)
-def _indexed(memo: str) -> tuple[tuple[Token, ...], Mapping[tuple[Any, ...], tuple[int, ...]]]:
-    """A memo's tokens and, per bucket, where they stand (a memo is searched for many values)."""
-    hay = _tokens(memo)
-    starts: dict[tuple[Any, ...], list[int]] = {}
-    for position, token in enumerate(hay):
-        starts.setdefault(_bucket(token), []).append(position)
-    return hay, {bucket: tuple(positions) for bucket, positions in starts.items()}
-
-
-def memo_contains(memo: str, value: str) -> bool:
-    """Is ``value`` stated in ``memo``? Contiguous token match with meaning-level value equality."""
-    needle = _tokens(value)
-    if not needle or not memo:
-        return False
-    hay, starts = _indexed(memo)
-    width = len(needle)
-    # only where the first token can match: the same answer as trying every position, much sooner
-    for start in starts.get(_bucket(needle[0]), ()):
-        if start + width <= len(hay) and all(_same(needle[k], hay[start + k]) for k in range(width)):
-            return True
-    return False
 
 
 # -- per episode ----------------------------------------------------------------------------------
@@ -123,8 +70,8 @@ class EpisodeDiagnostics:
     lost_how: Literal["not_written", "dropped"] | None
 
 
-def episode_diagnostics(episode: Episode, steps: Sequence[StepRecord], verdict: VerdictRecord | None,
-                        *, contains: Contains = memo_contains) -> EpisodeDiagnostics | None:
+def episode_diagnostics(episode: Episode, steps: Sequence[StepRecord], verdict: VerdictRecord | None
+                        ) -> EpisodeDiagnostics | None:
     """Diagnostics of one finished memo rollout; None without gold states or without a memo."""
     if episode.states is None or verdict is None or verdict.status != "ok":
         return None
@@ -133,12 +80,11 @@ def episode_diagnostics(episode: Episode, steps: Sequence[StepRecord], verdict: 
         return None
     states: list[SessionState] = []
     for index, step in enumerate(memo_steps[: len(episode.states)]):
-        gold = episode.states[index].values
-        held = sum(1 for value in gold.values() if contains(step.notes_after, value))
-        stale = [v for slot, values in episode.stale_at(index).items() for v in values if v != gold.get(slot)]
-        stale_held = sum(1 for value in stale if contains(step.notes_after, value))
-        states.append(SessionState(index + 1, len(gold), held, len(stale), stale_held, len(step.notes_after),
-                                   step.chars_cut, _share(held, len(gold)), _share(stale_held, len(stale))))
+        view = memo_view(episode, index, step.notes_after)
+        assert view is not None  # the episode has states, one per session
+        states.append(SessionState(index + 1, view.current_total, view.current_held, view.stale_total,
+                                   view.stale_held, len(step.notes_after), step.chars_cut, view.coverage,
+                                   view.stale_retention))
     coverages = [s.coverage for s in states if s.coverage is not None]
     intrinsic = sum(coverages) / len(coverages) if coverages else None
     extrinsic = None if verdict.correct is None else float(verdict.correct)
@@ -152,16 +98,15 @@ def episode_diagnostics(episode: Episode, steps: Sequence[StepRecord], verdict: 
     # value on LongMemEval ("25:50" where the gold reads "25 minutes and 50 seconds (or 25:50)").
     asked = episode.states[-1].values.get(slot) if slot is not None else None
     if not episode.abstention and asked is not None:
-        holds_answer = contains(final_notes, asked)
-        holds_stale = any(contains(final_notes, v) for v in episode.stale_values if v != asked)
+        holds_answer = memo_contains(final_notes, asked)
+        holds_stale = any(memo_contains(final_notes, v) for v in episode.stale_values if v != asked)
         if not holds_answer:
-            lost_at, lost_how = _loss(episode, slot, asked, [c.notes_after for c in memo_steps[: len(states)]], contains)
+            lost_at, lost_how = _loss(episode, slot, asked, [c.notes_after for c in memo_steps[: len(states)]])
     return EpisodeDiagnostics(episode.id, verdict.condition, tuple(states), intrinsic, extrinsic,
                               holds_answer, holds_stale, lost_at, lost_how)
 
 
-def _loss(episode: Episode, slot: str, asked: str, notes: Sequence[str], contains: Contains
-          ) -> tuple[int | None, Literal["not_written", "dropped"] | None]:
+def _loss(episode: Episode, slot: str, asked: str, notes: Sequence[str]) -> tuple[int | None, Literal["not_written", "dropped"] | None]:
     """Where the final value of the asked slot (``asked``) was lost (1-based session)."""
     assert episode.states is not None
     last = len(notes) - 1
@@ -171,7 +116,7 @@ def _loss(episode: Episode, slot: str, asked: str, notes: Sequence[str], contain
         intro -= 1
     if episode.states[intro].values.get(slot) != asked:
         return None, None
-    held = [i for i in range(intro, last + 1) if contains(notes[i], asked)]
+    held = [i for i in range(intro, last + 1) if memo_contains(notes[i], asked)]
     if not held:
         return intro + 1, "not_written"
     return held[-1] + 2, "dropped"

@@ -37,6 +37,9 @@ def headline(s: RunSummary) -> str:
     if s.reference_policy:
         parts.append("A reference policy is a baseline, not a model: these are the scores of a fixed "
                      "heuristic over the prompt text.")
+    elif s.oracle:
+        parts.append("The gold-memo oracle reads the gold states, so these are upper bounds: what a perfect "
+                     "memo of each budget scores, not a model's scores.")
     return " ".join(parts)
 
 

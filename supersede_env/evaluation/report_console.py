@@ -20,7 +20,7 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
 
     console = Console()
     title = "supersede eval: accuracy per condition (Wilson 95% CI)"
-    if summary.reference_policy:  # never read as a model's scores
+    if summary.not_a_model:  # never read as a model's scores
         title += f"\n{summary.model_label}"
     table = Table(title=title, min_width=max(len(line) for line in title.splitlines()))  # never wrapped
     table.add_column("condition")

@@ -14,7 +14,7 @@ from supersede_env.evaluation.examples import render_examples
 from supersede_env.evaluation.headline import headline
 from supersede_env.evaluation.report_format import fmt_acc, fmt_num, fmt_p, markdown_table, pct
 from supersede_env.evaluation.store_report import CAPTION as STORE_CAPTION, render_store_section
-from supersede_env.evaluation.summary import (GRADER_NAMES, REFERENCE_POLICY, ConditionSummary, OutcomeCounts,
+from supersede_env.evaluation.summary import (GRADER_NAMES, ConditionSummary, OutcomeCounts,
                                               RunSummary)
 
 PLOT_CAPTIONS = {
@@ -49,7 +49,7 @@ def _header(s: RunSummary) -> list[str]:
     out.append(f"- run `{run['run_id']}`, started {run['created']}"
                + (f", resumed {len(run['resumes'])} time(s)" if run["resumes"] else ""))
     out.append(f"- model: `{model.get('model', model)}` ({model.get('backend', '?')} backend"
-               + (f"; a {REFERENCE_POLICY}" if s.reference_policy else "") + ")"
+               + (f"; {s.not_a_model}" if s.not_a_model else "") + ")"
                + (f"; judge: `{run['judge'].get('model')}`" if run["judge"] else "; no LLM judge"))
     if run["config"].get("memory"):
         out.append(f"- memory system (condition `memory`): `{run['config']['memory']}`")

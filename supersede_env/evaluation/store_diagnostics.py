@@ -3,7 +3,7 @@
 The store after each session is a list of facts (:mod:`.store_stores`); gold ``states[i]`` holds
 every slot's current value after session ``i`` and what session ``i`` did to each tracked slot
 (``create``, ``update``, ``reinforce``, ``none``). "The store holds ``v``" means ``v`` is stated in
-its facts (:func:`supersede_env.evaluation.diagnostics.memo_contains`: the grader's value matching).
+its facts (:func:`supersede_env.core.memo_state.memo_contains`: the grader's value matching).
 Per episode, over its sessions ``i`` and tracked slots ``s`` (old = the slot's value before ``i``,
 new = after):
 
@@ -38,7 +38,7 @@ from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.memory_system import MemoryOp
 from supersede_env.core.records import RunLog, VerdictRecord
-from supersede_env.evaluation.diagnostics import memo_contains
+from supersede_env.core.memo_state import memo_contains
 from supersede_env.evaluation.store_stores import StoreAfter, exposes_store, stores_for
 
 GOLD_OPS: tuple[str, ...] = ("create", "update", "reinforce", "none")

@@ -21,6 +21,7 @@ REPORT_SCHEMA_VERSION = 1
 GRADERS: tuple[str, ...] = ("grader", "judge")
 GRADER_NAMES: dict[str, str] = {"grader": "string grader", "judge": "LLM judge"}  # for readers
 REFERENCE_POLICY = "reference policy, not a model"
+ORACLE = "oracle: reads the gold states, not a model; the upper bound of memo conditions"
 
 
 @dataclass(frozen=True)
@@ -172,11 +173,21 @@ class RunSummary:
         return bool(model.get("reference_policy")) or str(model.get("model", "")).startswith("baseline:")
 
     @property
+    def oracle(self) -> bool:
+        """Was the "model" the gold-memo oracle (``oracle:gold-memo``), which reads the gold states?"""
+        return bool(self.run["model"].get("oracle"))
+
+    @property
+    def not_a_model(self) -> str | None:
+        """What the "model" was when it was none: a reference policy or the oracle (None: a model)."""
+        return REFERENCE_POLICY if self.reference_policy else ORACLE if self.oracle else None
+
+    @property
     def model_label(self) -> str:
-        """The model's name, and for a reference policy that it is one."""
+        """The model's name, and for a reference policy or the oracle what it is."""
         model = self.run["model"]
         name = str(model.get("model") or model.get("backend") or "unknown model")
-        return f"{name} ({REFERENCE_POLICY})" if self.reference_policy else name
+        return f"{name} ({self.not_a_model})" if self.not_a_model else name
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
