@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("supersede_env.commands.report", "rebuild a report from a run's records"),
     "summarize": ("supersede_env.commands.summarize", "per-episode figures of a vf-eval run (traces.jsonl)"),
     "serve": ("supersede_env.commands.serve", "serve a reference policy (a baseline, not a model) as an OpenAI-compatible endpoint"),
+    "sft-data": ("supersede_env.commands.sft_data", "write the gold-memo teacher's transcripts as a chat dataset"),
+    "sft": ("supersede_env.commands.sft", "supervised fine-tuning (warm start) on the gold-memo teacher's transcripts"),
     "train": ("supersede_env.commands.train", "GRPO + LoRA training on the environment"),
 }
 

@@ -18,6 +18,8 @@ def shared_file(*parts: str) -> Path:
     return path
 
 
-# Fixtures shared by many test modules: a fake OpenAI-compatible server and a tiny local chat model.
+# Fixtures shared by many test modules: a fake OpenAI-compatible server, a tiny local chat model and the
+# warm-started smoke model the GRPO smoke config trains.
 from tests.fakeserver import fake_server  # noqa: E402, F401
 from tests.tiny_model import tiny_model_dir  # noqa: E402, F401
+from tests.warm_model import warm_smoke_model  # noqa: E402, F401

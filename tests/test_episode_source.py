@@ -62,7 +62,6 @@ def test_the_taskset_has_every_option_with_its_default_and_help():
 def test_the_trainer_has_every_option_twice_and_only_the_heldout_set_changes_defaults(tmp_path):
     pytest.importorskip("trl")
     from supersede_env.training.config import HELDOUT_DEFAULTS, SupersedeGRPOConfig
-    from supersede_env.training.run_dir import FIXED_ON_RESUME
 
     config = SupersedeGRPOConfig(output_dir=str(tmp_path))
     assert config.episode_source("L1") == EpisodeSource(difficulty="L1")
@@ -75,7 +74,7 @@ def test_the_trainer_has_every_option_twice_and_only_the_heldout_set_changes_def
                 assert prefix + name not in names
                 continue
             assert names[prefix + name].metadata["help"] == source_help(name)
-            assert prefix + name in FIXED_ON_RESUME
+            assert prefix + name in SupersedeGRPOConfig.fixed_on_resume
 
 
 def test_an_option_only_one_kind_reads_is_refused_with_another_kind():

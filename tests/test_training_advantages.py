@@ -8,8 +8,8 @@ torch = pytest.importorskip("torch")
 
 from supersede_env.training.advantages import (
     STD_EPSILON,
-    all_zero,
     broadcast,
+    dense_credit,
     group_advantages,
     zero_std_groups,
 )
@@ -62,6 +62,24 @@ def test_every_call_of_an_episode_carries_its_advantage():
         broadcast(adv, [4])
 
 
-def test_all_zero():
-    assert all_zero(group_advantages(torch.tensor([1.0, 1.0, 0.0, 0.0]), 2))
-    assert not all_zero(group_advantages(torch.tensor([1.0, 0.0, 0.0, 0.0]), 2))
+def test_dense_credit_is_each_score_minus_its_groups_mean_after_the_same_session():
+    nan = math.nan
+    # G = 2; rollouts of 3 and 2 memo calls (NaN: no call after that session), then a second group
+    scores = torch.tensor([[1.0, 0.5, 1.0], [0.0, 0.5, nan], [-1.0, nan, nan], [1.0, nan, nan]])
+    credit = dense_credit(scores, 2)
+    assert credit.tolist() == [[0.5, 0.0, 0.0], [-0.5, 0.0, 0.0], [-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+    with pytest.raises(ValueError):
+        dense_credit(scores, 3)
+
+
+def test_a_class_baseline_compares_an_answer_with_the_rollouts_given_the_same_kind_of_memo():
+    # one group of 4: memos holding the current value (class 1) answered right once in two; memos that
+    # lost it (class 0) answered wrong both times: their answers get no blame for the memo's fault
+    rewards, classes = torch.tensor([1.0, 0.0, 0.0, 0.0]), torch.tensor([1, 1, 0, 0])
+    assert group_advantages(rewards, 4, "none", classes=classes).tolist() == [0.5, -0.5, 0.0, 0.0]
+    assert group_advantages(rewards, 4, "none").tolist() == [0.75, -0.25, -0.25, -0.25]
+    # no class (-1): the whole group's mean, as without classes
+    assert group_advantages(rewards, 4, "none", classes=torch.tensor([-1, -1, -1, -1])).tolist() == \
+        [0.75, -0.25, -0.25, -0.25]
+    scaled = group_advantages(rewards, 4, "group", classes=classes)
+    assert scaled.tolist() == pytest.approx([0.5 / (0.5 + STD_EPSILON), -0.5 / (0.5 + STD_EPSILON), 0.0, 0.0])

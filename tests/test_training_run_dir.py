@@ -19,6 +19,7 @@ from supersede_env.training.config import parse_config
 from supersede_env.training.run_dir import open_run_dir, prepare, run_options
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "grpo-tiny-cpu.yaml"
+pytestmark = pytest.mark.usefixtures("warm_smoke_model")  # the smoke config names the warm model
 
 
 def _setup(out, *extra):
@@ -133,8 +134,11 @@ def test_resume_continues_from_the_newest_complete_checkpoint_and_cuts_the_logs_
 
 
 @pytest.mark.parametrize("option, value, field", [
-    ("--lora_r", "16", "lora_r"), ("--condition", "memo:200", "condition"), ("--model_source", "embedded", "model_source"),
+    ("--lora_r", "16", "lora_r"), ("--condition", "memo:200", "condition"), ("--model_name_or_path", "runs/sft-tiny-cpu/base-model", "model_name_or_path"),
     ("--episodes_seed", "3", "episodes_seed"), ("--num_generations", "1", None),
+    ("--per_device_train_batch_size", "4", "per_device_train_batch_size"),  # would repeat or skip episodes
+    ("--gradient_accumulation_steps", "4", "gradient_accumulation_steps"),
+    ("--gold_credit_weight", "0.5", "gold_credit_weight"),
 ])
 def test_options_that_define_the_run_cannot_change_on_resume(tmp_path, option, value, field):
     out = tmp_path / "run"
@@ -148,6 +152,16 @@ def test_options_that_define_the_run_cannot_change_on_resume(tmp_path, option, v
         assert f"field {field}: " in str(err.value) and "which checkpoint-2 was trained with" in str(err.value)
     assert (out / "metrics.jsonl").read_text() == _lines(1, 2, 3)  # nothing rewritten
     assert (out / "config.yaml").read_text() == "# the run's options\n" and not (out / "run.lock").exists()
+
+
+def test_a_resume_with_another_process_count_is_refused(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    setup = _setup(out)
+    _checkpoint(out, 2, setup, {"metrics.jsonl": 0, "rollouts.jsonl": 0})
+    resume = _setup(out, "--resume_from_checkpoint", "last")
+    monkeypatch.setenv("WORLD_SIZE", "2")  # as torchrun would set it (after parsing: TRL would start a process group)
+    with pytest.raises(ConfigError, match=r"process count: 2 differs from 1, which checkpoint-2 was trained with"):
+        open_run_dir(resume)
 
 
 def test_only_the_newest_checkpoint_of_the_runs_own_folder_resumes(tmp_path):

@@ -69,15 +69,15 @@ def accepted() -> set[str]:
     from trl import ModelConfig
 
     from supersede_env.training.config import HeldoutEpisodeOptions, SupersedeGRPOConfig, TrainingEpisodeOptions
+    from supersede_env.training.sft_config import SupersedeSFTConfig
 
     version = oldest_transformers()
     with zipfile.ZipFile(_wheel(version)) as wheel:
         source = wheel.read("transformers/training_args.py").decode("utf-8")
     names = _class_names(source, "TrainingArguments")
     assert {"learning_rate", "output_dir", "gradient_checkpointing"} <= names  # the parse found the class
-    for cls in SupersedeGRPOConfig.__mro__:
-        if cls is TrainingArguments:
-            break
+    # every class of both commands' configs but TrainingArguments itself: TRL's configs and ours (the mixins too)
+    for cls in {*SupersedeGRPOConfig.__mro__, *SupersedeSFTConfig.__mro__} - {TrainingArguments, object}:
         names |= set(vars(cls).get("__annotations__", {})) | {k for k, v in vars(cls).items() if callable(v)}
     episode_options = {f.name for cls in (TrainingEpisodeOptions, HeldoutEpisodeOptions) for f in dataclasses.fields(cls)}
     return names | episode_options | {f.name for f in dataclasses.fields(ModelConfig)}

@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 # `supersede train` hands every option to TRL's parser (its own --help lists them all).
@@ -46,27 +47,34 @@ def train(argv: list[str]) -> int:
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     require_train_extra()
     try:
-        from supersede_env.training.config import ConfigParser, parse_config
+        from supersede_env.training.config import grpo_parser, parse_config
         from supersede_env.training.run import load_inputs, run
     except ModuleNotFoundError as exc:  # a dependency of the extra's packages, or a broken install
         raise _missing(exc.name or str(exc)) from None
     if "--help-trl" in argv:
-        ConfigParser().print_help()
+        grpo_parser().print_help()
         return 0
     if "-h" in argv or "--help" in argv:
-        print(environment_help(ConfigParser()))
+        print(environment_help(grpo_parser()))
         return 0
 
-    inputs = load_inputs(parse_config(argv))
+    return run_and_report(run, load_inputs(parse_config(argv)), summary)
+
+
+def run_and_report(loop: Callable[[Any], Any], inputs: Any, describe: Callable[[Any], str]) -> int:
+    """A training command's loop, then its summary (first process only, keys masked) and exit status:
+    130 interrupted, 1 when no weight moved (NOT TRAINED), else 0."""
     try:
-        outcome = run(inputs)
+        outcome = loop(inputs)
     finally:
-        _end_process_group()
+        end_process_group()
     if int(os.environ.get("RANK", "0")) == 0:
         from supersede_env.core.api_keys import mask_text
 
-        print(mask_text(summary(outcome), inputs.setup.secrets))
-    return 130 if outcome.interrupted else 0
+        print(mask_text(describe(outcome), inputs.setup.secrets))
+    if outcome.interrupted:
+        return 130
+    return 0 if outcome.trained else 1
 
 
 def summary(outcome: Any) -> str:
@@ -83,9 +91,18 @@ def summary(outcome: Any) -> str:
         head = f"interrupted at step {outcome.global_step}"
         adapter = (f"{outcome.last_checkpoint} (the newest checkpoint; no {out / FINAL_ADAPTER})"
                    if outcome.last_checkpoint else "none (no checkpoint was written)")
+    elif not outcome.trained:
+        why = (f"every one of its {outcome.batches} batches had all-zero advantages: each group's rollouts earned "
+               "the same reward, so there was no signal (a model that never earns the reward needs a warm start: "
+               "supersede sft)" if outcome.batches and outcome.zero_advantage_batches == outcome.batches
+               else "check learning_rate and max_steps")
+        head = f"NOT TRAINED: {outcome.global_step} steps left the adapter as it was; {why}"
+        adapter = f"{outcome.final_adapter} (unchanged from its initialisation)"
     else:
         rule = " (stopped by the zero-advantage rule)" if outcome.stopped_by_rule else ""
-        head = f"trained {outcome.global_step} steps{rule}"
+        zero = (f"; {outcome.zero_advantage_batches} of {outcome.batches} batches had all-zero advantages"
+                if outcome.zero_advantage_batches else "")
+        head = f"trained {outcome.global_step} steps{rule} ({outcome.movement.describe()}{zero})"
         adapter = str(outcome.final_adapter)
     board = (f"{outcome.tensorboard_dir}   (tensorboard --logdir {shlex.quote(str(out / 'runs'))})"
              if outcome.tensorboard_dir else "none (report_to has no tensorboard)")
@@ -99,6 +116,8 @@ def summary(outcome: Any) -> str:
     lines = [head, f"  adapter:      {adapter}", f"  metrics:      {out / METRICS_FILE}",
              f"  rollouts:     {out / ROLLOUTS_FILE}", f"  TensorBoard:  {board}", f"  resume:       {resume}"]
     lines += [f"  {key} = {_fmt(value)}" for key, value in sorted(outcome.metrics.items())]
+    if not outcome.interrupted and not outcome.trained:
+        lines.append(f"NOT TRAINED: the adapter did not change in {outcome.global_step} steps")  # the last line says so
     return "\n".join(lines)
 
 
@@ -115,14 +134,13 @@ def environment_help(parser: Any) -> str:
     """``supersede train --help``: this environment's options first, then the TRL options most runs set."""
     from trl import GRPOConfig
 
-    from supersede_env.training.config import (HeldoutEpisodeOptions, SupersedeGRPOConfig,
-                                               TrainingEpisodeOptions)
+    from supersede_env.training.config import SupersedeGRPOConfig
 
-    episode_options = (TrainingEpisodeOptions, HeldoutEpisodeOptions)  # the episode-source fields
-    declared = [*vars(SupersedeGRPOConfig).get("__annotations__", {}),
-                *(f.name for options in episode_options for f in dataclasses.fields(options))]
-    changed = [name for name in declared if any(f.name == name for f in dataclasses.fields(GRPOConfig))]
-    own = [name for name in declared if name not in changed]
+    trl_names = {f.name for f in dataclasses.fields(GRPOConfig)}
+    own = list(dict.fromkeys(  # the class's own fields first, then each mixin's, in declaration order
+        name for cls in SupersedeGRPOConfig.__mro__ for name in vars(cls).get("__annotations__", {})
+        if name not in trl_names and any(f.name == name for f in dataclasses.fields(SupersedeGRPOConfig))))
+    changed = [name for name in vars(SupersedeGRPOConfig).get("__annotations__", {}) if name in trl_names]
     actions: dict[str, argparse.Action] = {}
     for action in parser._actions:  # a boolean's first action is --NAME (its --no_NAME twin follows)
         if action.option_strings and action.dest not in actions:
@@ -163,7 +181,7 @@ def _missing(names: str) -> Exception:
     return UserError(f"training needs the train extra ({names} not installed): {TRAIN_EXTRA_HINT}")
 
 
-def _end_process_group() -> None:
+def end_process_group() -> None:
     """Leave the process group together: a gloo group left to interpreter shutdown can abort a process."""
     import torch.distributed as dist
 

@@ -16,6 +16,22 @@ episode-level credit of multi-conversation GRPO (MemAgent).
 Worked example, G = 4, rewards ``[1, 0, 0, 0]``: mean 0.25, unbiased std 0.5, so the advantages
 are ``[1.5, -0.5, -0.5, -0.5]`` (divided by 0.5 + 1e-4); a 3-call rollout with advantage 1.5
 yields three samples of advantage 1.5.
+
+**Dense gold-state credit** (``gold_credit_weight`` w > 0, off by default) changes two things:
+
+- each memo call is also scored against the gold state after its session
+  (:func:`supersede_env.core.memo_state.gold_credit`, in [-1, 1]), and that score, minus the mean
+  score of the group's memo calls after the same session, times w, is added to the call's advantage
+  (:func:`dense_credit`). A memo that keeps the current value and drops the superseded one is
+  credited at the session where it does so, whatever the episode's final answer. Example, G = 2,
+  one session: memo scores ``[1.0, 0.0]``, w = 0.5: the memo calls get ``+0.25`` and ``-0.25`` on
+  top of their rollouts' advantages;
+- the answer call's baseline is conditioned on what it was given: its reward is compared with the
+  group's rollouts whose final memo also holds (or also lacks) the current value
+  (``group_advantages(..., classes=...)``). With the episode's baseline alone, an answer that
+  faithfully reads a memo that lost the value is punished for the memo's fault, and the policy
+  learns not to read its notes; a baseline that depends only on the answer's input leaves the
+  gradient unbiased and removes that confound.
 """
 
 from __future__ import annotations
@@ -39,8 +55,13 @@ def _nanstd(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     return std.squeeze(dim)
 
 
-def group_advantages(rewards: torch.Tensor, group_size: int, scale: Scale = "group") -> torch.Tensor:
+def group_advantages(rewards: torch.Tensor, group_size: int, scale: Scale = "group",
+                     classes: torch.Tensor | None = None) -> torch.Tensor:
     """Advantages of ``rewards`` (one per rollout, groups of ``group_size`` consecutive rollouts).
+
+    ``classes`` (one per rollout, optional) splits each group's baseline: a rollout's reward is compared
+    with the mean reward of the rollouts of its group in the same class (a class value < 0: no class, the
+    whole group's mean). The scale is the whole group's, as without classes.
 
     Returns a tensor like ``rewards`` with 0 where the reward is NaN or the whole group is unknown.
     """
@@ -50,8 +71,10 @@ def group_advantages(rewards: torch.Tensor, group_size: int, scale: Scale = "gro
         raise ValueError(f"{rewards.numel()} rollouts do not form groups of {group_size}")
     rewards = rewards.to(torch.float32)
     grouped = rewards.view(-1, group_size)
-    mean = torch.nanmean(grouped, dim=1, keepdim=True)
-    centred = (grouped - mean).view(-1)
+    mean = torch.nanmean(grouped, dim=1, keepdim=True).expand_as(grouped)
+    if classes is not None:
+        mean = _class_means(grouped, classes.view(-1, group_size), mean)
+    centred = (grouped - mean).reshape(-1)
     if scale == "group":
         std = _nanstd(grouped, dim=1).repeat_interleave(group_size)
         advantages = centred / (torch.nan_to_num(std, nan=0.0) + STD_EPSILON)
@@ -63,6 +86,20 @@ def group_advantages(rewards: torch.Tensor, group_size: int, scale: Scale = "gro
     else:
         raise ValueError(f"unknown advantage scale {scale!r}; expected group, batch or none")
     return torch.nan_to_num(advantages, nan=0.0)
+
+
+def _class_means(grouped: torch.Tensor, classes: torch.Tensor, group_mean: torch.Tensor) -> torch.Tensor:
+    """Per rollout, the mean known reward of its group's rollouts in its class (the group mean without one)."""
+    out = group_mean.clone()
+    for value in classes.unique().tolist():
+        if value < 0:
+            continue
+        member = (classes == value) & ~torch.isnan(grouped)
+        counts = member.sum(dim=1, keepdim=True)
+        sums = torch.where(member, grouped, torch.zeros_like(grouped)).sum(dim=1, keepdim=True)
+        means = (sums / counts.clamp(min=1)).expand_as(grouped)
+        out = torch.where((classes == value) & (counts > 0), means, out)
+    return out
 
 
 def zero_std_groups(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
@@ -80,6 +117,15 @@ def broadcast(advantages: torch.Tensor, rollout_of_sample: Sequence[int]) -> tor
     return advantages[index]
 
 
-def all_zero(advantages: torch.Tensor, tolerance: float = ZERO_TOLERANCE) -> bool:
-    """True when no rollout of the batch has a nonzero advantage (the paper's stop-rule event)."""
-    return bool((advantages.abs() <= tolerance).all())
+def dense_credit(scores: torch.Tensor, group_size: int) -> torch.Tensor:
+    """Group-relative credit of per-call scores: ``scores[r, i]`` is rollout ``r``'s memo score after session
+    ``i`` (NaN where it has none); each minus the mean of its group's known scores after the same session.
+
+    Returns a tensor like ``scores`` with 0 where the score is NaN (no credit, never a penalty)."""
+    if scores.ndim != 2 or scores.size(0) % group_size:
+        raise ValueError(f"scores of shape {tuple(scores.shape)} do not form groups of {group_size} rollouts")
+    grouped = scores.to(torch.float32).view(-1, group_size, scores.size(1))
+    known = ~torch.isnan(grouped)
+    counts = known.sum(dim=1, keepdim=True).clamp(min=1)
+    mean = torch.where(known, grouped, torch.zeros_like(grouped)).sum(dim=1, keepdim=True) / counts
+    return torch.where(known, grouped - mean, torch.zeros_like(grouped)).view_as(scores)

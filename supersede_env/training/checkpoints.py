@@ -8,9 +8,11 @@ loads. Here the trainer writes the checkpoint into ``<output_dir>/.staging/check
 folder therefore always holds everything, and one without ``supersede_state.json`` is not a
 checkpoint (:func:`complete_checkpoints`).
 
-``supersede_state.json`` holds what TRL's checkpoint does not: the curriculum, the callbacks' state
-(the stop rule's streak), the byte length of each log when the checkpoint was written (a resume cuts
-the logs back to it, :mod:`.run_dir`) and the options that define the run (a resume must keep them).
+``supersede_state.json`` holds what TRL's checkpoint does not: the callbacks' state (the stop rule's
+streak), the byte length of each log when the checkpoint was written (a resume cuts the logs back to
+it, :mod:`.run_dir`), the options that define the run (a resume must keep them) and whatever else the
+trainer adds (GRPO: the curriculum). :class:`StagedCheckpoints` is the trainer side, shared by
+``supersede train`` and ``supersede sft``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ LOGS = (METRICS_FILE, ROLLOUTS_FILE)  # the append-only logs: each checkpoint re
 TRAINER_STATE = "trainer_state.json"  # transformers' TRAINER_STATE_NAME
 STAGING_DIR = ".staging"
 FINAL_ADAPTER = "adapter-final"  # the adapter at the end of a run (staged and renamed into place too)
+FINAL_MODEL = "model"  # supersede sft: the whole trained model with its tokenizer (staged and renamed too)
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")  # transformers' PREFIX_CHECKPOINT_DIR-<step>
 
 
@@ -98,3 +101,58 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+class StagedCheckpoints:
+    """Trainer mixin (before TRL's trainer in the bases): checkpoints staged, then published whole.
+
+    The trainer sets ``log_dir`` (where the logs are, or None) and ``run_options`` (what a resume must
+    keep); :meth:`_run_state` is what ``supersede_state.json`` holds (a subclass may add to it)."""
+
+    log_dir: Path | None = None
+    run_options: dict[str, Any] = {}
+    _staging: Path | None = None
+
+    def _run_state(self) -> dict[str, Any]:
+        callbacks = {
+            type(cb).__name__: cb.state_dict()
+            for cb in self.callback_handler.callbacks  # type: ignore[attr-defined]
+            if hasattr(cb, "state_dict") and hasattr(cb, "load_state_dict")
+        }
+        logs = log_lengths(self.log_dir) if self.log_dir is not None else {}
+        return {"step": self.state.global_step, "callbacks": callbacks,  # type: ignore[attr-defined]
+                "logs": logs, "options": dict(self.run_options)}
+
+    def _get_output_dir(self, trial: Any) -> str:
+        # While a checkpoint is saved, transformers and TRL write it under the staging folder.
+        if self._staging is not None:
+            return str(self._staging)
+        return super()._get_output_dir(trial=trial)  # type: ignore[misc]
+
+    def _save_checkpoint(self, model: Any, trial: Any) -> None:
+        from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, rotate_checkpoints
+
+        run_dir = Path(super()._get_output_dir(trial=trial))  # type: ignore[misc]
+        name = f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"  # type: ignore[attr-defined]
+        self._staging = run_dir / STAGING_DIR
+        try:
+            super()._save_checkpoint(model, trial)  # type: ignore[misc]
+        finally:
+            self._staging = None
+        accelerator, args = self.accelerator, self.args  # type: ignore[attr-defined]
+        accelerator.wait_for_everyone()  # every process's files (RNG states) are in the staged folder
+        if args.should_save:
+            publish(run_dir / STAGING_DIR / name, self._run_state(), run_dir / name)
+            rotate_checkpoints(output_dir=str(run_dir), save_total_limit=args.save_total_limit,
+                               best_model_checkpoint=self.state.best_model_checkpoint,  # type: ignore[attr-defined]
+                               use_mtime=True)
+        accelerator.wait_for_everyone()  # no process reads or rotates before the checkpoint is in place
+
+    def _restore_run_state(self, checkpoint: str) -> dict[str, Any]:
+        """The callbacks' state from a checkpoint's ``supersede_state.json``; returns the whole state."""
+        saved = json.loads((Path(checkpoint) / STATE_FILE).read_text(encoding="utf-8"))
+        for cb in self.callback_handler.callbacks:  # type: ignore[attr-defined]
+            state = saved.get("callbacks", {}).get(type(cb).__name__)
+            if state is not None and hasattr(cb, "load_state_dict"):
+                cb.load_state_dict(state)
+        return saved

@@ -18,7 +18,9 @@ graded by the same grader in its ``official`` mode, plus the ``episodes.jsonl`` 
 
 Each evaluation also logs, through the trainer: accuracy now and before training on the questions
 both graded, the exact McNemar test on the discordant pairs (b = right only before training, c =
-right only now), and the number of failed rollouts (never scored as wrong).
+right only now), and the number of failed rollouts (never scored as wrong); and the same figures
+for the training reward, the strict grader's ``r_cur`` (``heldout/r_cur``, ``heldout/base_r_cur``,
+``heldout/r_cur_mcnemar_p``).
 """
 
 from __future__ import annotations
@@ -78,6 +80,29 @@ class HeldoutComparison:
             f"{prefix}/mcnemar_p": self.p_exact,
         }
 
+    def reward_metrics(self, prefix: str = "heldout") -> dict[str, float]:
+        """The comparison of the strict grader's ``r_cur`` (the training reward)."""
+        return {f"{prefix}/r_cur": self.accuracy, f"{prefix}/base_r_cur": self.base_accuracy,
+                f"{prefix}/r_cur_mcnemar_b": float(self.b), f"{prefix}/r_cur_mcnemar_c": float(self.c),
+                f"{prefix}/r_cur_mcnemar_p": self.p_exact}
+
+
+@dataclass(frozen=True)
+class HeldoutGrades:
+    """``{episode id: right}`` of one evaluation's graded answers, by the official grader and by the strict
+    grader's ``r_cur`` (the training reward); failed rollouts are left out, never counted wrong."""
+
+    official: dict[str, bool]
+    strict: dict[str, bool]
+
+    @classmethod
+    def of(cls, verdicts: Sequence[Any], episodes: Mapping[str, Episode]) -> HeldoutGrades:
+        from supersede_env.core.records import regraded
+        from supersede_env.training.reward import REWARD_MODE
+
+        strict = [regraded(v, episodes[v.episode_id], REWARD_MODE) for v in verdicts]
+        return cls(_correct(verdicts), _correct(strict))
+
 
 def compare_with_base(now: Mapping[str, bool], base: Mapping[str, bool]) -> HeldoutComparison:
     """Accuracy now and before training on the questions both graded, with the exact McNemar test."""
@@ -136,7 +161,8 @@ class HeldoutEvaluation(TrainerCallback):
         self.every_steps = every_steps
         self.directory = Path(output_dir) / HELDOUT_DIR
         self.model_identity = dict(model_identity or {})
-        self.baseline: dict[str, bool] | None = None
+        self.baseline: HeldoutGrades | None = None
+        self.episodes = {e.id: e for e in heldout.episodes}
         self.last_step: int | None = None
         self.last_metrics: dict[str, float] = {}
 
@@ -155,7 +181,7 @@ class HeldoutEvaluation(TrainerCallback):
         return control
 
     # -- evaluations ----------------------------------------------------------------------------
-    def _base_answers(self, global_step: int) -> dict[str, bool] | None:
+    def _base_answers(self, global_step: int) -> HeldoutGrades | None:
         from supersede_env.core.episode import fingerprint
         from supersede_env.core.records import RecordError, load_run
 
@@ -167,7 +193,7 @@ class HeldoutEvaluation(TrainerCallback):
                 log.warning("held-out base answers unreadable (%s); answering again", exc)
             else:
                 if run.header.episodes_sha256 == fingerprint(self.heldout.episodes):
-                    return _correct(run.verdicts.values())
+                    return HeldoutGrades.of(list(run.verdicts.values()), self.episodes)
                 log.warning("%s holds answers to other held-out episodes; answering again", base_dir)
         try:
             with self.trainer.base_policy():
@@ -180,10 +206,11 @@ class HeldoutEvaluation(TrainerCallback):
         """Answer the held-out set now; write the run records; log and return the comparison metrics."""
         now = self._evaluate_into(self.directory / f"step-{step:05d}", step=step)
         if self.baseline:
-            metrics = compare_with_base(now, self.baseline).metrics()
+            metrics = {**compare_with_base(now.official, self.baseline.official).metrics(),
+                       **compare_with_base(now.strict, self.baseline.strict).reward_metrics()}
         else:
-            metrics = {"heldout/accuracy": sum(now.values()) / len(now) if now else float("nan")}
-        metrics["heldout/failed"] = float(len(self.heldout.episodes) - len(now))
+            metrics = {"heldout/accuracy": _share(now.official), "heldout/r_cur": _share(now.strict)}
+        metrics["heldout/failed"] = float(len(self.heldout.episodes) - len(now.official))
         self.last_step, self.last_metrics = step, metrics
         trainer = self.trainer
         was_training, should_log = trainer.model.training, trainer.control.should_log
@@ -196,15 +223,15 @@ class HeldoutEvaluation(TrainerCallback):
             trainer.control.should_log = should_log  # logging resets it: the step's own line still comes
         return metrics
 
-    def _evaluate_into(self, run_dir: Path, *, step: int | None) -> dict[str, bool]:
-        """Roll out, write ``run_dir`` as a ``supersede eval`` run; ``{episode id: correct}`` of graded answers."""
+    def _evaluate_into(self, run_dir: Path, *, step: int | None) -> HeldoutGrades:
+        """Roll out, write ``run_dir`` as a ``supersede eval`` run; the graded answers, both ways."""
         from supersede_env.core.records import verdict_record
 
         results = self.trainer.answer(self.heldout.episodes)
         verdicts = [verdict_record(r.episode, r.transcript) for r in results]
         if self.trainer.accelerator.is_main_process:
             self._write_run(run_dir, results, verdicts, step)
-        return _correct(verdicts)
+        return HeldoutGrades.of(verdicts, self.episodes)
 
     def _write_run(self, run_dir: Path, results: Sequence[Any], verdicts: Sequence[Any], step: int | None) -> None:
         from supersede_env.core.episode import fingerprint
@@ -244,6 +271,10 @@ class HeldoutEvaluation(TrainerCallback):
         if run_dir.exists():  # the same step evaluated again (a resumed run): the new answers replace it
             shutil.rmtree(run_dir)
         staging.rename(run_dir)
+
+
+def _share(right: Mapping[str, bool]) -> float:
+    return sum(right.values()) / len(right) if right else float("nan")
 
 
 def _correct(verdicts: Any) -> dict[str, bool]:

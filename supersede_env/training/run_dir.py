@@ -12,7 +12,7 @@
 - **A resume continues the run it names**: ``last`` (or ``true``) is the newest checkpoint of this
   folder; a named one must be a checkpoint of this folder and its newest (a resume from an older one
   would leave later checkpoints of another history beside the new ones). The options that define
-  the run (:data:`FIXED_ON_RESUME`) must equal the checkpoint's, and are compared before anything is
+  the run (the config class's ``fixed_on_resume``) must equal the checkpoint's, and are compared before anything is
   rewritten. Then the logs are **cut back** to the length they had when the checkpoint was written
   (``metrics.jsonl``, ``rollouts.jsonl``), and held-out evaluations and checkpoints after it are
   removed, so every step appears once.
@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supersede_env.core.episode_source import OPTION_NAMES
 from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import check_output_dir
 from supersede_env.core.run_lock import LOCK_FILE, RunLock, acquire
 from supersede_env.training.checkpoints import (
     FINAL_ADAPTER,
+    FINAL_MODEL,
     LOGS,
     STAGING_DIR,
     STATE_FILE,
@@ -50,20 +50,13 @@ CONFIG_HEADER = "# resolved options of this run (reusable with --config)\n"  # h
 RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the newest checkpoint of output_dir"
 # What a run writes at the top of its folder (checkpoint-N folders besides): what overwrite_output_dir may remove.
 RUN_ENTRIES = frozenset({CONFIG_FILE, LOCK_FILE, *LOGS, "heldout", "runs", FINAL_ADAPTER, "base-model",
-                         STAGING_DIR, "README.md"})  # README.md: TRL's model card
+                         FINAL_MODEL, STAGING_DIR, "README.md"})  # README.md: TRL's model card
 _TEMPORARY = re.compile(r"^\.(config\.yaml\..+\.tmp|adapter-final\.partial)$")  # atomic writes a kill interrupted
 HELDOUT_STEP = re.compile(r"^step-(\d+)(\.partial)?$")
 
-# The options that define a run: a resume must use the checkpoint's values (the model and its adapter's
-# shape, what a rollout is, the data, the reward and the held-out set). The rest (learning rate,
-# max_steps, saving and logging, the stop rule's patience...) may change on resume.
-FIXED_ON_RESUME = (
-    "model_source", "model_name_or_path", "dtype", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
-    "lora_target_modules", "lora_modules_to_save", "use_rslora", "use_dora", "lora_task_type",
-    "condition", "num_generations", "seed", "stale_weight", "curriculum_levels",
-    *(f"episodes_{name}" for name in OPTION_NAMES if name != "difficulty"),  # the curriculum sets difficulty
-    *(f"heldout_{name}" for name in OPTION_NAMES),
-)
+# What a checkpoint records beside the options: the number of processes (a resume with another count would
+# deal the epoch's episodes out differently, repeating some and skipping others).
+PROCESSES = "processes"
 
 
 @dataclass
@@ -86,15 +79,17 @@ def is_main_process() -> bool:
 
 
 def run_options(setup: Any) -> dict[str, Any]:
-    """What a checkpoint records of the options: the resolved :data:`FIXED_ON_RESUME` ones and every given one,
-    keys masked (both sides of the resume comparison are masked alike)."""
+    """What a checkpoint records of the options: the resolved ones a resume must keep (the config class's
+    ``fixed_on_resume``), every given one and the number of processes, keys masked (both sides of the
+    resume comparison are masked alike)."""
     from supersede_env.core.api_keys import mask_values
-    from supersede_env.training.config import _plain
+    from supersede_env.training.options import plain_value
 
-    out = {name: _plain(_value(setup, name)) for name in FIXED_ON_RESUME}
+    out = {name: plain_value(_value(setup, name)) for name in setup.args.fixed_on_resume}
     out.update(setup.to_dict())
     for name in ("resume_from_checkpoint", "overwrite_output_dir"):
         out.pop(name, None)
+    out[PROCESSES] = int(os.environ.get("WORLD_SIZE", "1"))
     return mask_values(out, setup.secrets)
 
 
@@ -121,7 +116,7 @@ def check_run_dir(setup: Any) -> RunDir:
         return RunDir(folder, overwrite=args.overwrite_output_dir)
     checkpoint = _checkpoint_to_resume(folder, str(resume), source)
     state = read_state(checkpoint)
-    _check_unchanged(state, run_options(setup), checkpoint, source)
+    _check_unchanged(state, run_options(setup), (*setup.args.fixed_on_resume, PROCESSES), checkpoint, source)
     return RunDir(folder, resume_from=checkpoint, resume_state=state)
 
 
@@ -277,16 +272,19 @@ def _checkpoint_to_resume(folder: Path, value: str, source: str) -> Path:
     return chosen
 
 
-def _check_unchanged(state: Mapping[str, Any], now: Mapping[str, Any], checkpoint: Path, source: str) -> None:
+def _check_unchanged(state: Mapping[str, Any], now: Mapping[str, Any], fixed: tuple[str, ...], checkpoint: Path,
+                     source: str) -> None:
     then = state.get("options", {})
-    changed = [name for name in FIXED_ON_RESUME if name in then and then[name] != now.get(name)]
+    changed = [name for name in fixed if name in then and then[name] != now.get(name)]
     if changed:
         name = changed[0]
         more = f" (also {', '.join(changed[1:])})" if len(changed) > 1 else ""
+        what = "process count" if name == PROCESSES else f"field {name}"
         raise ConfigError(
-            f"{source}: field {name}: {now.get(name)!r} differs from {then[name]!r}, which {checkpoint.name} was "
-            f"trained with{more}; a resume keeps the run's model, adapter, rollouts, data, reward and held-out "
-            "set (start a new run in another folder to change them)")
+            f"{source}: {what}: {now.get(name)!r} differs from {then[name]!r}, which {checkpoint.name} was "
+            f"trained with{more}; a resume keeps the run's model, adapter, data, batches and reward (another batch "
+            "size or process count would repeat or skip examples of the epoch); start a new run in another "
+            "folder to change them")
 
 
 # -- writes ----------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ held-out evaluation is a callback (:mod:`.heldout`).
 from __future__ import annotations
 
 import contextlib
-import json
+import logging
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -71,11 +71,10 @@ from typing import Any
 import torch
 from accelerate.utils import gather_object
 from datasets import Dataset
-from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, rotate_checkpoints
 from trl import GRPOTrainer
 from trl.models import unwrap_model_for_generation
 from trl.models.utils import disable_gradient_checkpointing
-from trl.trainer.utils import use_adapter
+from trl.trainer.utils import selective_log_softmax, selective_log_softmax_and_entropy, use_adapter
 
 from supersede_env.core import rollout
 from supersede_env.core.conditions import parse_condition
@@ -83,14 +82,15 @@ from supersede_env.core.episode import Episode
 from supersede_env.core.records import VerdictRecord, verdict_record
 from supersede_env.core.model_call import ModelReply
 from supersede_env.core.rollout import StepRequest, Transcript
+from supersede_env.core.memo_state import gold_credit, memo_contains, memo_view
 from supersede_env.training.advantages import (
     ZERO_TOLERANCE,
-    all_zero,
     broadcast,
+    dense_credit,
     group_advantages,
     zero_std_groups,
 )
-from supersede_env.training.checkpoints import STAGING_DIR, STATE_FILE, log_lengths, publish
+from supersede_env.training.checkpoints import StagedCheckpoints
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.episode_pools import EpisodePools
 from supersede_env.training.generation_rounds import GenerationRounds, SampledCall, generation_settings, round_size
@@ -108,6 +108,8 @@ from supersede_env.training.samples import (
 )
 from supersede_env.training.sampler_logprobs import SampledLogprobs, sampling_processors, without_warpers
 from supersede_env.training.weight_sync import install_exact_sync
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,53 @@ class _BatchCounts:
         }
 
 
-class SupersedeGRPOTrainer(GRPOTrainer):
+@dataclass(frozen=True)
+class GoldCredit:
+    """What dense gold-state credit does to a batch's advantages (nothing when it is off)."""
+
+    per_sample: torch.Tensor  # the credit added to each memo call's advantage (0 for answer calls)
+    answer: torch.Tensor | None  # per rollout of this process: its answer call's advantage (None: off)
+    mean_score: float | None  # mean gold-state score of the batch's memo calls, all processes (None: off)
+
+    def row_advantages(self, samples: Sequence[CallSample], advantages: torch.Tensor) -> torch.Tensor:
+        """Each sample's advantage: its rollout's, plus the memo credit; an answer call's conditioned one."""
+        rows = broadcast(advantages, [s.rollout for s in samples]) + self.per_sample
+        if self.answer is None:
+            return rows
+        answers = [i for i, s in enumerate(samples) if s.kind == "answer"]
+        rows[answers] = self.answer[[samples[i].rollout for i in answers]]
+        return rows
+
+
+def gold_scores(results: Sequence[RolloutResult]) -> torch.Tensor:
+    """``[rollout, session]`` gold-state score of each memo call (NaN: none, a failed rollout, no gold states)."""
+    width = max((len(r.transcript.memo_steps) for r in results), default=0)
+    scores = torch.full((len(results), max(width, 1)), math.nan)
+    for index, result in enumerate(results):
+        if result.transcript.status != "ok":
+            continue  # a failure never moves the policy
+        for step in result.transcript.memo_steps:
+            view = memo_view(result.episode, step.step, step.notes_after)
+            if view is not None:
+                scores[index, step.step] = gold_credit(view)
+    return scores
+
+
+def memo_holds_answer(results: Sequence[RolloutResult]) -> torch.Tensor:
+    """Per rollout: 1 when its final memo holds the asked current value, 0 when not, -1 when unknown (an
+    abstention item, no gold states, a failed rollout): the class of its answer call's baseline."""
+    classes = torch.full((len(results),), -1, dtype=torch.long)
+    for index, result in enumerate(results):
+        episode, transcript = result.episode, result.transcript
+        if transcript.status != "ok" or episode.abstention or not transcript.memo_steps or not episode.states:
+            continue
+        asked = episode.states[-1].values.get(episode.slot or "")
+        if asked is not None:
+            classes[index] = int(memo_contains(transcript.final_notes, asked))
+    return classes
+
+
+class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
     """``GRPOTrainer`` whose generation step rolls out memo episodes and trains every model call.
 
     ``args`` is a :class:`.config.SupersedeGRPOConfig`; ``pools`` holds the training episodes per
@@ -178,7 +226,6 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         self.pools = pools
         self.secrets = tuple(secrets)
         self.run_options = dict(run_options or {})  # recorded in every checkpoint (a resume must keep them)
-        self._staging: Path | None = None
         self.condition = parse_condition(args.condition)
         self.curriculum = Curriculum(
             levels=pools.levels, advance_at=args.curriculum_advance_at, patience=args.curriculum_patience
@@ -204,6 +251,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         self._sampler_logprobs = self.use_vllm or not self.use_transformers_continuous_batching
         if self.use_vllm:
             install_exact_sync(self.vllm_generation)
+        self.batches_seen = 0  # generation batches of this start, and those with nothing to learn from
+        self.zero_advantage_batches = 0
 
     # -- TRL hooks ------------------------------------------------------------------------------
     def _prepare_inputs(self, generation_batch: Any) -> dict[str, Any]:
@@ -238,7 +287,8 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         advantages = all_advantages[first : first + len(episodes)]
 
         samples = [s for r in results for s in r.samples]
-        row_advantages = broadcast(advantages, [s.rollout for s in samples])
+        credit = self._gold_credit(results, samples, first, rewards)
+        row_advantages = credit.row_advantages(samples, advantages)
         fillers = self._fillers_needed(len(samples))
         batch = collate(
             samples + [filler(self._tokenizer.pad_token_id, with_logprobs=self._sampler_logprobs)] * fillers,
@@ -253,7 +303,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
 
         summary = self._record_batch(
             step, level, results, records, rewards, all_advantages, advantages, samples, fillers, generation_s,
-            reward_s,
+            reward_s, row_advantages, credit,
         )
         self.curriculum = self.curriculum.observe(summary.mean_reward)
         for callback in self.callback_handler.callbacks:
@@ -278,6 +328,29 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             self._metrics["train"][f"rewards/{name}/mean"].append(float(known.mean()) if known.numel() else math.nan)
             self._metrics["train"][f"rewards/{name}/std"].append(float(known.std()) if known.numel() > 1 else 0.0)
         return rewards
+
+    def _gold_credit(self, results: Sequence[RolloutResult], samples: Sequence[CallSample], first: int,
+                     rewards: torch.Tensor) -> GoldCredit:
+        """Dense gold-state credit (``gold_credit_weight``; none when 0): each memo call's score against the gold
+        state after its session minus its group's mean after the same session, and the answer calls' advantages
+        with a baseline conditioned on whether their memo holds the current value (:mod:`.advantages`)."""
+        weight = self.args.gold_credit_weight
+        if weight == 0:
+            return GoldCredit(torch.zeros(len(samples)), None, None)
+        device = self.accelerator.device
+        local = gold_scores(results)
+        width = int(self.accelerator.gather(torch.tensor([local.size(1)], device=device)).max())
+        padded = torch.full((local.size(0), width), math.nan)
+        padded[:, : local.size(1)] = local
+        everyone = self.accelerator.gather(padded.to(device)).cpu()
+        centred = dense_credit(everyone, self.num_generations)[first : first + len(results)]
+        per_sample = torch.tensor([weight * float(centred[s.rollout, s.step]) if s.kind == "memo" else 0.0
+                                   for s in samples])
+        classes = self.accelerator.gather(memo_holds_answer(results).to(device)).cpu()
+        answer = group_advantages(rewards, self.num_generations, self.scale_rewards, classes=classes)
+        known = everyone[~torch.isnan(everyone)]
+        return GoldCredit(per_sample, answer[first : first + len(results)],
+                          float(known.mean()) if known.numel() else math.nan)
 
     def _fillers_needed(self, rows: int) -> int:
         """Filler rows that bring this process to the common row count (a multiple of steps_per_generation)."""
@@ -334,6 +407,35 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             for name, value in mismatch.metrics(self.accelerator).items():
                 self._metrics["train"][name].append(value)
         return chunks
+
+    def _get_per_token_logps_and_entropies(self, model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                                           logits_to_keep: int, batch_size: int | None = None,
+                                           compute_entropy: bool = False, compute_aux_loss: bool = False,
+                                           **multimodal: Any) -> tuple[torch.Tensor, torch.Tensor | None, Any]:
+        """TRL's log-probs (and entropies) of the completion tokens. Where Triton runs (CUDA) through TRL's fused
+        LM head; elsewhere (CPU) from the plain logits of the completion positions: the fused head then scores
+        every position in torch tiles, several times slower (measured: 40% of a CPU step)."""
+        if (self.accelerator.device.type in ("cuda", "xpu") or compute_aux_loss
+                or any(value is not None for value in multimodal.values())):
+            return super()._get_per_token_logps_and_entropies(model, input_ids, attention_mask, logits_to_keep,
+                                                              batch_size, compute_entropy, compute_aux_loss,
+                                                              **multimodal)
+        size = batch_size or input_ids.size(0)
+        logps, entropies = [], []
+        for start in range(0, input_ids.size(0), size):
+            rows = slice(start, start + size)
+            with self.accelerator.autocast():
+                logits = model(input_ids=input_ids[rows], attention_mask=attention_mask[rows],
+                               logits_to_keep=logits_to_keep + 1).logits[:, :-1]
+            completion = input_ids[rows, -logits_to_keep:]
+            if compute_entropy:
+                token_logps, entropy = selective_log_softmax_and_entropy(logits, completion,
+                                                                         temperature=self.temperature)
+                entropies.append(entropy)
+            else:
+                token_logps = selective_log_softmax(logits, completion, temperature=self.temperature)
+            logps.append(token_logps)
+        return torch.cat(logps), (torch.cat(entropies) if compute_entropy else None), None
 
     # -- generation -----------------------------------------------------------------------------
     def _generate_single_turn(
@@ -469,8 +571,13 @@ class SupersedeGRPOTrainer(GRPOTrainer):
         fillers: int,
         generation_s: float,
         reward_s: float,
+        row_advantages: torch.Tensor,
+        credit: GoldCredit,
     ) -> BatchSummary:
         counts = self._gather_counts(results, samples, fillers)
+        # Nothing to learn when no sample of any process carries an advantage (dense credit included).
+        signal = torch.tensor([float((row_advantages.abs() > ZERO_TOLERANCE).any())], device=self.accelerator.device)
+        nothing_to_learn = not bool(self.accelerator.gather(signal).any())
         all_rows = self._gather_rows(step, level, results, records, rewards, advantages)
         mix, failed = verdict_mix(r.verdict for r in all_rows)
         zero_groups = zero_std_groups(rewards, self.num_generations)
@@ -480,14 +587,20 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             rollouts=len(all_rows),
             samples=int(counts.samples),
             mean_reward=_nanmean(rewards),
-            all_zero_advantages=all_zero(all_advantages),
+            all_zero_advantages=nothing_to_learn,
             zero_std_groups=int(zero_groups.sum()),
             groups=int(zero_groups.numel()),
             verdicts=mix,
             failed=failed,
         )
         self._append_metrics(summary, all_rows, rewards, all_advantages, counts, zero_groups,
-                             generation_s, reward_s)
+                             generation_s, reward_s, credit)
+        self.batches_seen += 1
+        if nothing_to_learn:
+            self.zero_advantage_batches += 1
+            if self.accelerator.is_main_process:
+                log.warning("step %d: every advantage is zero (each group's rollouts earned the same reward): this "
+                            "batch trains nothing", step)
         self.state.num_input_tokens_seen += int(counts.prompt_tokens + counts.completion_tokens)
         if self.log_dir is not None and self.args.log_rollouts and self.accelerator.is_main_process:
             append_rows(self.log_dir, all_rows, secrets=self.secrets)
@@ -530,7 +643,7 @@ class SupersedeGRPOTrainer(GRPOTrainer):
 
     def _append_metrics(self, summary: BatchSummary, all_rows: list[RolloutRow], rewards: torch.Tensor,
                         all_advantages: torch.Tensor, counts: _BatchCounts, zero_groups: torch.Tensor,
-                        generation_s: float, reward_s: float) -> None:
+                        generation_s: float, reward_s: float, credit: GoldCredit) -> None:
         """One value of each training metric for this batch."""
         mix, failed, rollouts = summary.verdicts, summary.failed, summary.rollouts
         graded = [r.verdict.grader for r in all_rows if r.verdict.grader is not None]
@@ -546,12 +659,16 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             "advantages/std": float(all_advantages.std()) if rollouts > 1 else 0.0,
             "advantages/abs_mean": float(all_advantages.abs().mean()),
             "advantages/zero_frac": float((all_advantages.abs() <= ZERO_TOLERANCE).float().mean()),
+            "advantages/all_zero": float(summary.all_zero_advantages),  # 1: this batch trained nothing
             "frac_reward_zero_std": float(zero_groups.float().mean()),
             **counts.metrics(rollouts, generation_s),
             "timing/generation_s": generation_s,
             "timing/reward_s": reward_s,  # grading and reward functions, this process's rollouts
             "curriculum/level": float(self.curriculum.index),
         }
+        if credit.mean_score is not None:
+            values["gold_credit/score_mean"] = credit.mean_score
+            values["gold_credit/abs_mean"] = float(credit.per_sample.abs().mean()) if credit.per_sample.numel() else 0.0
         metrics = self._metrics["train"]
         for name, value in values.items():
             metrics[name].append(value)
@@ -580,46 +697,15 @@ class SupersedeGRPOTrainer(GRPOTrainer):
             metrics["tokens/per_s"] = [sum(metrics["tokens/batch"]) / max(sum(metrics["step_time"]), 1e-9)]
         super().log(logs, start_time)
 
-    # -- checkpoints (written whole: see checkpoints.py) -------------------------------------------
+    # -- checkpoints (written whole: checkpoints.StagedCheckpoints) ------------------------------
     def _run_state(self) -> dict[str, Any]:
-        callbacks = {
-            type(cb).__name__: cb.state_dict()
-            for cb in self.callback_handler.callbacks
-            if hasattr(cb, "state_dict") and hasattr(cb, "load_state_dict")
-        }
-        logs = log_lengths(self.log_dir) if self.log_dir is not None else {}
-        return {"step": self.state.global_step, "curriculum": self.curriculum.to_dict(), "callbacks": callbacks,
-                "logs": logs, "options": dict(self.run_options)}
-
-    def _get_output_dir(self, trial: Any) -> str:
-        # While a checkpoint is saved, transformers and TRL write it under the staging folder.
-        return str(self._staging) if self._staging is not None else super()._get_output_dir(trial=trial)
-
-    def _save_checkpoint(self, model: Any, trial: Any) -> None:
-        run_dir = Path(super()._get_output_dir(trial=trial))
-        name = f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
-        self._staging = run_dir / STAGING_DIR
-        try:
-            super()._save_checkpoint(model, trial)
-        finally:
-            self._staging = None
-        self.accelerator.wait_for_everyone()  # every process's files (RNG states) are in the staged folder
-        if self.args.should_save:
-            publish(run_dir / STAGING_DIR / name, self._run_state(), run_dir / name)
-            rotate_checkpoints(output_dir=str(run_dir), save_total_limit=self.args.save_total_limit,
-                               best_model_checkpoint=self.state.best_model_checkpoint, use_mtime=True)
-        self.accelerator.wait_for_everyone()  # no process reads or rotates before the checkpoint is in place
+        return {**super()._run_state(), "curriculum": self.curriculum.to_dict()}
 
     def _load_optimizer_and_scheduler(self, checkpoint: str | None) -> None:
         super()._load_optimizer_and_scheduler(checkpoint)
-        if checkpoint is None:
-            return
-        saved = json.loads((Path(checkpoint) / STATE_FILE).read_text(encoding="utf-8"))
-        self.curriculum = self.curriculum.restored(saved["curriculum"])
-        for cb in self.callback_handler.callbacks:
-            state = saved.get("callbacks", {}).get(type(cb).__name__)
-            if state is not None and hasattr(cb, "load_state_dict"):
-                cb.load_state_dict(state)
+        if checkpoint is not None:
+            saved = self._restore_run_state(checkpoint)
+            self.curriculum = self.curriculum.restored(saved["curriculum"])
 
 
 class MismatchTotals:

@@ -1,0 +1,53 @@
+"""The CPU smoke warm start as a test fixture: the model ``configs/grpo-tiny-cpu.yaml`` trains.
+
+``supersede sft --config configs/sft-tiny-cpu.yaml`` (under a minute on 2 cores) fine-tunes the
+``smoke`` tiny model on the gold-memo teacher's transcripts into ``runs/sft-tiny-cpu/model``, the
+folder the GRPO smoke config names. The fixture runs that very command when the folder is missing
+or was built from other sources (a stamp holds the digest of the files that decide the model), so a
+test session builds it at most once and later sessions reuse it, as a user's second run would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SFT_CONFIG = REPO / "configs" / "sft-tiny-cpu.yaml"
+WARM_RUN = REPO / "runs" / "sft-tiny-cpu"  # the config's output_dir, as the GRPO smoke config reads it
+STAMP = WARM_RUN / "built-from.sha256"
+# What the warm model depends on: the recipe, the model and tokenizer builder, the teacher and the prompts.
+SOURCES = ("configs/sft-tiny-cpu.yaml", "supersede_env/training/tiny_model.py", "supersede_env/training/sft.py",
+           "supersede_env/core/gold_memo.py", "supersede_env/core/prompts.py", "supersede_env/core/sft_data.py",
+           "supersede_env/core/synthetic.py", "supersede_env/core/synthetic_values.py")
+
+
+def _digest() -> str:
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        digest.update(name.encode() + b"\0" + (REPO / name).read_bytes())
+    return digest.hexdigest()
+
+
+def build_warm_smoke_model() -> Path:
+    """``runs/sft-tiny-cpu/model``, built by ``supersede sft`` unless an up-to-date one is there."""
+    from supersede_env.commands.sft import standalone
+
+    model = WARM_RUN / "model"
+    if model.is_dir() and STAMP.is_file() and STAMP.read_text().strip() == _digest():
+        return model
+    assert standalone(["--config", str(SFT_CONFIG), "--output_dir", str(WARM_RUN), "--overwrite_output_dir", "true",
+                       "--disable_tqdm", "true"]) == 0, "the smoke warm start did not train"
+    STAMP.write_text(_digest() + "\n")
+    return model
+
+
+@pytest.fixture(scope="session")
+def warm_smoke_model() -> Path:
+    """The warm-started smoke model; the GRPO smoke config names it relative to the repository root."""
+    if Path.cwd().resolve() != REPO:
+        os.chdir(REPO)  # the config's model_name_or_path (runs/sft-tiny-cpu/model) is relative to it
+    return build_warm_smoke_model()
