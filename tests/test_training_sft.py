@@ -73,6 +73,8 @@ def test_a_lora_run_saves_its_adapter_and_a_whole_model_that_loads(tmp_path, cap
         replies.append(backend.complete_batch([request.call])[0].text)
         assert ("adapter_of" in backend.identity()) == (folder.name == "adapter-final")
     assert replies[0] == replies[1]
+    # a finished run (model/ included) is the run's own folder: it can be started over
+    assert standalone(["--output_dir", str(out), *SMALL, "--overwrite_output_dir", "true"]) == 0
 
 
 def test_a_run_that_moves_no_weight_says_so_and_fails(tmp_path, capsys):

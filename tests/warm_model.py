@@ -18,7 +18,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SFT_CONFIG = REPO / "configs" / "sft-tiny-cpu.yaml"
 WARM_RUN = REPO / "runs" / "sft-tiny-cpu"  # the config's output_dir, as the GRPO smoke config reads it
-STAMP = WARM_RUN / "built-from.sha256"
+STAMP = WARM_RUN.with_name(WARM_RUN.name + ".sha256")  # beside the run: its folder holds only the run's files
 # What the warm model depends on: the recipe, the model and tokenizer builder, the teacher and the prompts.
 SOURCES = ("configs/sft-tiny-cpu.yaml", "supersede_env/training/tiny_model.py", "supersede_env/training/sft.py",
            "supersede_env/core/gold_memo.py", "supersede_env/core/prompts.py", "supersede_env/core/sft_data.py",

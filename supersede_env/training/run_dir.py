@@ -202,7 +202,7 @@ def _check_folder(folder: Path, source: str) -> None:
                               "(nothing was written)")
 
 
-_RUN_FOLDERS = frozenset({"heldout", "runs", FINAL_ADAPTER, "base-model", STAGING_DIR})
+_RUN_FOLDERS = frozenset({"heldout", "runs", FINAL_ADAPTER, "base-model", FINAL_MODEL, STAGING_DIR})
 
 
 def _special_kind(mode: int, *, directory: bool) -> str | None:
