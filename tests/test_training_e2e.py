@@ -158,6 +158,17 @@ def test_the_smoke_config_trains_with_the_real_reward(tmp_path, base_model, caps
     assert lora_b and any(tensor.abs().sum() > 0 for tensor in lora_b)  # PEFT starts every lora_B at zero
 
 
+def test_dense_gold_credit_scores_the_memo_calls_and_trains_them(tmp_path, base_model):
+    out = tmp_path / "run"
+    code = standalone(_options(out, base_model) + ["--report_to", "none", "--save_strategy", "no",
+                                                   "--gold_credit_weight", "1.0", "--max_steps", "1"])
+    steps = [row for row in _lines(out / "metrics.jsonl") if "loss" in row]
+    assert len(steps) == 1 and -1.0 <= steps[0]["gold_credit/score_mean"] <= 1.0
+    # the warm model's memos differ in what they keep, so the memo calls get a signal even where the
+    # episode rewards tie; the step then moves the adapter
+    assert steps[0]["gold_credit/abs_mean"] > 0 and steps[0]["advantages/all_zero"] == 0.0 and code == 0
+
+
 def test_stop_rule_ends_a_run_that_never_earns_the_reward_and_says_it_did_not_train(tmp_path, random_model, capsys):
     out = tmp_path / "run"
     code = standalone(_options(out, random_model) + ["--max_steps", "3", "--stop_zero_advantage_batches", "1",
