@@ -46,14 +46,16 @@ def main() -> None:
 
         SupersedeGRPOTrainer._save_optimizer_and_scheduler = die_saving_the_optimizer
     elif point == "before-state":
-        publish = trainer_module.publish
+        from supersede_env.training import checkpoints
+
+        publish = checkpoints.publish
 
         def die_before_the_state_file(staged, state, final):
             if state["step"] == step:
                 die()
             publish(staged, state, final)
 
-        trainer_module.publish = die_before_the_state_file
+        checkpoints.publish = die_before_the_state_file
     else:
         raise SystemExit(f"unknown point {point}")
     from supersede_env.commands.train import standalone

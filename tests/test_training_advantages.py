@@ -81,5 +81,7 @@ def test_a_class_baseline_compares_an_answer_with_the_rollouts_given_the_same_ki
     # no class (-1): the whole group's mean, as without classes
     assert group_advantages(rewards, 4, "none", classes=torch.tensor([-1, -1, -1, -1])).tolist() == \
         [0.75, -0.25, -0.25, -0.25]
+    # a class of one has no other rollout to compare with: the group's mean, not its own reward (advantage 0)
+    assert group_advantages(rewards, 4, "none", classes=torch.tensor([1, 0, 0, 0])).tolist() == [0.75, 0.0, 0.0, 0.0]
     scaled = group_advantages(rewards, 4, "group", classes=classes)
     assert scaled.tolist() == pytest.approx([0.5 / (0.5 + STD_EPSILON), -0.5 / (0.5 + STD_EPSILON), 0.0, 0.0])

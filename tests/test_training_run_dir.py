@@ -22,8 +22,8 @@ TINY = Path(__file__).resolve().parents[1] / "configs" / "grpo-tiny-cpu.yaml"
 pytestmark = pytest.mark.usefixtures("warm_smoke_model")  # the smoke config names the warm model
 
 
-def _setup(out, *extra):
-    return parse_config(["--config", str(TINY), "--output_dir", str(out), *extra])
+def _setup(out, *extra):  # max_steps 10: the checkpoints these tests resume leave steps to train
+    return parse_config(["--config", str(TINY), "--output_dir", str(out), "--max_steps", "10", *extra])
 
 
 def _checkpoint(out, step, setup, logs=None, *, complete=True):

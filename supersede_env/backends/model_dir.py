@@ -83,7 +83,8 @@ def model_dir_revision(directory: Path) -> str:
 
 def adapter_base(directory: Path) -> Path:
     """The base model folder of a LoRA adapter folder: its ``base_model_name_or_path``, absolute, or relative to
-    the current folder or to the adapter's run folder; a local model folder, checked."""
+    the adapter's folder or the two above it (a run folder and its parent), or else to the current folder
+    (TRL records the path the run was given); a local model folder, checked, never the adapter itself."""
     import json
 
     try:
@@ -92,8 +93,11 @@ def adapter_base(directory: Path) -> Path:
         raise BackendError(f"adapter directory {directory}: unreadable {ADAPTER_CONFIG} ({exc})") from None
     if not isinstance(base, str) or not base:
         raise BackendError(f"adapter directory {directory}: {ADAPTER_CONFIG} names no base model")
-    for candidate in (Path(base).expanduser(), directory.parent / base, directory.parent.parent / base):
-        if (candidate / "config.json").is_file():
+    named = Path(base).expanduser()
+    candidates = [named] if named.is_absolute() else [*(folder / named for folder in
+                                                        (directory, directory.parent, directory.parent.parent)), named]
+    for candidate in candidates:
+        if (candidate / "config.json").is_file() and candidate.resolve() != directory.resolve():
             return check_model_dir(candidate)
     raise BackendError(f"adapter directory {directory}: its base model {base!r} is not a local model folder "
                        "(give the adapter's run the base model's path)")

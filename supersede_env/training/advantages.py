@@ -30,8 +30,12 @@ yields three samples of advantage 1.5.
   group's rollouts whose final memo also holds (or also lacks) the current value
   (``group_advantages(..., classes=...)``). With the episode's baseline alone, an answer that
   faithfully reads a memo that lost the value is punished for the memo's fault, and the policy
-  learns not to read its notes; a baseline that depends only on the answer's input leaves the
-  gradient unbiased and removes that confound.
+  learns not to read its notes. A baseline that depends on the answer's input (its memo) and not on
+  its own choice removes that confound and changes the gradient no more than GRPO's own group mean
+  does (both include the rollout's own reward). A class of one rollout keeps the group's mean.
+  The memo credit is added after the episode advantage is scaled (``scale_rewards``): w is in units
+  of the scaled advantage, so with ``group`` scaling its weight against the episode's signal varies
+  with each group's spread.
 """
 
 from __future__ import annotations
@@ -60,8 +64,9 @@ def group_advantages(rewards: torch.Tensor, group_size: int, scale: Scale = "gro
     """Advantages of ``rewards`` (one per rollout, groups of ``group_size`` consecutive rollouts).
 
     ``classes`` (one per rollout, optional) splits each group's baseline: a rollout's reward is compared
-    with the mean reward of the rollouts of its group in the same class (a class value < 0: no class, the
-    whole group's mean). The scale is the whole group's, as without classes.
+    with the mean reward of the rollouts of its group in the same class (a class value < 0, or a class of
+    one rollout, which has no other to compare with: the whole group's mean). The scale is the whole
+    group's, as without classes.
 
     Returns a tensor like ``rewards`` with 0 where the reward is NaN or the whole group is unknown.
     """
@@ -89,7 +94,8 @@ def group_advantages(rewards: torch.Tensor, group_size: int, scale: Scale = "gro
 
 
 def _class_means(grouped: torch.Tensor, classes: torch.Tensor, group_mean: torch.Tensor) -> torch.Tensor:
-    """Per rollout, the mean known reward of its group's rollouts in its class (the group mean without one)."""
+    """Per rollout, the mean known reward of its group's rollouts in its class (the group mean without a
+    class or when its class holds only itself: a mean of one would give it advantage 0 whatever it did)."""
     out = group_mean.clone()
     for value in classes.unique().tolist():
         if value < 0:
@@ -98,7 +104,7 @@ def _class_means(grouped: torch.Tensor, classes: torch.Tensor, group_mean: torch
         counts = member.sum(dim=1, keepdim=True)
         sums = torch.where(member, grouped, torch.zeros_like(grouped)).sum(dim=1, keepdim=True)
         means = (sums / counts.clamp(min=1)).expand_as(grouped)
-        out = torch.where((classes == value) & (counts > 0), means, out)
+        out = torch.where((classes == value) & (counts > 1), means, out)
     return out
 
 

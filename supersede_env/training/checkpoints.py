@@ -34,6 +34,7 @@ TRAINER_STATE = "trainer_state.json"  # transformers' TRAINER_STATE_NAME
 STAGING_DIR = ".staging"
 FINAL_ADAPTER = "adapter-final"  # the adapter at the end of a run (staged and renamed into place too)
 FINAL_MODEL = "model"  # supersede sft: the whole trained model with its tokenizer (staged and renamed too)
+INITIAL_WEIGHTS = "initial_weights.json"  # the print of the weights a run started from (movement.py)
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")  # transformers' PREFIX_CHECKPOINT_DIR-<step>
 
 

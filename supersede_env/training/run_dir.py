@@ -37,6 +37,7 @@ from supersede_env.core.run_lock import LOCK_FILE, RunLock, acquire
 from supersede_env.training.checkpoints import (
     FINAL_ADAPTER,
     FINAL_MODEL,
+    INITIAL_WEIGHTS,
     LOGS,
     STAGING_DIR,
     STATE_FILE,
@@ -50,7 +51,7 @@ CONFIG_HEADER = "# resolved options of this run (reusable with --config)\n"  # h
 RESUME_LAST = ("true", "last")  # resume_from_checkpoint values that mean "the newest checkpoint of output_dir"
 # What a run writes at the top of its folder (checkpoint-N folders besides): what overwrite_output_dir may remove.
 RUN_ENTRIES = frozenset({CONFIG_FILE, LOCK_FILE, *LOGS, "heldout", "runs", FINAL_ADAPTER, "base-model",
-                         FINAL_MODEL, STAGING_DIR, "README.md"})  # README.md: TRL's model card
+                         FINAL_MODEL, STAGING_DIR, INITIAL_WEIGHTS, "README.md"})  # README.md: TRL's model card
 _TEMPORARY = re.compile(r"^\.(config\.yaml\..+\.tmp|adapter-final\.partial)$")  # atomic writes a kill interrupted
 HELDOUT_STEP = re.compile(r"^step-(\d+)(\.partial)?$")
 
@@ -117,6 +118,11 @@ def check_run_dir(setup: Any) -> RunDir:
     checkpoint = _checkpoint_to_resume(folder, str(resume), source)
     state = read_state(checkpoint)
     _check_unchanged(state, run_options(setup), (*setup.args.fixed_on_resume, PROCESSES), checkpoint, source)
+    step = checkpoint_step(checkpoint.name) or 0
+    if 0 < args.max_steps <= step:  # transformers would train one step past max_steps
+        raise ConfigError(f"{source}: field max_steps: {checkpoint.name} is at step {step} and max_steps is "
+                          f"{args.max_steps}: nothing is left to train (its weights are in {checkpoint}); raise "
+                          "max_steps to train on")
     return RunDir(folder, resume_from=checkpoint, resume_state=state)
 
 

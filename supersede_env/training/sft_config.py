@@ -41,6 +41,7 @@ class SupersedeSFTConfig(SFTConfig, RunOptions, SFTEpisodeOptions):  # type: ign
         "model_source", "tiny_spec", "model_name_or_path", "dtype", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
         "lora_target_modules", "lora_modules_to_save", "use_rslora", "use_dora", "lora_task_type",
         "conditions", "dataset_path", "seed", *(f"episodes_{name}" for name in OPTION_NAMES),
+        "per_device_train_batch_size", "gradient_accumulation_steps",  # else the resumed epoch repeats or skips rows
     )
 
     max_length: int | None = field(default=None, metadata=option_help(

@@ -1,0 +1,226 @@
+"""The learnability check (``make learn-check``): does GRPO with the strict reward raise a held-out reward?
+
+A benchmark, not a test (about half an hour on 2 CPU cores). Every phase is a ``supersede`` command,
+as a user would run it:
+
+1. ``supersede episodes``: 200 held-out synthetic episodes (L1, 4 sessions, no abstention item, a seed
+   no training run uses);
+2. ``supersede sft --config configs/sft-learn-check.yaml``: a small Llama built here (its own tokenizer,
+   copy pretraining; training/README.md) and taught the memo task on the gold-memo teacher's
+   transcripts, every weight trained;
+3. ``supersede eval --model hf:<sft>/model`` on the held-out episodes under ``memo:300``;
+4. for each arm, ``supersede train --config configs/grpo-learn-check.yaml`` from the warm start, a LoRA
+   adapter trained with the strict reward (arm ``episode``: the episode's reward alone; arm
+   ``dense``: plus the dense gold-state credit, ``--gold_credit_weight``), its held-out learning curve
+   every 10 steps;
+5. ``supersede eval --model hf:<grpo>/adapter-final`` on the same episodes.
+
+Then the paired comparison: the strict grader's ``r_cur`` (the training reward) of each episode
+after SFT and after SFT+GRPO, exact McNemar on the discordant pairs; the official grader's figure
+beside it. The check passes when the warm start lands between 15% and 60% and the first arm gains
+at least 10 points with p < 0.01; its exit status says so (0 passed, 1 did not, 2 a phase failed).
+A run that does not learn reports that, never success. Written: ``<out>/learn_check.json`` (every
+figure, the phases' wall times, the learning curves) and ``<out>/learning_curve.png``.
+
+    .venv/bin/python eval/learn_check.py                          # both arms (make learn-check)
+    .venv/bin/python eval/learn_check.py --arms episode           # the episode-reward arm alone
+    .venv/bin/python eval/learn_check.py --reuse-sft              # keep <out>/sft if it is complete
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SFT_CONFIG = REPO / "configs" / "sft-learn-check.yaml"
+GRPO_CONFIG = REPO / "configs" / "grpo-learn-check.yaml"
+CONDITION = "memo:300"
+HELDOUT = ["--source", "synthetic", "--n", "200", "--seed", "1000003", "--difficulty", "L1", "--sessions", "4",
+           "--abstention-rate", "0"]
+ARMS = {"episode": [], "dense": ["--gold_credit_weight", "1.0"]}
+WARM_START = (0.15, 0.60)  # the warm start's held-out r_cur must land in this band
+TARGET_GAIN, TARGET_P = 0.10, 0.01
+
+
+@dataclass(frozen=True)
+class Paired:
+    n: int
+    before: float
+    after: float
+    b: int  # right after SFT only
+    c: int  # right after SFT+GRPO only
+    p_exact: float
+
+    @property
+    def gain(self) -> float:
+        return self.after - self.before
+
+
+def supersede(log: Path, *argv: str, ok: tuple[int, ...] = (0,)) -> tuple[float, int]:
+    """Run ``supersede ARGV`` (output appended to ``log``); its wall time and exit status. A status not in
+    ``ok`` ends the check (``supersede train`` exits 1 when the adapter did not move: a result, not a failure)."""
+    started = time.perf_counter()
+    with log.open("a", encoding="utf-8") as out:
+        out.write(f"\n$ supersede {' '.join(argv)}\n")
+        out.flush()
+        code = subprocess.run([sys.executable, "-m", "supersede_env.cli", *argv], stdout=out, stderr=out,
+                              cwd=REPO, env=_env()).returncode
+    seconds = time.perf_counter() - started
+    if code not in ok:
+        print(f"learn-check: `supersede {argv[0]}` failed (exit {code}); see {log}", file=sys.stderr)
+        raise SystemExit(2)
+    print(f"  supersede {argv[0]}: {seconds:.0f} s{' (NOT TRAINED)' if code else ''}", flush=True)
+    return seconds, code
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {**os.environ, "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "TQDM_DISABLE": "1", "HF_HUB_OFFLINE": "1"}
+
+
+def graded(run_dir: Path) -> tuple[dict[str, bool], dict[str, bool]]:
+    """``{episode id: right}`` of an eval run, by the strict grader's r_cur and by the official grader."""
+    from supersede_env.core.episode import read_episodes
+    from supersede_env.core.records import load_run, regraded
+
+    episodes = {e.id: e for e in read_episodes(run_dir / "episodes.jsonl")}
+    verdicts = [v for v in load_run(run_dir).verdicts.values() if v.correct is not None]
+    strict = {v.episode_id: bool(regraded(v, episodes[v.episode_id], "strict").correct) for v in verdicts}
+    return strict, {v.episode_id: bool(v.correct) for v in verdicts}
+
+
+def paired(before: dict[str, bool], after: dict[str, bool]) -> Paired:
+    from supersede_env.core.stats import compare_paired
+
+    result = compare_paired("sft", before, "grpo", after)
+    t = result.table
+    return Paired(t.n, t.first_correct / t.n, t.second_correct / t.n, t.b, t.c, result.p_exact)
+
+
+def learning_curve(run_dir: Path) -> list[dict[str, float]]:
+    """The held-out points of a training run's ``metrics.jsonl``: step, r_cur (strict), accuracy (official)."""
+    points = []
+    for line in (run_dir / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if "heldout/r_cur" in row:
+            points.append({"step": row["step"], "r_cur": row["heldout/r_cur"],
+                           "accuracy": row.get("heldout/accuracy"), "p": row.get("heldout/r_cur_mcnemar_p")})
+    return points
+
+
+def steps_to_target(curve: list[dict[str, float]], start: float) -> int | None:
+    """The first held-out step whose r_cur is at least ``TARGET_GAIN`` above the warm start's."""
+    return next((int(p["step"]) for p in curve if p["r_cur"] >= start + TARGET_GAIN), None)
+
+
+def plot(curves: dict[str, list[dict[str, float]]], start: float, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for arm, curve in curves.items():  # every arm starts from the warm start (step 0)
+        ax.plot([0] + [p["step"] for p in curve], [100 * start] + [100 * p["r_cur"] for p in curve], marker="o",
+                label=f"GRPO, {arm}")
+    ax.axhline(100 * start, color="grey", linestyle="--", label="warm start (SFT)")
+    ax.axhline(100 * (start + TARGET_GAIN), color="grey", linestyle=":", label="target (+10 points)")
+    ax.set_xlabel("GRPO step")
+    ax.set_ylabel("held-out r_cur, strict (%)")
+    n = 200
+    ax.set_title(f"Learn-check: held-out {CONDITION} r_cur on {n} episodes", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default="runs/learn-check", help="folder for every phase (default runs/learn-check)")
+    parser.add_argument("--arms", default="episode,dense", help="GRPO arms: episode, dense (default both)")
+    parser.add_argument("--reuse-sft", action="store_true", help="keep <out>/sft when its model is complete")
+    args = parser.parse_args(argv)
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    if not arms or any(a not in ARMS for a in arms):
+        parser.error(f"--arms: choose from {', '.join(ARMS)}")
+    out = (REPO / args.out).resolve()
+    log = out / "learn_check.log"
+    reuse = args.reuse_sft and (out / "sft" / "model" / "config.json").is_file()
+    if out.exists():
+        for entry in out.iterdir():
+            if not (reuse and entry.name in ("sft", "eval-sft", "heldout.jsonl")):
+                shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    heldout = out / "heldout.jsonl"
+    print(f"learn-check: every phase's output in {log}", flush=True)
+    wall: dict[str, float] = {}
+    started = time.perf_counter()
+    if not reuse:
+        wall["episodes"], _ = supersede(log, "episodes", *HELDOUT, "--out", str(heldout))
+        wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"))
+        wall["eval_sft"], _ = supersede(log, "eval", "--model", f"hf:{out / 'sft' / 'model'}", "--episodes",
+                                        str(heldout), "--conditions", CONDITION, "--out", str(out / "eval-sft"))
+    sft_strict, sft_official = graded(out / "eval-sft")
+    start = sum(sft_strict.values()) / len(sft_strict)
+    results: dict[str, Any] = {}
+    curves: dict[str, list[dict[str, float]]] = {}
+    for arm in arms:
+        run_dir, eval_dir = out / f"grpo-{arm}", out / f"eval-grpo-{arm}"
+        wall[f"grpo_{arm}"], not_trained = supersede(
+            log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(out / "sft" / "model"),
+            "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(heldout), *ARMS[arm],
+            ok=(0, 1))
+        wall[f"eval_grpo_{arm}"], _ = supersede(log, "eval", "--model", f"hf:{run_dir / 'adapter-final'}",
+                                                "--episodes", str(heldout), "--conditions", CONDITION, "--out",
+                                                str(eval_dir))
+        strict, official = graded(eval_dir)
+        curves[arm] = learning_curve(run_dir)
+        results[arm] = {"trained": not not_trained, "r_cur": asdict(paired(sft_strict, strict)), "official": asdict(paired(sft_official, official)),
+                        "steps_to_target": steps_to_target(curves[arm], start), "curve": curves[arm]}
+    wall["total"] = time.perf_counter() - started
+    first = results[arms[0]]["r_cur"]
+    verdict = {
+        "adapter_moved": results[arms[0]]["trained"],
+        "warm_start_in_band": WARM_START[0] <= start <= WARM_START[1],
+        "gain_at_least_10_points": first["after"] - first["before"] >= TARGET_GAIN,
+        "p_below_0.01": first["p_exact"] < TARGET_P,
+    }
+    passed = all(verdict.values())
+    summary = {"condition": CONDITION, "heldout": str(heldout), "warm_start_r_cur": start,
+               "warm_start_accuracy": sum(sft_official.values()) / len(sft_official), "arms": results,
+               "checks": verdict, "passed": passed, "wall_s": wall}
+    (out / "learn_check.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    plot(curves, start, out / "learning_curve.png")
+    print(report(summary, arms))
+    print(f"  figures: {out / 'learn_check.json'}\n  curve:   {out / 'learning_curve.png'}")
+    return 0 if passed else 1
+
+
+def report(summary: dict[str, Any], arms: list[str]) -> str:
+    lines = [f"learn-check: warm start (SFT) held-out r_cur {100 * summary['warm_start_r_cur']:.1f}% "
+             f"(official {100 * summary['warm_start_accuracy']:.1f}%)"]
+    for arm in arms:
+        r, o = summary["arms"][arm]["r_cur"], summary["arms"][arm]["official"]
+        steps = summary["arms"][arm]["steps_to_target"]
+        lines.append(f"  GRPO ({arm}): r_cur {100 * r['before']:.1f}% -> {100 * r['after']:.1f}% "
+                     f"({100 * (r['after'] - r['before']):+.1f} points; b={r['b']} c={r['c']}, exact McNemar "
+                     f"p={r['p_exact']:.2g}); official {100 * o['before']:.1f}% -> {100 * o['after']:.1f}%; "
+                     f"target first reached at step {steps if steps is not None else 'never'}")
+    checks = ", ".join(f"{name} {'yes' if ok else 'NO'}" for name, ok in summary["checks"].items())
+    head = "PASSED" if summary["passed"] else "NOT PASSED: the run did not show learning as required"
+    lines.append(f"{head} ({checks}); {summary['wall_s']['total'] / 60:.1f} min")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
