@@ -1,0 +1,55 @@
+"""``make learn-check``'s verdict (eval/learn_check.py): a run that did not learn never passes.
+
+The check itself takes half an hour (a benchmark); here its pass rule and its curve reading, on
+hand-made figures: a gain is counted in episodes (20 of 200 is 10 points, though 0.26 + 0.10 is not
+0.36 in floating point), an arm whose adapter did not move fails however its numbers read, and a
+warm start outside the 15-60% band fails.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "eval"))
+from learn_check import Paired, checks, report, steps_to_target  # noqa: E402
+
+from supersede_env.core.stats import mcnemar_exact  # noqa: E402
+
+
+def _paired(right_before: int, b: int, c: int, n: int = 200) -> Paired:
+    after = right_before - b + c
+    return Paired(n, right_before / n, after / n, b, c, mcnemar_exact(b, c))
+
+
+def test_exactly_ten_points_at_p_below_001_passes_and_one_episode_less_does_not():
+    assert all(checks(0.26, _paired(52, 0, 20), trained=True).values())
+    nine = checks(0.26, _paired(52, 0, 19), trained=True)
+    assert nine["gain_at_least_10_points"] is False and nine["p_below_0.01"] is True
+
+
+def test_a_gain_without_significance_or_without_a_moved_adapter_fails():
+    noisy = checks(0.26, _paired(52, 30, 50), trained=True)  # +10 points, but 80 discordant pairs
+    assert noisy["gain_at_least_10_points"] and not noisy["p_below_0.01"]
+    assert checks(0.26, _paired(52, 0, 25), trained=False)["adapter_moved"] is False
+
+
+@pytest.mark.parametrize("start, in_band", [(0.10, False), (0.15, True), (0.60, True), (0.65, False)])
+def test_the_warm_start_must_be_partial(start, in_band):
+    assert checks(start, _paired(round(start * 200), 0, 25), trained=True)["warm_start_in_band"] is in_band
+
+
+def test_steps_to_target_reads_the_curve_in_episodes_and_says_never():
+    curve = [{"step": 10, "r_cur": 0.30}, {"step": 20, "r_cur": 0.36}, {"step": 30, "r_cur": 0.40}]
+    assert steps_to_target(curve, 0.26) == 20
+    assert steps_to_target(curve, 0.31) is None
+
+
+def test_the_report_says_not_passed_when_a_check_failed():
+    arm = {"r_cur": _paired(52, 5, 5).__dict__, "official": _paired(52, 5, 5).__dict__, "steps_to_target": None}
+    summary = {"warm_start_r_cur": 0.26, "warm_start_accuracy": 0.26, "arms": {"episode": arm},
+               "checks": checks(0.26, _paired(52, 5, 5), trained=True), "passed": False, "wall_s": {"total": 60.0}}
+    text = report(summary, ["episode"])
+    assert "NOT PASSED" in text and "gain_at_least_10_points NO" in text and "target first reached at step never" in text
