@@ -36,9 +36,12 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from supersede_env.training.heldout import HeldoutComparison, HeldoutGrades
 
 REPO = Path(__file__).resolve().parents[1]
 SFT_CONFIG = REPO / "configs" / "sft-learn-check.yaml"
@@ -50,20 +53,6 @@ ARMS = {"episode": [], "dense": ["--gold_credit_weight", "1.0"]}
 WARM_START = (0.15, 0.60)  # the warm start's held-out r_cur must land in this band
 TARGET_GAIN, TARGET_P = 0.10, 0.01
 SHARE_TOLERANCE = 1e-9  # shares of 200 episodes are not exact in floating point (0.26 + 0.10 > 0.36)
-
-
-@dataclass(frozen=True)
-class Paired:
-    n: int
-    before: float
-    after: float
-    b: int  # right after SFT only
-    c: int  # right after SFT+GRPO only
-    p_exact: float
-
-    @property
-    def gain(self) -> float:
-        return self.after - self.before
 
 
 def supersede(log: Path, *argv: str, ok: tuple[int, ...] = (0,)) -> tuple[float, int]:
@@ -89,23 +78,27 @@ def _env() -> dict[str, str]:
     return {**os.environ, "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "TQDM_DISABLE": "1", "HF_HUB_OFFLINE": "1"}
 
 
-def graded(run_dir: Path) -> tuple[dict[str, bool], dict[str, bool]]:
-    """``{episode id: right}`` of an eval run, by the strict grader's r_cur and by the official grader."""
+def graded(run_dir: Path) -> HeldoutGrades:
+    """An eval run's graded answers, by the official grader and by the strict grader's r_cur, as the
+    trainer's held-out evaluation reads them (failed rollouts left out, never counted wrong)."""
     from supersede_env.core.episode import read_episodes
-    from supersede_env.core.records import load_run, regraded
+    from supersede_env.core.records import load_run
+    from supersede_env.training.heldout import HeldoutGrades
 
     episodes = {e.id: e for e in read_episodes(run_dir / "episodes.jsonl")}
-    verdicts = [v for v in load_run(run_dir).verdicts.values() if v.correct is not None]
-    strict = {v.episode_id: bool(regraded(v, episodes[v.episode_id], "strict").correct) for v in verdicts}
-    return strict, {v.episode_id: bool(v.correct) for v in verdicts}
+    return HeldoutGrades.of(list(load_run(run_dir).verdicts.values()), episodes)
 
 
-def paired(before: dict[str, bool], after: dict[str, bool]) -> Paired:
-    from supersede_env.core.stats import compare_paired
+def paired(before: dict[str, bool], after: dict[str, bool]) -> HeldoutComparison:
+    """After SFT (the trainer's ``base``) against after SFT+GRPO on the episodes both graded, exact McNemar."""
+    from supersede_env.training.heldout import compare_with_base
 
-    result = compare_paired("sft", before, "grpo", after)
-    t = result.table
-    return Paired(t.n, t.first_correct / t.n, t.second_correct / t.n, t.b, t.c, result.p_exact)
+    return compare_with_base(after, before)
+
+
+def figures(result: HeldoutComparison) -> dict[str, Any]:
+    """A comparison as learn_check.json holds it: its counts and both shares."""
+    return {**asdict(result), "before": result.base_accuracy, "after": result.accuracy}
 
 
 def learning_curve(run_dir: Path) -> list[dict[str, float]]:
@@ -124,7 +117,7 @@ def steps_to_target(curve: list[dict[str, float]], start: float) -> int | None:
     return next((int(p["step"]) for p in curve if p["r_cur"] >= start + TARGET_GAIN - SHARE_TOLERANCE), None)
 
 
-def checks(start: float, first: Paired, trained: bool) -> dict[str, bool]:
+def checks(start: float, first: HeldoutComparison, trained: bool) -> dict[str, bool]:
     """What passing takes: the arm moved its adapter, the warm start is in the band, and the paired gain is
     at least ``TARGET_GAIN`` (counted in episodes: 20 of 200 is 10 points) with exact McNemar p < ``TARGET_P``."""
     return {
@@ -183,9 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"))
         wall["eval_sft"], _ = supersede(log, "eval", "--model", f"hf:{out / 'sft' / 'model'}", "--episodes",
                                         str(heldout), "--conditions", CONDITION, "--out", str(out / "eval-sft"))
-    sft_strict, sft_official = graded(out / "eval-sft")
-    start = sum(sft_strict.values()) / len(sft_strict)
+    sft = graded(out / "eval-sft")
+    start = sum(sft.strict.values()) / len(sft.strict)
     results: dict[str, Any] = {}
+    compared: dict[str, HeldoutComparison] = {}  # each arm's strict r_cur against the warm start
     curves: dict[str, list[dict[str, float]]] = {}
     for arm in arms:
         run_dir, eval_dir = out / f"grpo-{arm}", out / f"eval-grpo-{arm}"
@@ -196,15 +190,17 @@ def main(argv: list[str] | None = None) -> int:
         wall[f"eval_grpo_{arm}"], _ = supersede(log, "eval", "--model", f"hf:{run_dir / 'adapter-final'}",
                                                 "--episodes", str(heldout), "--conditions", CONDITION, "--out",
                                                 str(eval_dir))
-        strict, official = graded(eval_dir)
+        grpo = graded(eval_dir)
         curves[arm] = learning_curve(run_dir)
-        results[arm] = {"trained": not not_trained, "r_cur": asdict(paired(sft_strict, strict)), "official": asdict(paired(sft_official, official)),
+        compared[arm] = paired(sft.strict, grpo.strict)
+        results[arm] = {"trained": not not_trained, "r_cur": figures(compared[arm]),
+                        "official": figures(paired(sft.official, grpo.official)),
                         "steps_to_target": steps_to_target(curves[arm], start), "curve": curves[arm]}
     wall["total"] = time.perf_counter() - started
-    verdict = checks(start, Paired(**results[arms[0]]["r_cur"]), results[arms[0]]["trained"])
+    verdict = checks(start, compared[arms[0]], results[arms[0]]["trained"])
     passed = all(verdict.values())
     summary = {"condition": CONDITION, "heldout": str(heldout), "warm_start_r_cur": start,
-               "warm_start_accuracy": sum(sft_official.values()) / len(sft_official), "arms": results,
+               "warm_start_accuracy": sum(sft.official.values()) / len(sft.official), "arms": results,
                "checks": verdict, "passed": passed, "wall_s": wall}
     (out / "learn_check.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     plot(curves, start, out / "learning_curve.png")

@@ -13,15 +13,17 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("transformers")  # the comparison is the trainer's held-out one
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "eval"))
-from learn_check import Paired, checks, report, steps_to_target  # noqa: E402
+from learn_check import checks, figures, report, steps_to_target  # noqa: E402
 
 from supersede_env.core.stats import mcnemar_exact  # noqa: E402
+from supersede_env.training.heldout import HeldoutComparison  # noqa: E402
 
 
-def _paired(right_before: int, b: int, c: int, n: int = 200) -> Paired:
-    after = right_before - b + c
-    return Paired(n, right_before / n, after / n, b, c, mcnemar_exact(b, c))
+def _paired(right_before: int, b: int, c: int, n: int = 200) -> HeldoutComparison:
+    return HeldoutComparison(n, right_before - b + c, right_before, b, c, mcnemar_exact(b, c))
 
 
 def test_exactly_ten_points_at_p_below_001_passes_and_one_episode_less_does_not():
@@ -48,7 +50,7 @@ def test_steps_to_target_reads_the_curve_in_episodes_and_says_never():
 
 
 def test_the_report_says_not_passed_when_a_check_failed():
-    arm = {"r_cur": _paired(52, 5, 5).__dict__, "official": _paired(52, 5, 5).__dict__, "steps_to_target": None}
+    arm = {"r_cur": figures(_paired(52, 5, 5)), "official": figures(_paired(52, 5, 5)), "steps_to_target": None}
     summary = {"warm_start_r_cur": 0.26, "warm_start_accuracy": 0.26, "arms": {"episode": arm},
                "checks": checks(0.26, _paired(52, 5, 5), trained=True), "passed": False, "wall_s": {"total": 60.0}}
     text = report(summary, ["episode"])

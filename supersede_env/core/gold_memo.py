@@ -146,7 +146,8 @@ def _answer_reply(episode: Episode, condition: Condition) -> str:
     if condition.policy == "contract":
         if value is None:
             return "STATUS: NOT FOUND\nEVIDENCE: none\nANSWER: not in my notes\nMISSING: the fact asked about"
-        return f'STATUS: FOUND\nEVIDENCE: "{slot_topic(episode.slot or "")}: {value}"\nANSWER: {value}\nMISSING: nothing'
+        evidence = f"{slot_topic(episode.slot or '')}: {value}"
+        return f'STATUS: FOUND\nEVIDENCE: "{evidence}"\nANSWER: {value}\nMISSING: nothing'
     return value if value is not None else missing
 
 

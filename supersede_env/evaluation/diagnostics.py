@@ -106,7 +106,8 @@ def episode_diagnostics(episode: Episode, steps: Sequence[StepRecord], verdict: 
                               holds_answer, holds_stale, lost_at, lost_how)
 
 
-def _loss(episode: Episode, slot: str, asked: str, notes: Sequence[str]) -> tuple[int | None, Literal["not_written", "dropped"] | None]:
+def _loss(episode: Episode, slot: str, asked: str, notes: Sequence[str]
+          ) -> tuple[int | None, Literal["not_written", "dropped"] | None]:
     """Where the final value of the asked slot (``asked``) was lost (1-based session)."""
     assert episode.states is not None
     last = len(notes) - 1
@@ -196,10 +197,6 @@ def condition_diagnostics(condition: str, items: Sequence[EpisodeDiagnostics]) -
         final_holds_stale=sum(1 for d in items if d.final_holds_stale),
         episodes=tuple(items),
     )
-
-
-def _share(part: int, whole: int) -> float | None:
-    return part / whole if whole else None
 
 
 def _mean(values: Sequence[float]) -> float | None:

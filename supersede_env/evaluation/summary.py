@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from supersede_env.core.gold_memo import KIND as ORACLE_KIND
 from supersede_env.core.stats import wilson_interval
 from supersede_env.evaluation.diagnostics import ConditionDiagnostics
 from supersede_env.evaluation.examples import ExamplePair
@@ -21,7 +22,7 @@ REPORT_SCHEMA_VERSION = 1
 GRADERS: tuple[str, ...] = ("grader", "judge")
 GRADER_NAMES: dict[str, str] = {"grader": "string grader", "judge": "LLM judge"}  # for readers
 REFERENCE_POLICY = "reference policy, not a model"
-ORACLE = "oracle: reads the gold states, not a model; the upper bound of memo conditions"
+ORACLE = f"{ORACLE_KIND}; the upper bound of memo conditions"
 
 
 @dataclass(frozen=True)

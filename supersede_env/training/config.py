@@ -31,7 +31,7 @@ from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode_source import (DIFFICULTIES, OPTION_NAMES, EpisodeSource, options_class,
                                                source_from_values)
 from supersede_env.core.errors import ConditionError, SourceError
-from supersede_env.training.options import (ConfigParser, RunOptions, TrainingSetup, has_accelerator, one_of,
+from supersede_env.training.options import (ConfigParser, RunOptions, TrainingSetup, one_of,
                                             option_help, parse_options)
 
 # The loss types whose normaliser counts the loss tokens of the whole generation batch (TRL's
@@ -116,9 +116,7 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
         "held-out evaluation every N optimizer steps and at the end (0: never)"))
 
     def __post_init__(self) -> None:
-        if not has_accelerator():
-            # No GPU: say so, so that several processes (torchrun) train with DDP over gloo on CPU.
-            self.use_cpu = True
+        self.settle_run_options()
         try:
             condition = parse_condition(self.condition)
         except ConditionError as exc:
@@ -128,7 +126,6 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
                              "session (memo, ledger or ledger-ops)")
         # The longest call; each round uses its calls' own limits (see trainer._generation_settings).
         self.max_completion_length = max(condition.memo_max_tokens, condition.answer_max_tokens)
-        self.check_run_options()
         _check_loss_type(self)
         for name, low in (("curriculum_patience", 1), ("heldout_eval_steps", 0), ("stop_zero_advantage_batches", 0)):
             if getattr(self, name) < low:

@@ -37,6 +37,12 @@ class Movement:
         return f"{self.changed} of {self.total} trainable tensors changed"
 
 
+def moved(movement: Movement | None) -> bool:
+    """Whether a run changed its trainable weights (None: it was not compared, e.g. interrupted): the one sign
+    that it learned anything, and what every training command's success rests on."""
+    return movement is not None and movement.any
+
+
 @dataclass(frozen=True)
 class WeightPrint:
     sums: dict[str, tuple[float, float, float]]

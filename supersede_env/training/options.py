@@ -66,9 +66,13 @@ class RunOptions:
     cpu_threads: int | None = field(default=None, metadata=option_help(
         "torch CPU threads (default: torch's); 1 is fastest for tiny models"))
 
-    def check_run_options(self) -> None:
+    def settle_run_options(self) -> None:
+        """Called first by each command's ``__post_init__``: without a GPU the run is a CPU run (``use_cpu``, so
+        several processes train with DDP over gloo), then these fields are checked."""
         from supersede_env.training.tiny_model import TINY_SPECS
 
+        if not has_accelerator():
+            self.use_cpu = True  # a TrainingArguments field: RunOptions always stands beside TRL's config
         one_of("model_source", self.model_source, MODEL_SOURCES)
         one_of("tiny_spec", self.tiny_spec, tuple(TINY_SPECS))
         if self.cpu_threads is not None and self.cpu_threads < 1:

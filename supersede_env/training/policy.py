@@ -37,6 +37,8 @@ def load_policy(setup: TrainingSetup) -> Policy:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     m, args, source = setup.model, setup.args, setup.source
+    if args.cpu_threads is not None:  # before anything runs: a tiny model's build trains it (copy pretraining)
+        torch.set_num_threads(args.cpu_threads)
     dtype: Any = m.dtype or "auto"
     if dtype != "auto":
         dtype = getattr(torch, dtype)

@@ -33,7 +33,7 @@ from supersede_env.core.errors import ConfigError
 from supersede_env.training.options import TrainingSetup
 from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
-from supersede_env.training.movement import Movement
+from supersede_env.training.movement import Movement, moved
 from supersede_env.training.policy import check_lora_targets
 from supersede_env.training.run_dir import check_run_dir, open_run_dir, prepare, run_options
 
@@ -68,7 +68,7 @@ class RunOutcome:
     @property
     def trained(self) -> bool:
         """Whether the run changed its adapter: the one sign that it learned anything."""
-        return self.movement is not None and self.movement.any
+        return moved(self.movement)
 
 
 def load_inputs(setup: TrainingSetup) -> TrainingInputs:
@@ -114,10 +114,6 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
     from supersede_env.training.trainer import SupersedeGRPOTrainer
 
     args = inputs.args
-    if args.cpu_threads is not None:
-        import torch
-
-        torch.set_num_threads(args.cpu_threads)
     output_dir = Path(args.output_dir)
     secrets = inputs.setup.secrets
     callbacks: list[Any] = [MetricsJsonl(output_dir, secrets=secrets), WeightMovement()]

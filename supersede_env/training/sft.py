@@ -32,7 +32,7 @@ from typing import Any
 from supersede_env.core.errors import ConfigError
 from supersede_env.training.checkpoints import FINAL_ADAPTER, FINAL_MODEL, STAGING_DIR, StagedCheckpoints, \
     complete_checkpoints, publish_folder
-from supersede_env.training.movement import Movement
+from supersede_env.training.movement import Movement, moved
 from supersede_env.training.options import TrainingSetup
 from supersede_env.training.run_dir import check_run_dir, open_run_dir, prepare, run_options
 
@@ -65,7 +65,7 @@ class SFTOutcome:
     @property
     def trained(self) -> bool:
         """Whether any trainable weight moved (NOT TRAINED otherwise)."""
-        return self.movement is not None and self.movement.any
+        return moved(self.movement)
 
 
 def load_sft_inputs(setup: TrainingSetup) -> SFTInputs:
@@ -114,7 +114,7 @@ def run_sft(inputs: SFTInputs) -> SFTOutcome:
             result = None
         movement = None if interrupted else trainer.movement.movement
         adapter = model = None
-        if not interrupted and movement is not None and movement.any:
+        if moved(movement):  # None when interrupted
             adapter, model = _save_final(trainer, policy.tokenizer, opened.path)
     finally:
         opened.release()
@@ -146,10 +146,6 @@ def build_sft_trainer(inputs: SFTInputs, policy: Any) -> Any:
             return Trainer.compute_loss(self, model, inputs, return_outputs, num_items_in_batch)
 
     args = inputs.args
-    if args.cpu_threads is not None:
-        import torch
-
-        torch.set_num_threads(args.cpu_threads)
     columns = ("prompt", "completion")  # the rest of a row (episode id, step...) is bookkeeping
     dataset = Dataset.from_list([{key: row[key] for key in columns} for row in inputs.rows])
     movement = WeightMovement()

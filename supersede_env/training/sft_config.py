@@ -25,7 +25,7 @@ from supersede_env.core.episode_source import EpisodeSource, OPTION_NAMES, optio
 from supersede_env.core.conditions import Condition
 from supersede_env.core.errors import ConditionError, SourceError
 from supersede_env.core.gold_memo import teacher_conditions
-from supersede_env.training.options import (ConfigParser, RunOptions, TrainingSetup, has_accelerator,
+from supersede_env.training.options import (ConfigParser, RunOptions, TrainingSetup,
                                             option_help, parse_options)
 
 SFTEpisodeOptions = options_class("SFTEpisodeOptions", "episodes_", sequence=list)
@@ -56,9 +56,7 @@ class SupersedeSFTConfig(SFTConfig, RunOptions, SFTEpisodeOptions):  # type: ign
         "tokenizer, loadable by `supersede eval --model hf:...` and as model_name_or_path of `supersede train`"))
 
     def __post_init__(self) -> None:
-        if not has_accelerator():
-            self.use_cpu = True
-        self.check_run_options()
+        self.settle_run_options()
         self.teacher_conditions()
         if self.dataset_path is None:
             self.episode_source()

@@ -16,13 +16,13 @@ Three sizes are named (:data:`TINY_SPECS`, the ``tiny_spec`` option):
 - ``random``: 2 layers of width 64, a 1,024-token vocabulary, random weights. It runs a GRPO step in
   seconds and never earns the reward: a model for the machinery (masks, checkpoints, resume).
 - ``smoke``: the same width with ``learn``'s tokenizer (below): a brief ``supersede sft``
-  (``configs/sft-tiny-cpu.yaml``, seconds) teaches it the answer forms, abstention first, so that a
+  (``configs/sft-tiny-cpu.yaml``, under a minute) teaches it the answer forms, abstention first, so that a
   smoke run's rewards differ inside a group and GRPO moves its adapter with the real reward.
 - ``learn``: a Llama of 4 layers of width 128 (about 1.9 M parameters) sized so that two CPU cores teach it the
   memo task in minutes (``make learn-check``). Three choices make that possible, all of them about
   this small model, none about the environment: its tokenizer merges across spaces
   (``whole_words: false``), so the corpus' fixed phrases (the prompt templates, the conversations'
-  sentences) become a few tokens each and a memo prompt is about 40 tokens instead of 230; every
+  sentences) become a few tokens each and a memo prompt is a median of 56 tokens (L1, chat template included); every
   value the synthetic generator can draw (``value_tokens``) is one token, so copying a value is one
   step; and before any fine-tuning it is trained for a few hundred steps to copy text it has seen
   (``copy_pretrain_steps``: a passage, other text, the passage again), which lets the attention
