@@ -15,12 +15,11 @@ eval --model hf:...`` and ``supersede train`` (``model_name_or_path``) load.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from supersede_env.commands.train import add_arguments as add_config_argument
-from supersede_env.commands.train import require_train_extra, run_and_report
+from supersede_env.commands.train import missing_train_extra, run_and_report, start_training_command
 
 PASSES_ARGUMENTS = True  # `supersede sft` hands every option to TRL's parser
 
@@ -35,11 +34,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 def sft(argv: list[str]) -> int:
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    require_train_extra()
-    from supersede_env.training.sft import load_sft_inputs, run_sft
-    from supersede_env.training.sft_config import parse_sft_config, sft_parser
+    start_training_command()
+    try:
+        from supersede_env.training.sft import load_sft_inputs, run_sft
+        from supersede_env.training.sft_config import parse_sft_config, sft_parser
+    except ModuleNotFoundError as exc:  # a dependency of the extra's packages, or a broken install
+        raise missing_train_extra(exc.name or str(exc)) from None
 
     if "-h" in argv or "--help" in argv or "--help-trl" in argv:
         sft_parser().print_help()

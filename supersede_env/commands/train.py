@@ -41,16 +41,21 @@ def main(args: argparse.Namespace) -> int:
     return train([*configs, *getattr(args, "passed_arguments", [])])
 
 
-def train(argv: list[str]) -> int:
-    # A training run phones nowhere unless asked: no Hub telemetry from TRL/transformers.
+def start_training_command() -> None:
+    """What every training command does first: no Hub telemetry from TRL/transformers (a run phones nowhere
+    unless asked), and one line naming the install command when the train extra is missing."""
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     require_train_extra()
+
+
+def train(argv: list[str]) -> int:
+    start_training_command()
     try:
         from supersede_env.training.config import grpo_parser, parse_config
         from supersede_env.training.run import load_inputs, run
     except ModuleNotFoundError as exc:  # a dependency of the extra's packages, or a broken install
-        raise _missing(exc.name or str(exc)) from None
+        raise missing_train_extra(exc.name or str(exc)) from None
     if "--help-trl" in argv:
         grpo_parser().print_help()
         return 0
@@ -172,10 +177,10 @@ def require_train_extra() -> None:
 
     missing = [name for name in TRAIN_EXTRA_MODULES if importlib.util.find_spec(name) is None]
     if missing:
-        raise _missing(", ".join(missing))
+        raise missing_train_extra(", ".join(missing))
 
 
-def _missing(names: str) -> Exception:
+def missing_train_extra(names: str) -> Exception:
     from supersede_env.core.errors import UserError
 
     return UserError(f"training needs the train extra ({names} not installed): {TRAIN_EXTRA_HINT}")
