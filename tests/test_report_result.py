@@ -50,7 +50,11 @@ def test_the_first_paragraph_says_the_result(demo):
     for pair in (p for p in report["paired"] if p["first"] == "full"):
         gap = 100 * (pair["first_accuracy"] - pair["second_accuracy"])
         assert f"{gap:.1f} points below `full`" in result and f"{pair['b']} right only under `full`" in result
-    assert "McNemar exact p < 0.0001, significant at the 5% level" in result
+    family = sum(1 for p in report["paired"] if p["grader"] == "grader")
+    assert family > 1  # several pairs: significance is read on Holm's adjusted p
+    assert f"McNemar exact p < 0.0001, Holm-adjusted over {family} pairs p < 0.0001, significant at the 5% level" \
+        in result
+    assert all(p["p_holm"] >= p["p_exact"] for p in report["paired"])
     stale = report["conditions"][1]["stale_share"]
     assert f"`memo:300` {100 * stale['rate']:.1f}% ({stale['correct']}/{stale['n']}; abstained on " in result
 
@@ -168,3 +172,19 @@ def test_memo_state_lines_stay_apart_with_one_legend_and_counts_on_every_point(t
         points = sum(len(line.get_xdata()) for line in lines)
         counts = [t for t in ax.texts if t.get_text().isdigit()]
         assert len(counts) == points and {t.get_text() for t in counts} == {"4"}
+
+
+def test_holm_runs_over_the_pairs_of_one_grader():
+    from supersede_env.evaluation.summarize import _with_holm
+    from supersede_env.evaluation.summary import PairedResult
+
+    def pair(first, grader, p):
+        return PairedResult(first=first, second="full", grader=grader, n=10, a=1, b=2, c=3, d=4,
+                            first_accuracy=0.3, second_accuracy=0.4, p_exact=p, p_holm=p, chi2_cc=0.0,
+                            p_chi2_cc=1.0, excluded=0)
+
+    adjusted = _with_holm([pair("memo:300", "grader", 0.03), pair("memo:300", "judge", 0.02),
+                           pair("memo:100", "grader", 0.02)])
+    # one family per grader: the judge's single pair keeps its p; the grader's two are adjusted together
+    assert [p.p_holm for p in adjusted] == pytest.approx([0.04, 0.02, 0.04])
+    assert [p.p_exact for p in adjusted] == [0.03, 0.02, 0.02]

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from supersede_env.core.stats import (cohens_kappa, compare_paired, mcnemar_chi2_cc, mcnemar_exact, paired_table,
+from supersede_env.core.stats import (cohens_kappa, compare_paired, holm_adjusted, mcnemar_chi2_cc, mcnemar_exact, paired_table,
                                  wilson_interval)
 
 
@@ -106,3 +106,16 @@ def test_cohens_kappa_by_hand():
     assert cohens_kappa([True, False], [True, False]) == pytest.approx(1.0)
     assert cohens_kappa([], []) is None
     assert cohens_kappa([True, True], [True, True]) is None  # chance agreement is 1: undefined
+
+
+def test_holm_by_hand():
+    # sorted 0.01 < 0.02 < 0.04: x3, x2, x1, each at least the one before (step-down), in the input's order
+    assert holm_adjusted([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert holm_adjusted([0.5, 0.3]) == pytest.approx([0.6, 0.6])  # monotone: 0.3 x 2 = 0.6 carries over
+    assert holm_adjusted([0.9, 0.8, 0.7]) == [1.0, 1.0, 1.0]  # capped at 1
+    assert holm_adjusted([0.03]) == [0.03] and holm_adjusted([]) == []
+
+
+def test_holm_with_four_pairs_by_hand():
+    # sorted .005, .01, .03, .04 -> x4, x3, x2, x1 = .02, .03, .06, .04 -> step-down keeps .06 for the last
+    assert holm_adjusted([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])

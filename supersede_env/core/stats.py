@@ -73,6 +73,22 @@ def mcnemar_exact(b: int, c: int) -> float:
     return float(_scipy.binomtest(b, b + c, 0.5, alternative="two-sided").pvalue)
 
 
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of a family of p-values, in the given order.
+
+    The smallest p is multiplied by the family's size m, the next by m - 1, and so on, each adjusted p
+    at least the one before it and at most 1: rejecting where the adjusted p < alpha keeps the chance
+    of any false rejection in the family at most alpha.
+    """
+    m = len(p_values)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, index in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        running = max(running, min(1.0, (m - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
 def mcnemar_chi2_cc(b: int, c: int) -> tuple[float, float]:
     """Continuity-corrected McNemar chi-square statistic and its p-value (1 df)."""
     _check_counts(b, c)

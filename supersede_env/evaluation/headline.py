@@ -2,7 +2,8 @@
 
 What was measured (model, episodes, grader), the best condition with its interval, the gap between
 ``full`` (or, without it, the best condition) and every other condition on the same questions with
-the McNemar exact p, the share of stale answers per condition, and what was left out (failed or
+the McNemar exact p (and, when the report tests several pairs, Holm's adjusted p, which decides
+"significant"), the share of stale answers per condition, and what was left out (failed or
 pending pairs). Nothing is computed here that the summary does not hold; it is only said.
 """
 
@@ -27,9 +28,10 @@ def headline(s: RunSummary) -> str:
     best = [c for c in scored if c.accuracy[GRADER].overall.rate == best_rate]
     parts.append(f"Best condition: {_best(best)}.")
     reference = next((c for c in scored if c.name == "full"), best[0])
+    family = sum(1 for p in s.paired if p.grader == GRADER)  # the pairs Holm's correction runs over
     for c in scored:
         if c is not reference:
-            parts.append(_gap(reference, c, _paired(s, reference.name, c.name)))
+            parts.append(_gap(reference, c, _paired(s, reference.name, c.name), family))
     parts.append(_stale(s, scored))
     left_out = _left_out(s)
     if left_out:
@@ -51,7 +53,7 @@ def _best(best: list[ConditionSummary]) -> str:
             f"{_pct(acc.ci_low)}-{_pct(acc.ci_high)})")
 
 
-def _gap(reference: ConditionSummary, other: ConditionSummary, paired: PairedResult | None) -> str:
+def _gap(reference: ConditionSummary, other: ConditionSummary, paired: PairedResult | None, family: int) -> str:
     rate = other.accuracy[GRADER].overall.rate
     if paired is None or paired.n == 0 or paired.first_accuracy is None or paired.second_accuracy is None:
         return f"`{other.name}` scores {_pct(rate)}; no question was graded under both it and `{reference.name}`."
@@ -62,9 +64,14 @@ def _gap(reference: ConditionSummary, other: ConditionSummary, paired: PairedRes
     points = 100 * (ref_acc - other_acc)
     direction = "below" if points > 0 else "above" if points < 0 else "level with"
     size = f"{abs(points):.1f} points {direction}" if points else direction
-    verdict = "significant" if paired.p_exact < SIGNIFICANCE else "not significant"
+    # several pairs: significance is read on Holm's adjusted p, so the report's family errs at most 5%
+    corrected = family > 1
+    p_used = paired.p_holm if corrected else paired.p_exact
+    verdict = "significant" if p_used < SIGNIFICANCE else "not significant"
+    p_text = (f"McNemar exact {_p(paired.p_exact)}, Holm-adjusted over {family} pairs {_p(paired.p_holm)}"
+              if corrected else f"McNemar exact {_p(paired.p_exact)}")
     return (f"`{other.name}` scores {_pct(rate)}, {size} `{reference.name}` on the same {paired.n} questions "
-            f"(McNemar exact {_p(paired.p_exact)}, {verdict} at the 5% level: {ref_only} right only under "
+            f"({p_text}, {verdict} at the 5% level: {ref_only} right only under "
             f"`{reference.name}`, {other_only} only under `{other.name}`).")
 
 

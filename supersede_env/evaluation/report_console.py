@@ -39,12 +39,12 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     console.print(table)
     if summary.paired:
         pairs = Table(title="paired comparisons (McNemar; b: right only under A, c: only under B)")
-        for name in ("A", "B", "by", "n", "b", "c", "exact p", "chi2cc p"):
+        for name in ("A", "B", "by", "n", "b", "c", "exact p", "Holm p", "chi2cc p"):
             pairs.add_column(name, justify="left" if name in ("A", "B", "by") else "right",
                              no_wrap=name in ("A", "B"))
         for p in summary.paired:
             pairs.add_row(p.first, p.second, p.grader, str(p.n), str(p.b), str(p.c), fmt_p(p.p_exact),
-                          fmt_p(p.p_chi2_cc))
+                          fmt_p(p.p_holm), fmt_p(p.p_chi2_cc))
         console.print(pairs)
     failed = sum(c.failed for c in summary.conditions)
     pending = sum(c.pending for c in summary.conditions)

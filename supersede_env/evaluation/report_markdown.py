@@ -168,7 +168,9 @@ def _paired(s: RunSummary) -> list[str]:
         out.append("## Paired comparisons (McNemar)")
         out.append("")
         out.append("Questions graded under both conditions. b: right only under A; c: right only under B. "
-                   "Exact: two-sided binomial test on b and c. chi2 cc: continuity-corrected chi-square "
+                   "Exact: two-sided binomial test on b and c. Holm: the exact p adjusted by Holm's method over "
+                   "every pair of the table, so that reading Holm p < 0.05 as significant keeps the chance of "
+                   "any false claim among them at most 5%. chi2 cc: continuity-corrected chi-square "
                    "(what the paper reported).")
         out.append("")
         for grader in s.graders:
@@ -176,9 +178,9 @@ def _paired(s: RunSummary) -> list[str]:
             out.append("")
             out += markdown_table(
                 ["A", "B", "n", "both right", "b (A only)", "c (B only)", "both wrong", "acc A", "acc B",
-                 "exact p", "chi2 cc p", "excluded"],
+                 "exact p", "Holm p", "chi2 cc p", "excluded"],
                 [[f"`{p.first}`", f"`{p.second}`", p.n, p.a, p.b, p.c, p.d, pct(p.first_accuracy),
-                  pct(p.second_accuracy), fmt_p(p.p_exact), fmt_p(p.p_chi2_cc), p.excluded]
+                  pct(p.second_accuracy), fmt_p(p.p_exact), fmt_p(p.p_holm), fmt_p(p.p_chi2_cc), p.excluded]
                  for p in s.paired if p.grader == grader])
         out.append("*excluded*: episodes without a label under both conditions (failed, not run, or no judge "
                    "verdict).")

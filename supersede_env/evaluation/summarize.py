@@ -18,8 +18,8 @@ Definitions used throughout:
   pair is graded (it is not correct) but counted apart, with the calls' ``finish_reason``, and kept
   out of the verdict mix's labels, so an endpoint that answers nothing never hides inside "wrong";
 - paired comparisons use the questions graded under both conditions: the 2x2 table, b (right only
-  under the first), c (right only under the second), the exact McNemar p and the continuity-corrected
-  chi-square p;
+  under the first), c (right only under the second), the exact McNemar p, the same p after Holm's
+  correction over every pair one grader tests, and the continuity-corrected chi-square p;
 - policy comparisons pair each ``+contract`` condition with the same condition under ``plain``;
 - examples (:mod:`supersede_env.evaluation.examples`): a few questions per pair of conditions, shown
   under both, discordant ones first;
@@ -38,7 +38,7 @@ from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.records import RunLog, VerdictRecord
 from supersede_env.core.rollout import StepRecord
-from supersede_env.core.stats import cohens_kappa, compare_paired, mcnemar_exact, paired_table
+from supersede_env.core.stats import cohens_kappa, compare_paired, holm_adjusted, mcnemar_exact, paired_table
 from supersede_env.core.verdict import LABELS
 from supersede_env.evaluation.diagnostics import _mean, condition_diagnostics, episode_diagnostics
 from supersede_env.evaluation.examples import example_pairs
@@ -61,10 +61,10 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
             verdicts[condition][episode_id] = verdict
 
     conditions = tuple(_condition_summary(name, episodes, verdicts[name], log, graders) for name in names)
-    paired = tuple(
+    paired = _with_holm([
         _paired(first, second, grader, episodes, verdicts)
         for first, second in combinations(names, 2) for grader in graders
-    )
+    ])
     diagnostics = []
     for name in names:
         if not parse_condition(name).is_memo:
@@ -218,9 +218,18 @@ def _paired(first: str, second: str, grader: str, episodes: Sequence[Episode],
         first=first, second=second, grader=grader, n=t.n, a=t.a, b=t.b, c=t.c, d=t.d,
         first_accuracy=t.first_correct / t.n if t.n else None,
         second_accuracy=t.second_correct / t.n if t.n else None,
-        p_exact=result.p_exact, chi2_cc=result.chi2_cc, p_chi2_cc=result.p_chi2_cc,
+        p_exact=result.p_exact, p_holm=result.p_exact, chi2_cc=result.chi2_cc, p_chi2_cc=result.p_chi2_cc,
         excluded=len(episodes) - t.n,
     )
+
+
+def _with_holm(paired: Sequence[PairedResult]) -> tuple[PairedResult, ...]:
+    """Every pair's exact p adjusted by Holm's method over the pairs its grader tests (one family per grader)."""
+    adjusted = {}
+    for grader in dict.fromkeys(p.grader for p in paired):
+        family = [i for i, p in enumerate(paired) if p.grader == grader]
+        adjusted.update(zip(family, holm_adjusted([paired[i].p_exact for i in family]), strict=True))
+    return tuple(replace(p, p_holm=adjusted[i]) for i, p in enumerate(paired))
 
 
 def _counts(items: Sequence[VerdictRecord]) -> OutcomeCounts:

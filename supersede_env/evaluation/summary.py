@@ -100,6 +100,9 @@ class PairedResult:
     first_accuracy: float | None
     second_accuracy: float | None
     p_exact: float
+    # p_exact after Holm's correction over every pair this report tests with the same grader (the family):
+    # what "significant" means in a report that compares more than two conditions
+    p_holm: float
     chi2_cc: float
     p_chi2_cc: float
     excluded: int  # episodes not graded under both (failed, pending, or no judge label)
