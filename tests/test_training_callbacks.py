@@ -92,3 +92,46 @@ def test_metrics_jsonl_masks_keys_in_string_values_and_writes_only_its_own_file(
     with pytest.raises(ConfigError, match="not a regular file of the run folder"):
         MetricsJsonl(planted).on_log(None, state, TrainerControl(), logs={"loss": 1.0})
     assert outside.read_text() == "mine\n"
+
+
+def test_the_sync_loss_rule_stops_after_patience_syncs_that_hide_the_update():
+    from transformers import TrainerControl
+
+    from supersede_env.training.callbacks import SyncLossStop
+    from supersede_env.training.weight_sync import MergeLoss
+
+    def loss(share):
+        return MergeLoss(update_norm=0.0 if share is None else 1.0, lost_norm=share or 0.0, entries=10,
+                         entries_changed=1)
+
+    rule = SyncLossStop(max_lost=0.5, patience=3)
+    for step, share in enumerate([None, 0.9, 0.9, 0.2, 0.9, 0.9], start=1):  # a zero adapter never counts
+        rule.on_weight_sync(step, loss(share))
+    assert rule.stopped_at is None and rule.streak == 2
+    assert not rule.on_step_end(None, None, TrainerControl()).should_training_stop
+    rule.on_weight_sync(7, loss(0.6))
+    assert rule.stopped_at == 7
+    control = rule.on_step_end(None, None, TrainerControl())
+    assert control.should_training_stop and control.should_save
+    assert rule.reason().startswith("STOPPED: at 3 syncs in a row up to step 7") and "60%" in rule.reason()
+
+    resumed = SyncLossStop(max_lost=1.0, patience=3)  # resumed with the rule switched off
+    resumed.load_state_dict(rule.state_dict())
+    resumed.on_weight_sync(8, loss(1.0))
+    assert resumed.stopped_at is None and resumed.streak == 0
+
+
+def test_a_run_the_sync_loss_rule_stopped_ends_on_its_reason_and_exits_1(tmp_path):
+    from supersede_env.commands.train import summary
+    from supersede_env.training.movement import Movement
+    from supersede_env.training.run import RunOutcome
+
+    reason = "STOPPED: at 20 syncs in a row up to step 20, vLLM's merged weights ..."
+    moved = Movement(changed=4, total=4)
+    outcome = RunOutcome(output_dir=tmp_path, global_step=20, final_adapter=tmp_path / "adapter-final",
+                         last_checkpoint=None, tensorboard_dir=None, stopped_by_rule=False, interrupted=False,
+                         metrics={}, movement=moved, batches=20, sync_stop=reason)
+    lines = summary(outcome).splitlines()
+    assert lines[0].startswith("trained 20 steps (stopped by the sync-loss rule)") and lines[-1] == reason
+    assert outcome.exit_status == 1
+    assert RunOutcome(**{**outcome.__dict__, "sync_stop": None}).exit_status == 0

@@ -142,3 +142,62 @@ def test_install_replaces_trls_iterator_and_refuses_what_it_cannot_merge():
     with pytest.raises(NotImplementedError, match="plain LoRA"):
         install_exact_sync(types.SimpleNamespace(model=dora, _dist=types.SimpleNamespace(is_fsdp=False, is_zero3=False),
                                                  _fix_param_name_to_vllm=lambda name, **_: name))
+
+
+def _scaled_adapter(model, b_scale):
+    """Set every LoRA B to ``b_scale`` times a fixed random matrix (A as _model left it)."""
+    generator = torch.Generator().manual_seed(3)
+    for name, p in model.named_parameters():
+        if "lora_B" in name:
+            p.data.copy_((torch.randn(p.shape, generator=generator) * b_scale).to(p.dtype))
+
+
+def test_merge_loss_measures_what_the_rounded_merge_hides_from_the_sampler():
+    from supersede_env.training.weight_sync import merge_loss
+
+    model = _model()
+    _scaled_adapter(model, 0.0)
+    zero = merge_loss(model)
+    assert zero.lost_share is None and zero.entries_changed == 0  # B starts at zero: nothing to lose
+
+    _scaled_adapter(model, 1e-7)  # far below a bf16 step of weights of size ~0.03
+    tiny = merge_loss(model)
+    assert tiny.lost_share == pytest.approx(1.0, abs=1e-3) and tiny.changed_share < 1e-3  # all but weights near 0
+
+    _scaled_adapter(model, 1e-1)
+    large = merge_loss(model)
+    assert large.lost_share < 0.05 and large.changed_share > 0.9
+
+    # by hand for one layer: the update the pushed (rounded) weight carries, against the update trained
+    layer = model.base_model.model[0]
+    base = layer.base_layer.weight.data
+    delta = layer.get_delta_weight("default").float()
+    pushed = dict(merged_named_params(model))["0.weight"]
+    assert torch.equal(pushed, (base + delta).to(base.dtype))
+    _scaled_adapter(model, 1e-4)  # updates about a bf16 step of the weights
+    middle = merge_loss(model)
+    assert 0.05 < middle.lost_share < 1.0
+
+    # pushed in float32 the update survives whole
+    assert merge_loss(model, torch.float32).lost_share < 1e-3
+    # a float32 model loses nothing either
+    exact = _model(dtype=torch.float32)
+    _scaled_adapter(exact, 3e-3)
+    assert merge_loss(exact).lost_share < 1e-3
+
+
+def test_every_sync_reports_its_merge_loss_through_trls_own_sync():
+    from accelerate import Accelerator
+
+    from supersede_env.training.sync_check import recording_generation
+
+    model = _model()
+    generation = recording_generation(model, Accelerator(cpu=True))
+    seen = []
+    install_exact_sync(generation, on_sync=seen.append)
+    _scaled_adapter(model, 1e-7)
+    generation.sync_weights()
+    _scaled_adapter(model, 1e-1)
+    generation.sync_weights()
+    assert [round(s.lost_share, 1) for s in seen] == [1.0, 0.0]
+    assert generation.engine.loads == 12  # both syncs pushed every weight

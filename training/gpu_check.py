@@ -15,7 +15,8 @@ sessions, bf16) and measures:
 - peak GPU memory (PyTorch's allocator; colocated vLLM allocates through it);
 - the sampler/trainer log-prob difference and the importance ratios TRL logs;
 - the weight sync to vLLM: the frozen base weights bit-identical after ``--sync-cycles`` more syncs,
-  and the pushed weights equal to PEFT's own merge of the adapter.
+  the pushed weights equal to PEFT's own merge of the adapter, and the share of the trained adapter's
+  update the bf16 merge loses (``weight_sync.merge_loss``).
 
 **Two generation paths.** With vLLM installed, generation is vLLM colocate (the config as it is)
 and the sync check reads vLLM's own weights. Without it (the GPU machine this project is lent
@@ -294,11 +295,12 @@ def sync_check(trainer: Any, cycles: int) -> dict[str, Any]:
     import torch
 
     from supersede_env.training.sync_check import move_adapter, recording_generation, run_sync_cycles
-    from supersede_env.training.weight_sync import install_exact_sync
+    from supersede_env.training.weight_sync import install_exact_sync, merge_loss
 
     if cycles <= 0:
         return {"ran": False, "why": "--sync-cycles 0"}
     model = trainer.accelerator.unwrap_model(trainer.model)
+    trained = merge_loss(model)  # the adapter as the training steps left it, before the cycles move it
     generator = torch.Generator().manual_seed(0)
     if trainer.use_vllm:
         generation, engine = trainer.vllm_generation, "vLLM (colocate)"
@@ -309,7 +311,8 @@ def sync_check(trainer: Any, cycles: int) -> dict[str, Any]:
     out = {"ran": True, "engine": engine, "cycles": result.cycles, "seconds_per_sync": round(result.seconds_per_sync, 4),
            "base_tensors": result.base_tensors, "base_tensors_changed": result.base_tensors_changed,
            "base_entries_changed_frac": result.base_entries_changed_frac,
-           "base_weights_bit_identical": result.bit_identical}
+           "base_weights_bit_identical": result.bit_identical,
+           "trained_update_lost_share": trained.lost_share, "trained_merged_entries_moved_share": trained.changed_share}
     if trainer.use_vllm:
         try:
             out["vllm_weights"] = compare_vllm_weights(trainer)
@@ -412,6 +415,9 @@ def report(f: dict[str, Any]) -> None:
         print(f"weight sync       {sync['cycles']} syncs through {sync['engine']}, {sync['seconds_per_sync']} s each")
         print(f"base weights      bit-identical: {sync['base_weights_bit_identical']} "
               f"({sync['base_tensors_changed']} of {sync['base_tensors']} tensors changed)")
+        lost = sync["trained_update_lost_share"]
+        print(f"bf16 merge loss   {'n/a (adapter still zero)' if lost is None else f'{lost:.1%}'} of the trained "
+              f"update hidden from the sampler ({sync['trained_merged_entries_moved_share']:.1%} of entries moved)")
         if "vllm_weights" in sync:
             print(f"vLLM weights      {sync['vllm_weights']} (vs the adapter merged out of place)")
         else:

@@ -67,8 +67,8 @@ def train(argv: list[str]) -> int:
 
 
 def run_and_report(loop: Callable[[Any], Any], inputs: Any, describe: Callable[[Any], str]) -> int:
-    """A training command's loop, then its summary (first process only, keys masked) and exit status:
-    130 interrupted, 1 when no weight moved (NOT TRAINED), else 0."""
+    """A training command's loop, then its summary (first process only, keys masked) and the outcome's exit
+    status (130 interrupted, 1 when no weight moved or a stop rule refused the run, else 0)."""
     try:
         outcome = loop(inputs)
     finally:
@@ -77,9 +77,7 @@ def run_and_report(loop: Callable[[Any], Any], inputs: Any, describe: Callable[[
         from supersede_env.core.api_keys import mask_text
 
         print(mask_text(describe(outcome), inputs.setup.secrets))
-    if outcome.interrupted:
-        return 130
-    return 0 if outcome.trained else 1
+    return outcome.exit_status
 
 
 def summary(outcome: Any) -> str:
@@ -104,7 +102,8 @@ def summary(outcome: Any) -> str:
         head = f"NOT TRAINED: {outcome.global_step} steps left the adapter as it was; {why}"
         adapter = f"{outcome.final_adapter} (unchanged from its initialisation)"
     else:
-        rule = " (stopped by the zero-advantage rule)" if outcome.stopped_by_rule else ""
+        rule = (" (stopped by the sync-loss rule)" if outcome.sync_stop else
+                " (stopped by the zero-advantage rule)" if outcome.stopped_by_rule else "")
         zero = (f"; {outcome.zero_advantage_batches} of {outcome.batches} batches had all-zero advantages"
                 if outcome.zero_advantage_batches else "")
         head = f"trained {outcome.global_step} steps{rule} ({outcome.movement.describe()}{zero})"
@@ -123,6 +122,8 @@ def summary(outcome: Any) -> str:
     lines += [f"  {key} = {_fmt(value)}" for key, value in sorted(outcome.metrics.items())]
     if not outcome.interrupted and not outcome.trained:
         lines.append(f"NOT TRAINED: the adapter did not change in {outcome.global_step} steps")  # the last line says so
+    elif outcome.sync_stop is not None:
+        lines.append(outcome.sync_stop)
     return "\n".join(lines)
 
 

@@ -3,6 +3,9 @@
 - :class:`ZeroAdvantageStop`: the paper's stop rule, stop after N consecutive generation batches
   whose advantages are all zero (every group's rollouts got the same reward, so nothing is left
   to learn from). The paper's run stopped this way at step 175 with N = 10.
+- :class:`SyncLossStop`: with vLLM and LoRA, stop after N consecutive weight syncs whose rounded
+  merge hides more than a set share of the adapter's update from the sampler (``merge_loss``): the
+  trainer would go on training a policy vLLM never samples from.
 - :class:`MetricsJsonl`: every logged dict (reward, verdict mix, memo length, truncations,
   advantages, KL, sampler mismatch, tokens/s, step time, held-out accuracy) appended to
   ``metrics.jsonl``.
@@ -25,6 +28,7 @@ from transformers import TrainerCallback
 
 from supersede_env.core.api_keys import mask_values
 from supersede_env.training.rollout_log import BatchSummary, append_line
+from supersede_env.training.weight_sync import MergeLoss
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -60,6 +64,48 @@ class ZeroAdvantageStop(TrainerCallback):
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.streak = int(state.get("streak", 0))
         self.stopped_at = state.get("stopped_at")
+
+
+class SyncLossStop(TrainerCallback):
+    """Stop training after ``patience`` consecutive syncs that lose more than ``max_lost`` of the update."""
+
+    def __init__(self, max_lost: float, patience: int) -> None:
+        self.max_lost = max_lost
+        self.patience = patience
+        self.streak = 0
+        self.last: MergeLoss | None = None
+        self.stopped_at: int | None = None  # the optimizer step of the sync that tripped the rule
+
+    def on_weight_sync(self, step: int, loss: MergeLoss) -> None:
+        self.last = loss
+        share = loss.lost_share
+        if share is None:
+            return  # the adapter is still zero: nothing to lose yet
+        self.streak = self.streak + 1 if share > self.max_lost else 0
+        if self.streak >= self.patience and self.stopped_at is None:
+            self.stopped_at = step
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        if self.stopped_at is not None:
+            control.should_training_stop = True
+            control.should_save = True
+        return control
+
+    def reason(self) -> str:
+        """The line the run ends with when this rule stopped it."""
+        share = self.last.lost_share if self.last is not None else None
+        return (f"STOPPED: at {self.patience} syncs in a row up to step {self.stopped_at}, vLLM's merged weights "
+                f"(rounded to the weights' dtype) lost more than {self.max_lost:.0%} of the adapter's update "
+                f"(last: {share:.0%}), so the sampler was not running the policy being trained; raise "
+                "learning_rate or lora_alpha (a larger update survives the rounding), or set "
+                "max_sync_update_loss: 1 to train on anyway")
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"streak": self.streak, "stopped_at": self.stopped_at}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        # The streak goes on; the stop does not (a resume re-judges its own syncs, with its own limit).
+        self.streak = int(state.get("streak", 0))
 
 
 class MetricsJsonl(TrainerCallback):

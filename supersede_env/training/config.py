@@ -108,6 +108,12 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
         "(current values kept minus wrong values kept, group-relative) added to its advantage; 0 (default) is off"))
     stop_zero_advantage_batches: int = field(default=10, metadata=option_help(
         "stop after this many consecutive batches whose advantages are all zero (the paper's rule); 0 disables"))
+    max_sync_update_loss: float = field(default=0.9, metadata=option_help(
+        "vLLM with LoRA: stop the run when the merged weights vLLM samples from (rounded to the weights' dtype) "
+        "lose more than this share of the adapter's update at sync_loss_patience consecutive syncs; 1 never stops"))
+    sync_loss_patience: int = field(default=20, metadata=option_help(
+        "consecutive syncs over max_sync_update_loss that stop the run (the adapter starts at zero, so the first "
+        "syncs always lose most of a small update)"))
     log_rollouts: bool = field(default=True, metadata=option_help(
         "append one line per rollout (verdict, reward, advantage) to <output_dir>/rollouts.jsonl"))
 
@@ -127,7 +133,8 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
         # The longest call; each round uses its calls' own limits (see trainer._generation_settings).
         self.max_completion_length = max(condition.memo_max_tokens, condition.answer_max_tokens)
         _check_loss_type(self)
-        for name, low in (("curriculum_patience", 1), ("heldout_eval_steps", 0), ("stop_zero_advantage_batches", 0)):
+        for name, low in (("curriculum_patience", 1), ("heldout_eval_steps", 0), ("stop_zero_advantage_batches", 0),
+                          ("sync_loss_patience", 1)):
             if getattr(self, name) < low:
                 raise ValueError(f"{name}: must be at least {low}, got {getattr(self, name)}")
         if not self.curriculum_levels or len(set(self.curriculum_levels)) != len(self.curriculum_levels):
@@ -139,6 +146,8 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
         for name in ("stale_weight", "gold_credit_weight"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}: must be at least 0, got {getattr(self, name)}")
+        if not 0 < self.max_sync_update_loss <= 1:
+            raise ValueError(f"max_sync_update_loss: must be a share in (0, 1], got {self.max_sync_update_loss}")
         if self.temperature <= 0:
             raise ValueError(f"temperature: must be positive for training rollouts, got {self.temperature}")
         super().__post_init__()

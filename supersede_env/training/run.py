@@ -64,11 +64,19 @@ class RunOutcome:
     movement: Movement | None = None  # did this run change the adapter? (None: interrupted)
     batches: int = 0  # generation batches this start trained on
     zero_advantage_batches: int = 0  # of which every advantage was zero (nothing to learn)
+    sync_stop: str | None = None  # why the sync-loss rule stopped the run (callbacks.SyncLossStop), if it did
 
     @property
     def trained(self) -> bool:
         """Whether the run changed its adapter: the one sign that it learned anything."""
         return moved(self.movement)
+
+    @property
+    def exit_status(self) -> int:
+        """130 interrupted, 1 when no weight moved (NOT TRAINED) or the sync-loss rule stopped it, else 0."""
+        if self.interrupted:
+            return 130
+        return 0 if self.trained and self.sync_stop is None else 1
 
 
 def load_inputs(setup: TrainingSetup) -> TrainingInputs:
@@ -108,7 +116,7 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
     """
     from trl import get_peft_config
 
-    from supersede_env.training.callbacks import MetricsJsonl, ZeroAdvantageStop
+    from supersede_env.training.callbacks import MetricsJsonl, SyncLossStop, ZeroAdvantageStop
     from supersede_env.training.heldout import HeldoutEvaluation
     from supersede_env.training.movement import WeightMovement
     from supersede_env.training.trainer import SupersedeGRPOTrainer
@@ -119,6 +127,8 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
     callbacks: list[Any] = [MetricsJsonl(output_dir, secrets=secrets), WeightMovement()]
     if args.stop_zero_advantage_batches > 0:
         callbacks.append(ZeroAdvantageStop(args.stop_zero_advantage_batches))
+    if args.use_vllm and inputs.setup.model.use_peft:
+        callbacks.append(SyncLossStop(args.max_sync_update_loss, args.sync_loss_patience))
     trainer = SupersedeGRPOTrainer(
         model=policy.model,
         processing_class=policy.tokenizer,
@@ -144,7 +154,7 @@ def run(inputs: TrainingInputs) -> RunOutcome:
     Ctrl-C (``KeyboardInterrupt``) ends the run with ``interrupted`` set: the newest checkpoint is
     where a resume continues.
     """
-    from supersede_env.training.callbacks import ZeroAdvantageStop
+    from supersede_env.training.callbacks import SyncLossStop, ZeroAdvantageStop
     from supersede_env.training.heldout import HeldoutEvaluation
     from supersede_env.training.movement import WeightMovement
     from supersede_env.training.policy import load_policy
@@ -166,6 +176,7 @@ def run(inputs: TrainingInputs) -> RunOutcome:
         opened.release()
     callbacks = trainer.callback_handler.callbacks
     stop = next((cb for cb in callbacks if isinstance(cb, ZeroAdvantageStop)), None)
+    sync_stop = next((cb for cb in callbacks if isinstance(cb, SyncLossStop) and cb.stopped_at is not None), None)
     movement = next(cb for cb in callbacks if isinstance(cb, WeightMovement)).movement
     heldout = next((cb for cb in callbacks if isinstance(cb, HeldoutEvaluation)), None)
     complete = complete_checkpoints(opened.path)
@@ -181,6 +192,7 @@ def run(inputs: TrainingInputs) -> RunOutcome:
         movement=None if interrupted else movement,
         batches=trainer.batches_seen,
         zero_advantage_batches=trainer.zero_advantage_batches,
+        sync_stop=sync_stop.reason() if sync_stop is not None else None,
     )
 
 

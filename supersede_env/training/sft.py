@@ -67,6 +67,11 @@ class SFTOutcome:
         """Whether any trainable weight moved (NOT TRAINED otherwise)."""
         return moved(self.movement)
 
+    @property
+    def exit_status(self) -> int:
+        """130 interrupted, 1 when no weight moved (NOT TRAINED), else 0."""
+        return 130 if self.interrupted else 0 if self.trained else 1
+
 
 def load_sft_inputs(setup: TrainingSetup) -> SFTInputs:
     """Checks and data that need no model: the output folder first, then the rows (read or built)."""

@@ -106,7 +106,7 @@ from supersede_env.training.samples import (
     trim_columns,
 )
 from supersede_env.training.sampler_logprobs import SampledLogprobs, sampling_processors, without_warpers
-from supersede_env.training.weight_sync import install_exact_sync
+from supersede_env.training.weight_sync import MergeLoss, install_exact_sync
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +203,7 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
         # Every generation path but transformers' continuous batching reports the sampler's log-probs.
         self._sampler_logprobs = self.use_vllm or not self.use_transformers_continuous_batching
         if self.use_vllm:
-            install_exact_sync(self.vllm_generation)
+            install_exact_sync(self.vllm_generation, on_sync=self._on_weight_sync)
         self.batches_seen = 0  # generation batches of this start, and those with nothing to learn from
         self.zero_advantage_batches = 0
 
@@ -511,6 +511,15 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
                 yield
 
     # -- bookkeeping ----------------------------------------------------------------------------
+    def _on_weight_sync(self, loss: MergeLoss) -> None:
+        """After each push to vLLM: how much of the adapter's update the rounded merge kept (weight_sync.py)."""
+        if loss.lost_share is not None:
+            self._metrics["train"]["sync/update_lost_share"].append(loss.lost_share)
+        self._metrics["train"]["sync/merged_entries_moved_share"].append(loss.changed_share)
+        for callback in self.callback_handler.callbacks:
+            if hasattr(callback, "on_weight_sync"):
+                callback.on_weight_sync(self.state.global_step, loss)
+
     def _record_batch(
         self,
         step: int,

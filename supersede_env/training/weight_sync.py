@@ -10,13 +10,20 @@ model trained is then not the model saved with the adapter (how much: training/R
 merged weight as a new tensor, one layer at a time, so the base weights stay bit-identical however many
 times it runs. :func:`install_exact_sync` puts it in place of TRL's ``VLLMGeneration._iter_named_params``.
 
+Exact is not lossless: the merged weight is rounded to the weight's dtype, and in bfloat16 an
+adapter update much smaller than a base weight's rounding step vanishes from what the sampler runs.
+:func:`merge_loss` measures the share of the update a sync loses that way (the trainer logs it at every
+sync and stops a run whose sampler keeps missing the update: ``max_sync_update_loss``).
+
 Supported: plain LoRA on a DDP (or single-process) PEFT model. DoRA and other LoRA variants, LoRA
 biases, FSDP and DeepSpeed ZeRO-3 are refused (their merge is not ``W + delta`` or needs gathered shards).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -34,12 +41,11 @@ def _lora_layers_by_base_weight(model: Any) -> dict[int, Any]:
     return layers
 
 
-def merged_weight(layer: Any) -> torch.Tensor:
-    """The layer's base weight with its active adapters merged, as a new tensor (the base is untouched)."""
-    base = layer.get_base_layer().weight
+def _adapter_delta(layer: Any) -> torch.Tensor | None:
+    """The sum of the layer's active adapters' updates (``None`` when none is active), not rounded."""
     if layer.merged:
         raise RuntimeError("an adapter is merged into the base weights; the exact sync never merges in place")
-    merged = base.data
+    delta = None
     with torch.no_grad():  # a weight to push, not part of any graph
         for adapter in layer.active_adapters:
             if adapter not in layer.lora_A:
@@ -48,10 +54,67 @@ def merged_weight(layer: Any) -> torch.Tensor:
                 raise NotImplementedError(
                     f"adapter {adapter!r}: the exact sync merges plain LoRA only (no DoRA or other variants, "
                     "no LoRA bias)")
-            # Out of place: `merged` becomes a new tensor; the addition is done in the wider of the two dtypes
-            # and rounded once, exactly as PEFT's in-place `W += delta` rounds on its first cycle.
-            merged = merged + layer.get_delta_weight(adapter)
-    return merged.to(base.dtype)
+            update = layer.get_delta_weight(adapter)
+            delta = update if delta is None else delta + update
+    return delta
+
+
+def merged_weight(layer: Any) -> torch.Tensor:
+    """The layer's base weight with its active adapters merged, as a new tensor (the base is untouched)."""
+    base = layer.get_base_layer().weight
+    delta = _adapter_delta(layer)
+    if delta is None:
+        return base.data
+    with torch.no_grad():
+        # Out of place: a new tensor; the addition is done in the wider of the two dtypes and rounded once,
+        # exactly as PEFT's in-place `W += delta` rounds on its first cycle.
+        return (base.data + delta).to(base.dtype)
+
+
+@dataclass(frozen=True)
+class MergeLoss:
+    """How much of the adapter's update survives the merge's rounding, over every LoRA layer.
+
+    ``lost_share`` is ||pushed - base - delta|| / ||delta|| (Frobenius norms over all layers, in float32):
+    0 when the sampler runs exactly the trained policy, 1 (or more) when the rounded merge shows it
+    nothing of the update. ``None`` while the adapter is still zero (LoRA's B starts at zero).
+    """
+
+    update_norm: float
+    lost_norm: float
+    entries: int
+    entries_changed: int  # merged entries that differ from the base's: what the sampler sees move
+
+    @property
+    def lost_share(self) -> float | None:
+        return self.lost_norm / self.update_norm if self.update_norm > 0 else None
+
+    @property
+    def changed_share(self) -> float:
+        return self.entries_changed / self.entries if self.entries else 0.0
+
+
+def merge_loss(model: Any, dtype: torch.dtype | None = None) -> MergeLoss:
+    """Measure the rounding loss of merging ``model``'s LoRA adapters (what :func:`merged_named_params` pushes).
+
+    ``dtype``: the dtype the merged weights are pushed in; default each base weight's own (the sync's).
+    """
+    update_sq = lost_sq = 0.0
+    entries = changed = 0
+    with torch.no_grad():
+        for layer in _lora_layers_by_base_weight(model).values():
+            base = layer.get_base_layer().weight.data
+            delta = _adapter_delta(layer)
+            if delta is None:
+                continue
+            base = base.to(dtype or base.dtype)
+            pushed = (base + delta).to(base.dtype)
+            seen = pushed.float() - base.float()  # the update as the sampler runs it
+            update_sq += float(delta.float().square().sum())
+            lost_sq += float((seen - delta.float()).square().sum())
+            entries += base.numel()
+            changed += int((pushed != base).sum())
+    return MergeLoss(math.sqrt(update_sq), math.sqrt(lost_sq), entries, changed)
 
 
 def merged_named_params(model: Any, fix_name: Callable[..., str] = lambda name, **_: name
@@ -72,8 +135,11 @@ def merged_named_params(model: Any, fix_name: Callable[..., str] = lambda name, 
         yield vllm_name, (param.data if layer is None else merged_weight(layer))
 
 
-def install_exact_sync(vllm_generation: Any) -> None:
-    """Make a TRL ``VLLMGeneration`` push out-of-place merged weights (PEFT models; DDP or one process)."""
+def install_exact_sync(vllm_generation: Any, on_sync: Callable[[MergeLoss], None] | None = None) -> None:
+    """Make a TRL ``VLLMGeneration`` push out-of-place merged weights (PEFT models; DDP or one process).
+
+    ``on_sync`` receives the :func:`merge_loss` of every sync, after the weights are pushed.
+    """
     from accelerate.utils import is_peft_model
 
     model = vllm_generation.model
@@ -88,3 +154,11 @@ def install_exact_sync(vllm_generation: Any) -> None:
                 raise NotImplementedError("the exact LoRA sync merges plain LoRA only (no DoRA, no LoRA bias)")
     fix = vllm_generation._fix_param_name_to_vllm
     vllm_generation._iter_named_params = lambda: merged_named_params(model, fix)
+    if on_sync is not None:
+        push = vllm_generation.sync_weights
+
+        def sync_and_measure() -> None:
+            push()
+            on_sync(merge_loss(model))
+
+        vllm_generation.sync_weights = sync_and_measure
