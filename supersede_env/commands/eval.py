@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 from collections import Counter
 from collections.abc import Mapping
@@ -72,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run = parser.add_argument_group("running")
     run.add_argument("--concurrency", type=int, help=_help("concurrency"))
     run.add_argument("--timeout", type=float, metavar="SECONDS", help=_help("timeout"))
+    run.add_argument("--memory-timeout", type=float, metavar="SECONDS", help=_help("memory_timeout"))
     run.add_argument("--retries", type=int, help=_help("retries"))
     run.add_argument("--backoff", type=float, metavar="SECONDS", help=_help("backoff"))
     run.add_argument("--batch-size", type=int, help=_help("batch_size"))
@@ -166,6 +168,8 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
     from supersede_env.evaluation.runner import plan_pairs, run_pairs
     from supersede_env.core.records import RecordWriter
 
+    # SIGTERM ends a run as Ctrl-C does (every finished call recorded, the resume command printed)
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, os.kill, os.getpid(), signal.SIGINT)
     with contextlib.ExitStack() as held:
         # 1. everything that needs no model: backend specs, run directory (a resume takes its lock
         # here), data, resume replay
@@ -207,7 +211,8 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
                 stats = await run_pairs(plan, backend, writer, judge=judge, concurrency=config.concurrency,
                                         batch_size=config.batch_size, progress=progress_mode(config),
                                         progress_interval=config.progress_interval,
-                                        description=opened.run_dir.name, notices=notices)
+                                        description=opened.run_dir.name, notices=notices,
+                                        memory_timeout=config.memory_timeout)
         finally:
             await backend.aclose()
             if judge is not None and hasattr(judge, "aclose"):

@@ -12,11 +12,13 @@ deterministic given its replies; when it is not, the differing prompt stops the 
 
 Failure rules are the rollout's: a failed call fails the pair (never scored), even if the system
 caught :class:`~supersede_env.core.memory_system.ModelCallFailed`; an exception raised by the
-system itself fails the pair too, with its message as the error.
+system itself (``SystemExit`` and ``KeyboardInterrupt`` included) fails the pair too, with its message
+as the error.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -128,8 +130,13 @@ def run_system(system: object, episode: Episode, condition: Condition, *, record
         raise
     except ModelCallFailed:
         pass
-    except Exception as exc:  # noqa: BLE001  (the system's own bug fails its pair, recorded, never scored)
-        error = " ".join(f"memory system raised {type(exc).__name__}: {exc}".split())[:500]
+    except (Exception, KeyboardInterrupt, SystemExit) as exc:  # noqa: BLE001
+        # The system's own bug, exit() or KeyboardInterrupt fails its pair, recorded, never scored. In the
+        # main thread a KeyboardInterrupt may be the user's Ctrl-C (signals reach no other thread): it goes on.
+        if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
+            raise
+        detail = f": {exc}" if str(exc) else ""
+        error = " ".join(f"memory system raised {type(exc).__name__}{detail}".split())[:500]
     failed_step = next((s for s in calls.steps if s.status == "failed"), None)
     if failed_step is not None:
         error = f"step {failed_step.step}: {failed_step.error or 'model call failed'}"

@@ -94,6 +94,9 @@ class EvalConfig(EpisodeOptions):  # type: ignore[misc,valid-type]
         "model's key is never sent to the judge)"))
     concurrency: int = field(default=16, metadata=_help("endpoint calls in flight at once"))
     timeout: float = field(default=120.0, metadata=_help("seconds per endpoint call attempt"))
+    memory_timeout: float = field(default=300.0, metadata=_help(
+        "seconds a memory system may work without progress (a model call, or a session done) before its "
+        "pair fails; waiting on the model does not count"))
     retries: int = field(default=4, metadata=_help("retries per failed endpoint call, with exponential back-off"))
     backoff: float = field(default=1.0, metadata=_help("first back-off wait in seconds (doubles per retry)"))
     batch_size: int = field(default=16, metadata=_help("requests per batch for in-process generation"))
@@ -114,15 +117,17 @@ class EvalConfig(EpisodeOptions):  # type: ignore[misc,valid-type]
 
     def __post_init__(self) -> None:
         self.episode_source()  # every data option
-        _check_int(self.concurrency, "concurrency", 1)
-        _check_int(self.retries, "retries", 0)
-        _check_int(self.batch_size, "batch_size", 1)
-        for name in ("timeout", "backoff", "temperature", "progress_interval"):
+        # upper bounds: more is never useful and only hides a typo (a million retries never ends)
+        _check_int(self.concurrency, "concurrency", 1, 4096)
+        _check_int(self.retries, "retries", 0, 100)
+        _check_int(self.batch_size, "batch_size", 1, 4096)
+        for name in ("timeout", "memory_timeout", "backoff", "temperature", "progress_interval"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 raise ConfigError(f"option {option_flag(name)}: expected a number, got {excerpt(repr(value))}")
-        if self.timeout <= 0:
-            raise ConfigError(f"option --timeout: must be > 0 seconds, got {self.timeout}")
+        for name in ("timeout", "memory_timeout"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"option {option_flag(name)}: must be > 0 seconds, got {getattr(self, name)}")
         if self.progress_interval <= 0:
             raise ConfigError(f"option --progress-interval: must be > 0 seconds, got {self.progress_interval}")
         if self.backoff < 0:
@@ -221,9 +226,10 @@ def option_flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _check_int(value: Any, name: str, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"option {option_flag(name)}: expected an integer >= {minimum}, got {value!r}")
+def _check_int(value: Any, name: str, minimum: int, maximum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise ConfigError(f"option {option_flag(name)}: expected an integer from {minimum} to {maximum}, "
+                          f"got {excerpt(repr(value))}")
 
 
 # -- building a config ----------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Driving the memory-system pairs of a run (``rag``, ``facts``, ``memory``) to their verdicts.
 
 A memory system calls the model when it likes (:mod:`supersede_env.core.memory_rollout`), so each
-pair runs in a worker thread of its own, and each of its calls is handed to the event loop, which
+pair runs in a daemon thread of its own, watched from the event loop (a system that makes no progress
+within the step time limit fails its pair; a cancelled run gives every thread up at its next model
+call, and a thread that never returns cannot hold the process open), and each of its calls is handed to the event loop, which
 sends it to the backend under the run's concurrency gate (in-process backends: one call at a time,
 never two threads in one model) and appends its call record before the system sees the reply. Each
 session's memory record is appended as the session ends, the verdict when the pair ends.
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -121,46 +125,141 @@ def _check_replay(factory: SystemFactory, episode: Episode, condition: Condition
 
 
 # -- driving --------------------------------------------------------------------------------------
+class _PairStopped(BaseException):
+    """Raised inside a system's thread once its pair is given up (the run was cancelled, or the system
+    made no progress in time): the system unwinds, and nothing it does after is recorded (a
+    BaseException, so a system's own ``except Exception`` does not swallow it)."""
+
+
+@dataclass
+class _Watch:
+    """What the event loop knows of one system's thread: when it last made progress, whether it is
+    waiting on the model (the model call has its own time limit), and whether it was given up."""
+
+    last_progress: float
+    in_model_call: bool = False
+    stopped: bool = False
+
+
+def _thread_result(loop: asyncio.AbstractEventLoop, function: Callable[[], SystemRun]) -> asyncio.Future:
+    """Run ``function`` in a daemon thread: a system that never returns cannot hold the process open."""
+    future = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        try:
+            loop.call_soon_threadsafe(lambda: None if future.done() else outcome())
+        except RuntimeError:
+            pass  # the loop is closed: the run ended without this pair
+
+    def target() -> None:
+        try:
+            result = function()
+        except _PairStopped:
+            return
+        except BaseException as exc:  # noqa: BLE001  (handed to the loop, which records the pair's failure)
+            settle(lambda: future.set_exception(exc))
+        else:
+            settle(lambda: future.set_result(result))
+
+    threading.Thread(target=target, name="memory-system", daemon=True).start()
+    return future
+
+
 async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[StepRequest], Any], *,
                            record_call: Callable[[SystemPairTask, StepRecord], None],
                            record_memory: Callable[[SystemPairTask, SessionMemory], None],
-                           finish: Callable[[SystemPairTask, VerdictRecord], Any], concurrency: int) -> None:
-    """Run every task in its own worker thread; ``call`` is the coroutine function that sends one
-    request to the backend (under the run's gate), ``finish`` the coroutine that judges and records
-    a pair's verdict."""
+                           finish: Callable[[SystemPairTask, VerdictRecord], Any], concurrency: int,
+                           step_timeout: float | None = None) -> None:
+    """Run every task in a thread of its own, ``concurrency`` at a time; ``call`` is the coroutine
+    function that sends one request to the backend (under the run's gate), ``finish`` the coroutine
+    that judges and records a pair's verdict.
+
+    ``step_timeout``: seconds a system may work without progress (a model call, or the end of a
+    session) before its pair fails; time spent waiting on the model does not count. A cancelled run
+    (Ctrl-C) gives every running pair up at once: their threads are daemons and stop at their next
+    model call."""
     loop = asyncio.get_running_loop()
+    slots = asyncio.Semaphore(max(1, concurrency))
 
-    def on_loop(function: Callable[[], Any]) -> Any:
-        async def wrapped() -> Any:
-            return function()
-        return asyncio.run_coroutine_threadsafe(wrapped(), loop).result()
+    def wait_on_loop(watch: _Watch, coroutine: Any) -> Any:
+        """From a system's thread: run ``coroutine`` on the loop and wait for it, unless the pair is given up."""
+        if watch.stopped:
+            coroutine.close()
+            raise _PairStopped
+        future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+        while True:
+            try:
+                return future.result(timeout=0.2)
+            except concurrent.futures.TimeoutError:
+                if watch.stopped:
+                    future.cancel()
+                    raise _PairStopped from None
 
-    def drive(task: SystemPairTask) -> SystemRun:
+    def drive(task: SystemPairTask, watch: _Watch) -> SystemRun:
         def live(request: StepRequest) -> ModelReply:
-            return asyncio.run_coroutine_threadsafe(call(request), loop).result()
+            watch.in_model_call = True
+            try:
+                return wait_on_loop(watch, call(request))
+            finally:
+                watch.in_model_call = False
+                watch.last_progress = time.monotonic()
+
+        async def on_loop(function: Callable[[], Any]) -> Any:
+            return function()
 
         def on_call(step: StepRecord, was_replayed: bool) -> None:
+            watch.last_progress = time.monotonic()
             if not was_replayed:
                 task.calls_done += 1
-                on_loop(lambda: record_call(task, step))
+                wait_on_loop(watch, on_loop(lambda: record_call(task, step)))
 
         def on_session(memory: SessionMemory) -> None:
+            watch.last_progress = time.monotonic()
             if memory.session >= task.sessions_recorded:
-                on_loop(lambda: record_memory(task, memory))
+                wait_on_loop(watch, on_loop(lambda: record_memory(task, memory)))
 
         return run_system(task.factory(), task.episode, task.condition, recorded=task.recorded, live=live,
                           on_call=on_call, on_session=on_session)
 
-    async def one(task: SystemPairTask, pool: concurrent.futures.Executor) -> None:
-        result = await loop.run_in_executor(pool, drive, task)
+    async def supervise(task: SystemPairTask) -> SystemRun:
+        watch = _Watch(last_progress=time.monotonic())
+        running = _thread_result(loop, lambda: drive(task, watch))
+        try:
+            while True:
+                done, _ = await asyncio.wait({running}, timeout=_poll_interval(step_timeout))
+                if done:
+                    return running.result()
+                idle = time.monotonic() - watch.last_progress
+                if step_timeout is not None and not watch.in_model_call and idle > step_timeout:
+                    watch.stopped = True
+                    return stalled_run(task, step_timeout)
+        finally:
+            watch.stopped = True  # a cancelled run (Ctrl-C) gives the thread up too
+
+    async def one(task: SystemPairTask) -> None:
+        async with slots:
+            result = await supervise(task)
         verdict = task.verdict or pair_verdict(task.episode, result)
         await finish(task, verdict)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, concurrency),
-                                               thread_name_prefix="memory-system") as pool:
-        async with asyncio.TaskGroup() as group:
-            for task in tasks:
-                group.create_task(one(task, pool))
+    async with asyncio.TaskGroup() as group:
+        for task in tasks:
+            group.create_task(one(task))
+
+
+def _poll_interval(step_timeout: float | None) -> float:
+    return 1.0 if step_timeout is None else min(1.0, max(0.05, step_timeout / 10))
+
+
+def stalled_run(task: SystemPairTask, step_timeout: float) -> SystemRun:
+    """The failed result of a pair whose system made no progress within ``step_timeout`` seconds."""
+    from supersede_env.core.contract import answer_form
+    from supersede_env.core.rollout import Transcript
+
+    transcript = Transcript(task.episode.id, task.condition.name, "failed", task.recorded, None, False,
+                            answer_form(task.condition))
+    return SystemRun(transcript, (), f"memory system made no progress in {step_timeout:g} s (its reset, ingest "
+                                     "or answer neither returned nor called the model): --memory-timeout")
 
 
 def pair_verdict(episode: Episode, result: SystemRun) -> VerdictRecord:
@@ -170,7 +269,8 @@ def pair_verdict(episode: Episode, result: SystemRun) -> VerdictRecord:
 
 
 async def run_systems(tasks: Sequence[SystemPairTask], backend: Any, recorder: Any, bar: Any,
-                       judge: Any, judge_gate: asyncio.Semaphore, concurrency: int) -> None:
+                      judge: Any, judge_gate: asyncio.Semaphore, concurrency: int,
+                      step_timeout: float | None = None) -> None:
     """The memory-system pairs (:mod:`.memory_runner`): their calls through the same gate (an
     in-process backend takes one at a time), recorded as they come."""
     from supersede_env.evaluation.judging import judge_verdict
@@ -202,4 +302,4 @@ async def run_systems(tasks: Sequence[SystemPairTask], backend: Any, recorder: A
         bar.pair_done(failed=verdict.status == "failed")
 
     await run_system_pairs(tasks, call, record_call=record_call, record_memory=record_memory, finish=finish,
-                           concurrency=concurrency)
+                           concurrency=concurrency, step_timeout=step_timeout)

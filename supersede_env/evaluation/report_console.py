@@ -49,7 +49,7 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     failed = sum(c.failed for c in summary.conditions)
     pending = sum(c.pending for c in summary.conditions)
     if failed:
-        console.print(f"[bold red]{failed} pair(s) failed[/] (model calls failed after retries; not scored; "
+        console.print(f"[bold red]{failed} pair(s) failed[/] (a model call failed after its retries, or a memory system failed; not scored; "
                       "see the report's Failures section)")
     if pending:
         console.print(f"[yellow]{pending} pair(s) not run yet[/]")

@@ -250,11 +250,12 @@ def _duration(seconds: float) -> str:
 async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge: Any = None,
                     concurrency: int = 16, batch_size: int = 16, progress: ProgressMode | bool | None = None,
                     description: str = "eval", progress_interval: float = 30.0,
-                    notices: FailureNotices | None = None) -> RunStats:
+                    notices: FailureNotices | None = None, memory_timeout: float | None = None) -> RunStats:
     """Run every planned pair to its verdict; lockstep batches for in-process backends.
 
     ``progress``: ``"bar"``, ``"lines"`` or None (True means ``"bar"``, for older callers);
-    ``notices``: where failed calls are said as they happen (the console)."""
+    ``notices``: where failed calls are said as they happen (the console); ``memory_timeout``: seconds a
+    memory system may work without progress before its pair fails (:mod:`.memory_runner`)."""
     mode: ProgressMode | None = "bar" if progress is True else (progress or None)  # type: ignore[assignment]
     recorder = Recorder(writer, notices)
     started = time.perf_counter()
@@ -270,7 +271,8 @@ async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge:
             else:
                 await _run_concurrent(plan.tasks, backend, recorder, bar, judge, judge_gate, concurrency)
             if plan.system_tasks:
-                await run_systems(plan.system_tasks, backend, recorder, bar, judge, judge_gate, concurrency)
+                await run_systems(plan.system_tasks, backend, recorder, bar, judge, judge_gate, concurrency,
+                                  step_timeout=memory_timeout)
         finally:
             if ticker is not None:
                 ticker.cancel()

@@ -1,0 +1,106 @@
+"""Memory-system runs under a hostile system or operator: a system that blocks, raises
+KeyboardInterrupt or calls exit() fails its own pair (recorded, never scored) and the run goes on;
+Ctrl-C and SIGTERM end a run at once with exit 130 and the resume command, even while a system blocks
+or the model is slow."""
+
+import signal
+import subprocess
+import time
+
+import pytest
+
+from supersede_env.core.records import RECORDS_FILE, load_run
+from tests.eval_support import cli_command, run_cli, scripted_reply, write_city_episodes
+from tests.fakeserver import FakeChatServer
+
+SYSTEM = """
+import sys, time
+
+class System:
+    def reset(self, episode_id):
+        self.seen = 0
+
+    def ingest(self, session, model):
+        if "{trigger}" in str(session):
+            {action}
+        return []
+
+    def answer(self, question, model):
+        return "It is not in my notes."
+
+def factory():
+    return System()
+"""
+
+
+def hostile_module(tmp_path, action, trigger="Austin"):
+    path = tmp_path / "hostile.py"
+    path.write_text(SYSTEM.format(action=action, trigger=trigger))
+    return f"{path}:factory"
+
+
+@pytest.mark.parametrize(("action", "reason"), [
+    ("raise KeyboardInterrupt", "memory system raised KeyboardInterrupt"),
+    ("sys.exit(3)", "memory system raised SystemExit: 3"),
+    ("time.sleep(3600)", "memory system made no progress in 1 s"),
+])
+def test_a_system_that_raises_exits_or_blocks_fails_its_own_pair_and_the_run_goes_on(tmp_path, action, reason):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)  # e1 moves to Austin
+    module = hostile_module(tmp_path, action)
+    started = time.monotonic()
+    code, out, err = run_cli("eval", "--model", "baseline:recency", "--episodes", str(episodes), "--conditions",
+                             "full", "--memory", module, "--memory-timeout", "1", "--out", str(tmp_path / "run"),
+                             "--no-progress")
+    assert time.monotonic() - started < 60
+    assert code == 3, err  # some pairs failed
+    log = load_run(tmp_path / "run")
+    failed = log.verdict_for("e1", "memory")
+    assert failed.status == "failed" and failed.grader is None and reason in failed.error
+    assert log.verdict_for("e0", "memory").status == "ok" and log.verdict_for("e1", "full").status == "ok"
+    said = " ".join(out.split())
+    assert "1 pair(s) failed (a model call failed after its retries, or a memory system failed" in said
+
+
+def _interrupt(tmp_path, argv, how, wait_for_records=1):
+    """Start ``supersede eval ARGV``, send ``how`` once the records hold a call, return (code, stderr, seconds)."""
+    log = (tmp_path / "run.log").open("w+")
+    proc = subprocess.Popen(cli_command("eval", *argv), stdout=log, stderr=log)
+    records = tmp_path / "run" / RECORDS_FILE
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if records.exists() and records.read_bytes().count(b"\n") > wait_for_records:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    sent = time.monotonic()
+    proc.send_signal(how)
+    try:
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    log.seek(0)
+    return proc.returncode, log.read(), time.monotonic() - sent
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_and_sigterm_end_a_run_whose_system_blocks(tmp_path, how):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
+    module = hostile_module(tmp_path, "time.sleep(3600)", trigger="")  # every session blocks
+    argv = ("--model", "baseline:recency", "--episodes", str(episodes), "--conditions", "full",
+            "--memory", module, "--out", str(tmp_path / "run"), "--no-progress")
+    code, output, seconds = _interrupt(tmp_path, argv, how)
+    assert code == 130, output
+    assert seconds < 15
+    assert f"Continue with: supersede eval --resume --out {tmp_path / 'run'}" in output
+    assert "Traceback" not in output
+
+
+def test_ctrl_c_ends_a_facts_run_against_a_slow_model(tmp_path):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 8)
+    with FakeChatServer(reply=scripted_reply, latency_s=2.0) as server:
+        argv = ("--model", f"openai:fake@{server.url}", "--episodes", str(episodes), "--conditions", "facts:300",
+                "--out", str(tmp_path / "run"), "--no-progress", "--concurrency", "4")
+        code, output, seconds = _interrupt(tmp_path, argv, signal.SIGINT)
+    assert code == 130, output
+    assert seconds < 15
+    assert "supersede eval --resume --out" in output and "Traceback" not in output
