@@ -157,7 +157,7 @@ def _thread_result(loop: asyncio.AbstractEventLoop, function: Callable[[], Syste
         except _PairStopped:
             return
         except BaseException as exc:  # noqa: BLE001  (handed to the loop, which records the pair's failure)
-            settle(lambda: future.set_exception(exc))
+            settle(lambda error=exc: future.set_exception(error))
         else:
             settle(lambda: future.set_result(result))
 
