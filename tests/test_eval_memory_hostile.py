@@ -104,3 +104,22 @@ def test_ctrl_c_ends_a_facts_run_against_a_slow_model(tmp_path):
     assert code == 130, output
     assert seconds < 15
     assert "supersede eval --resume --out" in output and "Traceback" not in output
+
+
+def test_a_factory_that_fails_for_one_pair_fails_that_pair_only(tmp_path):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
+    path = tmp_path / "flaky.py"
+    path.write_text(SYSTEM.format(action="pass", trigger="") + (
+        "built = 0\n"
+        "def flaky():\n"
+        "    global built\n"
+        "    built += 1\n"
+        "    if built == 3:\n"
+        "        raise RuntimeError('no third system')\n"
+        "    return System()\n"))
+    code, _, err = run_cli("eval", "--model", "baseline:recency", "--episodes", str(episodes), "--conditions",
+                           "full", "--memory", f"{path}:flaky", "--out", str(tmp_path / "run"), "--no-progress")
+    assert code == 3, err
+    verdicts = [load_run(tmp_path / "run").verdict_for(f"e{i}", "memory") for i in range(3)]
+    failed = [v for v in verdicts if v.status == "failed"]
+    assert len(failed) == 1 and "memory system factory raised RuntimeError: no third system" in failed[0].error

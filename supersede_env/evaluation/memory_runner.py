@@ -218,7 +218,11 @@ async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[Step
             if memory.session >= task.sessions_recorded:
                 wait_on_loop(watch, on_loop(lambda: record_memory(task, memory)))
 
-        return run_system(task.factory(), task.episode, task.condition, recorded=task.recorded, live=live,
+        try:
+            system = task.factory()
+        except (Exception, KeyboardInterrupt, SystemExit) as exc:  # noqa: BLE001  (fails this pair only)
+            return failed_run(task, " ".join(f"memory system factory raised {type(exc).__name__}: {exc}".split())[:500])
+        return run_system(system, task.episode, task.condition, recorded=task.recorded, live=live,
                           on_call=on_call, on_session=on_session)
 
     async def supervise(task: SystemPairTask) -> SystemRun:
@@ -232,7 +236,8 @@ async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[Step
                 idle = time.monotonic() - watch.last_progress
                 if step_timeout is not None and not watch.in_model_call and idle > step_timeout:
                     watch.stopped = True
-                    return stalled_run(task, step_timeout)
+                    return failed_run(task, f"memory system made no progress in {step_timeout:g} s (its reset, "
+                                            "ingest or answer neither returned nor called the model): --memory-timeout")
         finally:
             watch.stopped = True  # a cancelled run (Ctrl-C) gives the thread up too
 
@@ -251,15 +256,14 @@ def _poll_interval(step_timeout: float | None) -> float:
     return 1.0 if step_timeout is None else min(1.0, max(0.05, step_timeout / 10))
 
 
-def stalled_run(task: SystemPairTask, step_timeout: float) -> SystemRun:
-    """The failed result of a pair whose system made no progress within ``step_timeout`` seconds."""
+def failed_run(task: SystemPairTask, error: str) -> SystemRun:
+    """The failed result of a pair the system could not finish (it stalled, or could not be built)."""
     from supersede_env.core.contract import answer_form
     from supersede_env.core.rollout import Transcript
 
     transcript = Transcript(task.episode.id, task.condition.name, "failed", task.recorded, None, False,
                             answer_form(task.condition))
-    return SystemRun(transcript, (), f"memory system made no progress in {step_timeout:g} s (its reset, ingest "
-                                     "or answer neither returned nor called the model): --memory-timeout")
+    return SystemRun(transcript, (), error)
 
 
 def pair_verdict(episode: Episode, result: SystemRun) -> VerdictRecord:
