@@ -220,3 +220,20 @@ def test_the_batch_rule_uses_the_real_process_count(monkeypatch):
     argv = ["--config", str(TINY), "--num_generations", "4", "--per_device_train_batch_size", "1",
             "--gradient_accumulation_steps", "2"]
     assert "must be divisible by num_generations (4)" in _one_line_error(argv)
+
+
+@pytest.mark.parametrize(("command", "option"), [("train", ("--per_device_train_batch_size", "0")),
+                                                 ("sft", ("--seed", "-1"))])
+def test_out_of_range_options_are_refused_before_anything_is_written(tmp_path, command, option):
+    """As a shell sees it (tests/test_bad_input.py has every bounded option's message, in process)."""
+    import subprocess
+    import sys
+
+    config = REPO / "configs" / ("grpo-tiny-cpu.yaml" if command == "train" else "sft-tiny-cpu.yaml")
+    out = tmp_path / "run"
+    result = subprocess.run([sys.executable, "-m", "supersede_env.cli", command, "--config", str(config),
+                             "--output_dir", str(out), *option], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr[-1000:]
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"{option[0][2:]}: must be" in lines[0], result.stderr[-1000:]
+    assert not out.exists()  # refused at parse time: no folder, no lock, no config copy

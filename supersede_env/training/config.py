@@ -146,6 +146,8 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
         for name in ("stale_weight", "gold_credit_weight"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}: must be at least 0, got {getattr(self, name)}")
+        if not 0 < self.curriculum_advance_at <= 1:
+            raise ValueError(f"curriculum_advance_at: must be a mean reward in (0, 1], got {self.curriculum_advance_at}")
         if not 0 < self.max_sync_update_loss <= 1:
             raise ValueError(f"max_sync_update_loss: must be a share in (0, 1], got {self.max_sync_update_loss}")
         if self.temperature <= 0:

@@ -77,6 +77,43 @@ class RunOptions:
         one_of("tiny_spec", self.tiny_spec, tuple(TINY_SPECS))
         if self.cpu_threads is not None and self.cpu_threads < 1:
             raise ValueError(f"cpu_threads: must be at least 1 (or None), got {self.cpu_threads}")
+        check_trainer_bounds(self)
+
+
+# TrainingArguments fields that transformers or torch accept out of range, or refuse only once the run
+# folder exists (a traceback after the model loads): (name, lowest, highest, whether lowest is allowed).
+MAX_STEPS = 10**9
+TRAINER_BOUNDS: tuple[tuple[str, float, float, bool], ...] = (
+    ("per_device_train_batch_size", 1, 2**20, True),
+    ("gradient_accumulation_steps", 1, 2**20, True),
+    ("learning_rate", 0, 1, False),
+    ("seed", 0, 2**32 - 1, True),
+    ("num_train_epochs", 0, 10**6, False),
+    ("logging_steps", 0, MAX_STEPS, False),
+    ("warmup_steps", 0, MAX_STEPS, True),
+    ("weight_decay", 0, 1, True),
+    ("max_grad_norm", 0, math.inf, True),
+)
+
+
+def check_trainer_bounds(args: Any) -> None:
+    """Every bounded option checked at parse time, before anything is written (one line naming the field)."""
+    for name, low, high, low_allowed in TRAINER_BOUNDS:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+                or value > high or value < low or (value == low and not low_allowed):
+            bound = f"at least {low}" if low_allowed else f"more than {low}"
+            top = "" if high == math.inf else f" and at most {high:,}"
+            raise ValueError(f"{name}: must be {bound}{top}, got {value!r}")
+    if args.max_steps != -1 and not 1 <= args.max_steps <= MAX_STEPS:
+        raise ValueError(f"max_steps: must be from 1 to {MAX_STEPS:,} (or -1: num_train_epochs decides), "
+                         f"got {args.max_steps!r}")
+    if str(args.save_strategy) in ("steps", "SaveStrategy.STEPS") and not 0 < args.save_steps <= MAX_STEPS:
+        raise ValueError(f"save_steps: must be more than 0 with save_strategy steps, got {args.save_steps!r}")
+    if getattr(args, "eval_steps", None) is not None and not 0 < args.eval_steps <= MAX_STEPS:
+        raise ValueError(f"eval_steps: must be more than 0, got {args.eval_steps!r}")
 
 
 def parse_options(parser: ConfigParser, argv: Sequence[str]) -> TrainingSetup:
