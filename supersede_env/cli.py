@@ -69,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (module_name, help_text) in COMMANDS.items():
         module = importlib.import_module(module_name)
         passes = getattr(module, "PASSES_ARGUMENTS", False)  # the command parses its own options (train: TRL's)
-        cmd = sub.add_parser(name, help=help_text, add_help=not passes, allow_abbrev=not passes,
+        # no abbreviated flags anywhere (train's TRL options cannot have them): --conc is not --concurrency
+        cmd = sub.add_parser(name, help=help_text, add_help=not passes, allow_abbrev=False,
                              description=(module.__doc__ or help_text).strip().split("\n\n")[0])
         module.add_arguments(cmd)
         cmd.set_defaults(_module=module)

@@ -62,7 +62,8 @@ def test_paired_run_records_every_call_and_reports_the_numbers(server, tmp_path)
     assert diag["memo:300"]["memo_right_answer_wrong"] == 2
 
     md = (out / "report.md").read_text()
-    assert "| `full` | `memo:300` | 6 | 4 | 2 | 0 | 0 | 100.0% | 66.7% | 0.5000 | 0.4795 | 0 |" in md
+    assert pair["p_holm"] == pytest.approx(1.0)  # Holm over three pairs: 0.5 times 2 or 3, capped at 1
+    assert "| `full` | `memo:300` | 6 | 4 | 2 | 0 | 0 | 100.0% | 66.7% | 0.5000 | 1.0000 | 0.4795 | 0 |" in md
     assert "All pairs completed" in md
     assert (out / "plots" / "accuracy.png").stat().st_size > 1000
     assert (out / "plots" / "memo_state.png").stat().st_size > 1000

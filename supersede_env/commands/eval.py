@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--memory", metavar="MODULE:FACTORY", help=_help("memory"))
     add_source_arguments(parser.add_argument_group("episodes"))
     model = parser.add_argument_group("model and judge")
-    model.add_argument("--model", metavar="SPEC", help=_help("model"))
+    model.add_argument("-m", "--model", metavar="SPEC", help=_help("model"))
     model.add_argument("--temperature", type=float, help=_help("temperature"))
     model.add_argument("--api-key-env", metavar="VAR", help=_help("api_key_env"))
     model.add_argument("--judge", metavar="openai:MODEL@URL", help=_help("judge"))
@@ -85,9 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--progress-interval", type=float, metavar="SECONDS", help=_help("progress_interval"))
     run.add_argument("--config", metavar="FILE.yaml", help="read options from a YAML file (flags override it)")
     run.add_argument("--demo", action="store_true", default=None,
-                     help="the demo: embedded SmolLM2-135M (a smoke-test model), a small synthetic set, "
-                          "full vs memo:300 vs ledger:300; with --model baseline:recency, a reference policy on "
-                          "the frozen split's 300 episodes, full vs memo:300 vs memo:1000")
+                     help="the demo: embedded SmolLM2-135M as a smoke test (one short episode under full, "
+                          "seconds); with --model baseline:recency, a reference policy on the frozen split's 300 "
+                          "episodes, full vs memo:300 vs memo:1000 (a paired result)")
 
 
 def _help(name: str) -> str:
@@ -117,19 +117,19 @@ def main(args: argparse.Namespace) -> int:
     flags = flag_values(args)
     refuse_other_kinds({**file_values, **flags})
     config = build_config(file_values, flags)
-    if config.demo and config.out is None:
-        from dataclasses import replace
-        from datetime import datetime
-
-        what = "baseline-" + config.model.split(":", 1)[1].strip() + "-" if _is_baseline(config) else ""
-        config = replace(config, out=os.path.join("runs", f"demo-{what}" + datetime.now().strftime("%Y%m%d-%H%M%S")))
     explicit = set(file_values) | set(flags)
+    if "model" not in explicit and not config.demo and not config.resume:
+        # the embedded model as a silent default would start hours of CPU work
+        raise UserError("option --model: required: openai:MODEL@URL (an endpoint), hf:DIR (a local model), "
+                        "embedded (a smoke-test model, slow on CPU), baseline:recency (a reference policy) or "
+                        "oracle:gold-memo (an upper bound); or try: supersede eval --demo --model baseline:recency")
+    if config.out is None and not config.resume:  # settled here, so that every message names the real folder
+        config = _with_default_out(config)
     try:
         return asyncio.run(_run(config, explicit))
     except KeyboardInterrupt:
-        out = config.out or "DIR"
         print(f"supersede eval: interrupted; every finished call is recorded. Continue with: "
-              f"supersede eval --resume --out {out}", file=sys.stderr)
+              f"supersede eval --resume --out {config.out}", file=sys.stderr)
         raise
     except BaseExceptionGroup as group:  # from the runner's task group: a failed write ends the run
         error = _first_os_error(group)
@@ -233,11 +233,26 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
               "(it never sees the gold answer). Its notes lose what the budget cannot hold, so bounded memos "
               "score lower than the full history, and where it reads an old value it answers stale.")
     elif config.demo:
-        print("note: SmolLM2-135M is a smoke-test model (it mostly copies its prompt); these numbers show the "
-              "harness works, not what memos cost. For a real model behind a vLLM server:\n"
+        print("note: a smoke test, not a result: SmolLM2-135M (embedded) answered one short episode under `full`, "
+              "which shows the model path works end to end; it mostly copies its prompt and scores about 0. The "
+              "paired result is the reference policy's (supersede eval --demo --model baseline:recency). For a real "
+              "model behind a vLLM server:\n"
               "  supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval "
               "--path oracle --conditions full,memo:300,ledger:300 --concurrency 32")
     return exit_status(summary, opened.run_dir)
+
+
+def _with_default_out(config: EvalConfig) -> EvalConfig:
+    """``runs/<time>-<model>`` (the demo: ``runs/demo-[baseline-NAME-]<time>``)."""
+    from dataclasses import replace
+    from datetime import datetime
+
+    from supersede_env.evaluation.rundir import default_run_dir
+
+    if not config.demo:
+        return replace(config, out=str(default_run_dir(config.model)))
+    what = "baseline-" + config.model.split(":", 1)[1].strip() + "-" if _is_baseline(config) else ""
+    return replace(config, out=os.path.join("runs", f"demo-{what}" + datetime.now().strftime("%Y%m%d-%H%M%S")))
 
 
 def _is_baseline(config: EvalConfig) -> bool:

@@ -32,8 +32,9 @@ def add_source_arguments(parser: argparse.ArgumentParser | Any) -> None:
         if isinstance(default, tuple):
             default = ",".join(default)
         shown = "" if default is None else f" (default: {default})"
-        parser.add_argument(flag, type=meta["parse"], choices=meta["choices"], metavar=meta["metavar"],
-                            default=None, help=(meta["help"] + shown).replace("%", "%%"))
+        short = ("-n",) if f.name == "n" else ()  # lm-eval's and vf-eval's spelling of the count
+        parser.add_argument(*short, flag, dest=f.name, type=meta["parse"], choices=meta["choices"],
+                            metavar=meta["metavar"], default=None, help=(meta["help"] + shown).replace("%", "%%"))
     parser.add_argument("--episodes", metavar="FILE.jsonl", default=None,
                         help="an episode JSONL file (the same as --source file --path FILE)")
 
