@@ -50,6 +50,16 @@ def test_states_must_match_sessions():
         (lambda d: d["states"][2]["ops"].update(home_city="move"), r"field states\[2\].ops.home_city"),
         (lambda d: d.update(schema_version=99), "field schema_version"),
         (lambda d: d.update(source="web"), "field source"),
+        # one episode's parts against each other (episode_checks.check_consistency)
+        (lambda d: d.update(slot="rent"), r"field slot: 'rent' has no value in the last gold state"),
+        (lambda d: d.update(answer="Austin"), "field answer: 'Austin' differs from the last gold state's value"),
+        (lambda d: d.update(stale_values=["Denver", "denver "]), r"field stale_values\[1\]: 'denver ' is given twice"),
+        (lambda d: d["sessions"][1].update(id="s0"), r"field sessions\[1\].id: 's0' is used by another session"),
+        (lambda d: d["sessions"][1].update(date="2024/13/01"), r"field sessions\[1\].date: .* is not a valid date"),
+        (lambda d: d["sessions"][1].update(date="yesterday"), r"field sessions\[1\].date: 'yesterday' is not a date"),
+        (lambda d: d["sessions"][1].update(date="2023/12/01 (Fri) 10:00"),
+         r"field sessions\[1\].date: .* is before the session above it"),
+        (lambda d: d.update(question_date="2024/01/15 (Mon) 10:00"), "field question_date: .* is before the last session"),
     ],
 )
 def test_malformed_lines_name_file_item_and_field(tmp_path, mutate, field):
@@ -74,6 +84,30 @@ def test_invalid_json_and_duplicate_ids_are_reported(tmp_path):
     path.write_text((json.dumps(make_episode().to_dict()) + "\n") * 2)
     with pytest.raises(EpisodeError, match="duplicate id"):
         read_episodes(path)
+
+
+def test_a_key_repeated_in_one_object_is_refused_not_overwritten(tmp_path):
+    line = json.dumps(make_episode().to_dict())
+    path = tmp_path / "eps.jsonl"
+    path.write_text(line[:-1] + ', "answer": "Denver"}\n')  # the last "answer" would win silently
+    with pytest.raises(EpisodeError, match=r"eps.jsonl:1: not usable JSON \(key 'answer' given twice in one object\)"):
+        read_episodes(path)
+
+
+def test_longmemeval_items_keep_the_releases_own_quirks():
+    """The release repeats session ids in _s, dates some questions before the last session, and words
+    annotated states differently from the gold: those are not refused for source longmemeval."""
+    from supersede_env.core.episode import Session, Turn
+    from supersede_env.core.episode_checks import check_consistency
+
+    quirky = make_episode(source="longmemeval", answer="4", stale_values=("3",),
+                          states=(GoldState({"home_city": "three"}, {}), GoldState({"home_city": "four"}, {}),
+                                  GoldState({"home_city": "four"}, {})),
+                          sessions=(*make_episode().sessions[:2], Session((Turn("user", "Hi."),), id="s0")),
+                          question_date="2023/01/01 (Sun) 10:00")
+    check_consistency("x", quirky)
+    with pytest.raises(EpisodeError, match="is used by another session"):
+        check_consistency("x", make_episode(sessions=quirky.sessions))
 
 
 def test_a_failed_write_leaves_the_old_file(tmp_path):

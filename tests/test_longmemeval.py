@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from supersede_env.core.safe_text import clean
 from supersede_env.core.episode import Episode
+from supersede_env.core.episode_checks import parse_session_date
 from supersede_env.core.longmemeval import (
     HF_REPO_ID,
     HF_REVISION,
@@ -33,9 +33,9 @@ from supersede_env.core.longmemeval import (
     LongMemEvalError,
     fetch_longmemeval,
     load_longmemeval,
-    parse_longmemeval_date,
     resolve_longmemeval,
 )
+from supersede_env.core.safe_text import clean
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "longmemeval"
 ORACLE = DATA / "ku_oracle.json"
@@ -70,7 +70,7 @@ def s_eps() -> list[Episode]:
 
 
 def _parsed(dates: list[str]) -> list[Any]:
-    return [parse_longmemeval_date(d) for d in dates]
+    return [parse_session_date(d) for d in dates]
 
 
 # -- the real files --------------------------------------------------------------------------
@@ -353,7 +353,7 @@ def test_empty_turn_content_is_kept_and_an_empty_session_is_dropped_and_counted(
     ],
 )
 def test_date_parser_accepts_the_release_format_and_close_variants(text, expected):
-    parsed = parse_longmemeval_date(text)
+    parsed = parse_session_date(text)
     assert (parsed.year, parsed.month, parsed.day, parsed.hour, parsed.minute, parsed.second) == expected
 
 
@@ -364,7 +364,7 @@ def test_date_parser_accepts_the_release_format_and_close_variants(text, expecte
 )
 def test_date_parser_rejects_non_dates(text):
     with pytest.raises(ValueError):
-        parse_longmemeval_date(text)
+        parse_session_date(text)
 
 
 # -- download through huggingface_hub, against a local stand-in for the Hub --------------------

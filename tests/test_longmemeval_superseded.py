@@ -23,7 +23,8 @@ from supersede_env.core.grader import grade, grade_episode
 from supersede_env.commands.annotations import main
 from supersede_env.core.errors import AnnotationError
 from supersede_env.core.longmemeval import check_annotations as check_file
-from supersede_env.core.longmemeval import load_longmemeval, parse_longmemeval_date
+from supersede_env.core.episode_checks import parse_session_date
+from supersede_env.core.longmemeval import load_longmemeval
 from supersede_env.core.longmemeval_annotations import (
     Annotation,
     annotations_path,
@@ -100,7 +101,7 @@ def test_superseded_values_are_stated_before_the_current_value(raw_file) -> None
     late = set()
     for q in ANNOTATED:
         a, item = ANNOTATIONS[q], items[q]
-        dates = dict(zip(item["haystack_session_ids"], map(parse_longmemeval_date, item["haystack_dates"])))
+        dates = dict(zip(item["haystack_session_ids"], map(parse_session_date, item["haystack_dates"])))
         assert a.current is not None
         if any(dates[m.session_id] >= dates[a.current.session_id] for m in a.superseded):
             late.add((name, q))
@@ -293,7 +294,7 @@ def test_check_item_names_missing_sessions_and_turns() -> None:
     annotation = read_annotation_from(GOOD)
     item = {"haystack_session_ids": ["s1"], "haystack_dates": ["2023/01/01 (Sun) 10:00"],
             "haystack_sessions": [[{"role": "user", "content": "I live in Rome"}]]}
-    dates = [parse_longmemeval_date(d) for d in item["haystack_dates"]]
+    dates = [parse_session_date(d) for d in item["haystack_dates"]]
     assert check_item(annotation, item, dates) == ["session s1 has no turn 2", "session s2 occurs 0 times in the item"]
 
 

@@ -36,7 +36,7 @@ from typing import IO, Any, Literal
 from supersede_env.core.atomic import atomic_writer
 from supersede_env.core.errors import EpisodeError, SourceError
 from supersede_env.core.jsonl import json_lines
-from supersede_env.core.episode_checks import check_gold, check_question, item_name
+from supersede_env.core.episode_checks import check_consistency, check_gold, check_question, item_name
 from supersede_env.core.limits import MAX_EPISODE_CHARS, MAX_EPISODES, MAX_SESSIONS
 from supersede_env.core.safe_text import check_id
 
@@ -245,7 +245,7 @@ def _parse_episode(raw: Any, where: str) -> Episode:
     meta = raw.get("meta") or {}
     if not isinstance(meta, Mapping):
         raise _fail(where, item, "meta", "expected an object")
-    return Episode(
+    episode = Episode(
         id=ep_id,
         source=source,
         sessions=sessions,
@@ -259,6 +259,8 @@ def _parse_episode(raw: Any, where: str) -> Episode:
         slot_questions=slot_questions,
         meta=dict(meta),
     )
+    check_consistency(where, episode)
+    return episode
 
 
 def _parse_session(raw: Any, where: str, item: str, index: int) -> Session:

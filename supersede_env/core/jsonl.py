@@ -31,6 +31,16 @@ def unusable(exc: BaseException) -> str:
     return text[:160]
 
 
+def _object_without_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are distinct (json.loads keeps the last of a repeated key, silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key[:40]!r} given twice in one object")
+        out[key] = value
+    return out
+
+
 def json_lines(path: str | os.PathLike[str], error: type[Exception]) -> Iterator[tuple[str, int, Any]]:
     """``(where, line number, parsed value)`` for each non-blank line of ``path``, where ``where`` is
     ``"file:line"``. A missing or unreadable file, or a line that is not JSON, raises ``error`` with a
@@ -52,7 +62,7 @@ def json_lines(path: str | os.PathLike[str], error: type[Exception]) -> Iterator
                 if not line.strip():
                     continue
                 try:
-                    value = json.loads(line)
+                    value = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
                 except json.JSONDecodeError as exc:
                     raise error(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
                 except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep

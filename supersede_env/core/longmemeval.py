@@ -33,12 +33,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from supersede_env.core.errors import LongMemEvalDownloadError, LongMemEvalError, SourceError
 from supersede_env.core.episode import ROLES, Episode, Session, Turn
-from supersede_env.core.episode_checks import check_gold, check_question, item_name
+from supersede_env.core.episode_checks import check_gold, check_question, item_name, parse_session_date
+from supersede_env.core.errors import LongMemEvalDownloadError, LongMemEvalError, SourceError
 from supersede_env.core.limits import MAX_EPISODE_CHARS, MAX_EPISODES, MAX_JSON_FILE_BYTES, MAX_SESSIONS
-from supersede_env.core.safe_text import check_id, clean_value
 from supersede_env.core.longmemeval_annotations import Annotation, annotate, check_item, load_annotations
+from supersede_env.core.safe_text import check_id, clean_value
 
 DEFAULT_QUESTION_TYPES: tuple[str, ...] = ("knowledge-update",)
 
@@ -55,33 +55,6 @@ _REQUIRED_FIELDS = (
     "question_id", "question_type", "question", "answer", "question_date",
     "haystack_dates", "haystack_session_ids", "haystack_sessions", "answer_session_ids",
 )  # fmt: skip
-
-
-# -- dates -----------------------------------------------------------------------------------
-# The release writes "2023/05/20 (Sat) 02:21". The weekday is decoration (and locale-dependent for
-# strptime's %a), so it is matched by the pattern and ignored; date and time are checked by datetime.
-_DATE_RE = re.compile(
-    r"^\s*(?P<y>\d{4})[/-](?P<m>\d{1,2})[/-](?P<d>\d{1,2})"
-    r"(?:\s*\((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\))?"
-    r"(?:[\sT]+(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2}))?)?\s*$",
-    re.IGNORECASE,
-)
-
-
-def parse_longmemeval_date(text: str) -> datetime:
-    """Parse a LongMemEval timestamp such as ``2023/05/20 (Sat) 02:21``.
-
-    Also accepts ``-`` separators, no weekday, seconds, or no time (midnight). Raises ``ValueError``
-    for anything else, including impossible dates such as month 13.
-    """
-    match = _DATE_RE.match(text)
-    if match is None:
-        raise ValueError(f"{text!r} is not a date like '2023/05/20 (Sat) 02:21'")
-    parts = {k: int(v) if v is not None else 0 for k, v in match.groupdict().items()}
-    try:
-        return datetime(parts["y"], parts["m"], parts["d"], parts["H"], parts["M"], parts["S"])
-    except ValueError as exc:
-        raise ValueError(f"{text!r} is not a valid date ({exc})") from None
 
 
 # -- loading ---------------------------------------------------------------------------------
@@ -211,7 +184,7 @@ def _validate_item(item: Any, index: int, where: str) -> list[datetime]:
     check_gold(where, name, str(answer), (), abstention=_is_abstention(item["question_id"]),
                error=LongMemEvalError)
     try:
-        parse_longmemeval_date(expect("question_date", str, "a string"))
+        parse_session_date(expect("question_date", str, "a string"))
     except ValueError as exc:
         raise _fail(where, name, "question_date", str(exc)) from None
 
@@ -235,7 +208,7 @@ def _validate_item(item: Any, index: int, where: str) -> list[datetime]:
     parsed = []
     for i, text in enumerate(dates):
         try:
-            parsed.append(parse_longmemeval_date(text))
+            parsed.append(parse_session_date(text))
         except ValueError as exc:
             raise _fail(where, name, f"haystack_dates[{i}]", str(exc)) from None
     for i, session in enumerate(sessions):
