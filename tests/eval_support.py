@@ -8,7 +8,7 @@ reference policy (:mod:`supersede_env.baselines.policies`), with one scripted mi
 - an answer with the full history answers the value mentioned last: the current one;
 - an answer from notes answers as the ``append`` policy does (the value mentioned first: the superseded
   one) for every third episode (``[q0]``, ``[q3]``...), the current value otherwise; under the
-  evidence contract both write the four fields; the pet question (never answered) gets an abstention.
+  evidence contract both write the six fields; the pet question (never answered) gets an abstention.
 
 :class:`ScriptedNotesKeeper` scripts the same kind of stand-in for the real LongMemEval items, from
 their superseded-value annotations.

@@ -83,6 +83,8 @@ def test_contract_policy_is_graded_on_its_answer_field_and_compared(server, tmp_
     (policy,) = report["policies"]
     assert policy["plain"] == "memo:300" and policy["contract"] == "memo:300+contract"
     assert policy["answerable_contract"]["stale"] == 2 and policy["contract_well_formed"] == 6
+    assert policy["unsupported_claims"] == 0  # the scripted model quotes the sentence its answer comes from
+    assert "unsupported success claims" in (out / "report.md").read_text()
 
 
 def test_report_command_rebuilds_the_same_numbers_without_calls(server, tmp_path):

@@ -61,8 +61,12 @@ def test_full_history_uses_longmemeval_layout():
 
 def test_contract_answer_field_is_what_gets_graded():
     contract, plain = parse_condition("memo:300+contract"), parse_condition("memo:300")
-    reply = "STATUS: FOUND\nEVIDENCE: \"city: Portland\"\nANSWER: Portland\nMISSING: nothing"
+    reply = ("STATUS: FOUND\nEVIDENCE: \"city: Portland\"\nANSWER: Portland\nMISSING: nothing\nLIMITS: nothing\n"
+             "NEXT: nothing")
     assert answer_place(reply, answer_form(contract)).text == "Portland" and well_formed(contract, reply)
+    assert answer_place(reply, answer_form(contract)).evidence == '"city: Portland"'
+    # FTA's four fields alone are no longer the whole form: LIMITS and NEXT are asked for too
+    assert not well_formed(contract, reply.rsplit("\nLIMITS", 1)[0])
     # a reply that ignores the format has no answer, and is flagged
     assert answer_place("Portland", answer_form(contract)).missing is not None
     assert not well_formed(contract, "Portland")
@@ -73,7 +77,8 @@ def test_contract_answer_field_is_what_gets_graded():
 
 
 def test_contract_fields_tolerate_markdown():
-    reply = "**STATUS:** NOT FOUND\n**EVIDENCE:** none\n**ANSWER:**\nnot in my notes\n**MISSING:** the city"
+    reply = ("**STATUS:** NOT FOUND\n**EVIDENCE:** none\n**ANSWER:**\nnot in my notes\n**MISSING:** the city\n"
+             "**LIMITS:** none\n- Next: ask where they live now")
     place = answer_place(reply, "contract")
     assert place.text == "not in my notes" and place.doubt == "STATUS: NOT FOUND"
     assert well_formed(parse_condition("full+contract"), reply)

@@ -94,7 +94,7 @@ def test_ledger_ops_code_keeps_the_lines():
 
 
 def test_contract_policy_grades_the_answer_field():
-    reply = ModelReply("STATUS: FOUND\nEVIDENCE: \"home: Portland\"\nANSWER: Portland\nMISSING: nothing")
+    reply = ModelReply("STATUS: FOUND\nEVIDENCE: \"home: Portland\"\nANSWER: Portland\nMISSING: nothing\nLIMITS: nothing\nNEXT: nothing")
     state, _ = drive(make_episode(), "memo:300+contract", [ModelReply("home: Portland")] * 3 + [reply])
     transcript = state.transcript()
     assert transcript.graded_text == "Portland" and transcript.well_formed

@@ -88,8 +88,9 @@ class ReferencePolicy:
             return answer
         if chosen is None:
             return ("STATUS: NOT FOUND\nEVIDENCE: none\nANSWER: not in my notes\n"
-                    "MISSING: the fact asked about")
-        return f'STATUS: FOUND\nEVIDENCE: "{chosen.sentence}"\nANSWER: {answer}\nMISSING: nothing'
+                    "MISSING: the fact asked about\nLIMITS: nothing\nNEXT: ask the user")
+        return (f'STATUS: FOUND\nEVIDENCE: "{chosen.sentence}"\nANSWER: {answer}\nMISSING: nothing\n'
+                "LIMITS: nothing\nNEXT: nothing")
 
 
 def user_text(conversation: str) -> list[str]:

@@ -207,11 +207,20 @@ def _policies(s: RunSummary) -> list[str]:
         out += markdown_table(["condition", "items", "n", "right", "abstained", "fabricated", "stale", "hedged"], rows)
         out += markdown_table(
             ["plain", "contract", "fabricated: plain only", "contract only", "exact p", "abstained: plain only",
-             "contract only", "exact p", "contract well formed"],
+             "contract only", "exact p", "contract well formed", "unsupported success claims"],
             [[f"`{p.plain}`", f"`{p.contract}`", p.fabrication_b, p.fabrication_c, fmt_p(p.fabrication_p_exact),
-              p.abstained_b, p.abstained_c, fmt_p(p.abstained_p_exact), f"{p.contract_well_formed}/{p.contract_n}"]
+              p.abstained_b, p.abstained_c, fmt_p(p.abstained_p_exact), f"{p.contract_well_formed}/{p.contract_n}",
+              _share(p.unsupported_claims, p.answerable_contract.n)]
              for p in s.policies])
+        out.append("*unsupported success claims*: answerable items whose contract reply gave the current value "
+                   "with EVIDENCE that does not hold it (none, empty, or another value) and names no session: "
+                   "FTA's unsupported claim, graded wrong.")
+        out.append("")
     return out
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k}/{n} ({pct(k / n)})" if n else "n/a"
 
 
 def _agreement(s: RunSummary) -> list[str]:

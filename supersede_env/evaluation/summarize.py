@@ -38,6 +38,7 @@ from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.records import RunLog, VerdictRecord
 from supersede_env.core.rollout import StepRecord
+from supersede_env.core.contract import UNSUPPORTED
 from supersede_env.core.stats import cohens_kappa, compare_paired, holm_adjusted, mcnemar_exact, paired_table
 from supersede_env.core.verdict import LABELS
 from supersede_env.evaluation.diagnostics import _mean, condition_diagnostics, episode_diagnostics
@@ -277,8 +278,14 @@ def _policies(names: Sequence[str], episodes: Sequence[Episode],
             abstained_b=abs_t.b, abstained_c=abs_t.c, abstained_p_exact=mcnemar_exact(abs_t.b, abs_t.c),
             contract_well_formed=sum(1 for e in shared if verdicts[name][e.id].well_formed),
             contract_n=len(shared),
+            unsupported_claims=sum(1 for e in ans if _unsupported(verdicts[name][e.id])),
         ))
     return out
+
+
+def _unsupported(verdict: VerdictRecord) -> bool:
+    """The grader refused a contract answer as an unsupported success claim (contract.evidence_support)."""
+    return verdict.grader is not None and verdict.grader.reason.startswith(UNSUPPORTED)
 
 
 def _agreement(names: Sequence[str], verdicts: Mapping[str, Mapping[str, VerdictRecord]]) -> list[Agreement]:

@@ -138,6 +138,9 @@ class PolicyComparison:
     abstained_p_exact: float
     contract_well_formed: int
     contract_n: int
+    # answerable items whose contract answer named the gold with EVIDENCE that does not support it (FTA's
+    # unsupported success claims; the grader refuses them: contract.evidence_support), of answerable_contract.n
+    unsupported_claims: int = 0
 
 
 @dataclass(frozen=True)

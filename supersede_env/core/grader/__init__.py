@@ -125,6 +125,8 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
         result = _grade_place(place.text, gold_text, stale, decoys, abstention, question, mode)
     if place.doubt is not None and result.label == "current":
         result = verdict("hedged", f"{result.reason}, but the reply's {place.doubt}", result.extracted, mode)
+    if form == "contract" and result.label == "current" and not abstention:
+        result = _supported(result, place, gold_text, mode)
     notes = []
     if place.source != "reply":
         notes.append(f"read from the {place.source}")
@@ -134,6 +136,16 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
         result = Verdict(result.label, result.r_cur, result.r_stale, f"{result.reason} ({'; '.join(notes)})",
                          result.extracted, result.mode)
     return result
+
+
+def _supported(result: Verdict, place: AnswerPlace, gold_text: str, mode: str) -> Verdict:
+    """A contract's answer is a success claim: paid only when its EVIDENCE supports it (FTA's rule)."""
+    from supersede_env.core.contract import UNSUPPORTED, evidence_support
+
+    why = evidence_support(place.evidence or "", (result.extracted, gold_text))
+    if why is None:
+        return result
+    return verdict("wrong", f"{UNSUPPORTED}: {result.reason}, but {why}", result.extracted, mode)
 
 
 def _strict(place: AnswerPlace, gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], abstention: bool,

@@ -5,9 +5,10 @@ the whole reply, and :func:`answer_place` alone decides what the answer is; ever
 evidence, never the answer. In order:
 
 1. reasoning blocks (``<think>...</think>``, an unclosed one too) are removed;
-2. a contract reply (``STATUS:`` / ``EVIDENCE:`` / ``ANSWER:`` / ``MISSING:`` lines) is its ANSWER
-   field(s), and no answer at all without one; a STATUS other than FOUND, or a MISSING field that
-   doubts the answer ("whether this is still current"), is a *doubt* the verdict reports;
+2. a contract reply (``STATUS:`` / ``EVIDENCE:`` / ``ANSWER:`` / ``MISSING:`` / ``LIMITS:`` / ``NEXT:``
+   lines) is its ANSWER field(s), and no answer at all without one; a STATUS other than FOUND, or a
+   MISSING field that doubts the answer ("whether this is still current"), is a *doubt* the verdict
+   reports; its EVIDENCE is kept for the support check (:mod:`supersede_env.core.contract`);
 3. a reply that is one JSON object with an ``answer`` key is that value (``null``: no answer); its
    other fields are read after it;
 4. ``<answer>...</answer>`` tags are their content, and the text around them is read after it;
@@ -47,10 +48,13 @@ class AnswerPlace(NamedTuple):
     # a contract's STATUS other than FOUND alone, or a MISSING field that names anything: the strict
     # reward's closed world has no words for them
     unsettled: str | None = None
+    # a contract reply's EVIDENCE field(s), "" when it has none; None for any other form. An answer
+    # given in a contract is a success claim, paid only when its evidence supports it (contract.py)
+    evidence: str | None = None
 
 
 # a field label opening a line, markdown around it allowed ("**ANSWER:**", "- Status:")
-_FIELD = re.compile(r"[ \t*_#>\-]*(STATUS|EVIDENCE|ANSWER|MISSING)[*_ \t]*:[ \t]*", re.I)
+_FIELD = re.compile(r"[ \t*_#>\-]*(STATUS|EVIDENCE|ANSWER|MISSING|LIMITS|NEXT)[*_ \t]*:[ \t]*", re.I)
 _FOUND = re.compile(r"^\W*found\b", re.I)
 _FOUND_ALONE = re.compile(r"^\W*found\W*$", re.I)
 _NOTHING = re.compile(r"^\W*(?:none|nothing|n/?a|no(?:thing)? missing|-)?\W*$", re.I)
@@ -89,11 +93,16 @@ def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
         return AnswerPlace("", "ANSWER field", missing=why)
     statuses = [value for name, value in fields if name == "status"]
     missing = [value for name, value in fields if name == "missing"]
+    # LIMITS says where the answer stops holding: a doubt when it doubts the value itself, as MISSING
+    limits = [value for name, value in fields if name == "limits"]
     doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None) or next(
-        (f"MISSING: {v}" for v in missing if _UNSURE.search(v)), None)
+        (f"MISSING: {v}" for v in missing if _UNSURE.search(v)), None) or next(
+        (f"LIMITS: {v}" for v in limits if _UNSURE.search(v)), None)
     unsettled = next((f"STATUS: {v}" for v in statuses if not _FOUND_ALONE.match(v)), None) or next(
         (f"MISSING: {v}" for v in missing if not _NOTHING.match(v)), None)
-    return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt, unsettled=unsettled)
+    evidence = "\n".join(value for name, value in fields if name == "evidence")
+    return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt, unsettled=unsettled,
+                       evidence=evidence)
 
 
 def _flatten(value: object, depth: int = 0) -> str:

@@ -1,0 +1,49 @@
+"""The evidence contract as FTA intends: an answer given in a contract is a success claim, paid only
+when its EVIDENCE supports it (holds the answer's value, or names the session); otherwise the verdict
+says "unsupported success claim". Plain replies are never held to it."""
+
+import pytest
+
+from supersede_env.core.contract import UNSUPPORTED, evidence_support
+from supersede_env.core.grader import grade
+
+FIELDS = "\nMISSING: nothing\nLIMITS: nothing\nNEXT: nothing"
+
+
+def contract(evidence, answer="Portland", status="FOUND"):
+    return f"STATUS: {status}\nEVIDENCE: {evidence}\nANSWER: {answer}{FIELDS}"
+
+
+@pytest.mark.parametrize("mode", ["official", "strict"])
+@pytest.mark.parametrize("evidence", ["none", "", "N/A", "-", "my notes say so", "city: Denver",
+                                      "I remember it clearly", "the user told me"])
+def test_a_found_answer_without_supporting_evidence_is_not_paid(mode, evidence):
+    result = grade(contract(evidence), "Portland", stale=["Denver"], mode=mode, form="contract")
+    assert result.r_cur == 0 and result.label == "wrong"
+    assert result.reason.startswith(UNSUPPORTED), result.reason
+
+
+@pytest.mark.parametrize("mode", ["official", "strict"])
+@pytest.mark.parametrize("evidence", ['"city: Portland"', "home city: portland (moved from Denver)",
+                                      "session 2: the user moved to Portland", "the 2024/02/01 session",
+                                      "Session s1", "Portland"])
+def test_evidence_that_holds_the_value_or_names_the_session_supports_the_answer(mode, evidence):
+    result = grade(contract(evidence), "Portland", stale=["Denver"], mode=mode, form="contract")
+    assert result.label == "current" and result.r_cur == 1, result.reason
+
+
+def test_the_value_is_matched_by_meaning_not_by_characters():
+    assert evidence_support("rent: 1800 dollars a month", ("$1,800",)) is None
+    assert evidence_support("rent: 1900 dollars", ("$1,800",)) == "its EVIDENCE does not hold the value it answers"
+
+
+def test_plain_replies_and_honest_abstentions_are_not_held_to_it():
+    reply = contract("none")
+    assert grade(reply, "Portland", stale=["Denver"], form="any").label == "current"
+    honest = contract("none", answer="not in my notes", status="NOT FOUND")
+    assert grade(honest, "Portland", stale=["Denver"], form="contract").label == "abstained"
+
+
+def test_a_stale_answer_stays_stale_whatever_its_evidence():
+    result = grade(contract('"city: Denver"', answer="Denver"), "Portland", stale=["Denver"], form="contract")
+    assert result.label == "stale"
