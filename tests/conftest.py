@@ -6,15 +6,14 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+from tests.shared_data import REPO_ROOT, SHARED_DATA, missing_reason  # noqa: F401  (re-exported)
 
 
 def shared_file(*parts: str) -> Path:
-    """A file under ../shared/data, or skip the test when this checkout has none."""
+    """A file of the real data (tests/shared_data.py), or skip the test when it is not there."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.is_file():
-        pytest.skip(f"shared data file {path} is not present")
+        pytest.skip(missing_reason(path))
     return path
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEV_FILE = REPO_ROOT.parent / "shared" / "data" / "judged" / "dev_judged_answers.jsonl"
+from tests.shared_data import DEV_FILE  # noqa: E402
 SYNTHETIC_EVAL = REPO_ROOT / "data" / "synthetic_eval.jsonl"
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")

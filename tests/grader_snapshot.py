@@ -44,7 +44,7 @@ from supersede_env.core.reward_audit import audit_answers
 REPO = Path(__file__).resolve().parents[1]
 SNAPSHOT = REPO / "tests" / "snapshots" / "grader_verdicts.jsonl.gz"
 FROZEN_SPLIT = REPO / "data" / "synthetic_eval.jsonl"
-DEV_FILE = REPO.parent / "shared" / "data" / "judged" / "dev_judged_answers.jsonl"
+from tests.shared_data import DEV_FILE  # noqa: E402
 MODES = ("official", "strict")
 PARTS = ("syn", "long", "dev")
 LETTER = {"current": "c", "stale": "s", "hedged": "h", "abstained": "a", "wrong": "w", "ungradable": "u"}

@@ -24,13 +24,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from tests.shared_data import LONGMEMEVAL  # noqa: E402
 
 SECTIONS = ("## Verdict mix", "## Stale answers", "## Memo-state diagnostics")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--path", default=str(REPO.parent / "shared" / "data" / "longmemeval" / "ku_oracle.json"))
+    parser.add_argument("--path", default=str(LONGMEMEVAL / "ku_oracle.json"))
     parser.add_argument("--conditions", default="full,memo:300")
     parser.add_argument("--out", help="run directory (default: a new temporary directory)")
     args = parser.parse_args()

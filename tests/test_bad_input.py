@@ -609,7 +609,7 @@ CASES: list[Case] = [
           ("model_source: tiny\nuse_peft: false\n", "use_peft", "c.yaml: field use_peft: training trains a LoRA adapter"),
           (TINY + "per_device_train_batch_size: 0\n", "batch size", "c.yaml: per_device_train_batch_size: must be at least 1"),
           (TINY + "gradient_accumulation_steps: 0\n", "accumulation", "c.yaml: gradient_accumulation_steps: must be at least 1"),
-          (TINY + "learning_rate: -0.001\n", "learning_rate", "c.yaml: learning_rate: must be more than 0"),
+          (TINY + "learning_rate: -0.001\n", "learning_rate", "c.yaml: learning_rate: must be at least 0"),
           (TINY + "seed: -1\n", "seed", "c.yaml: seed: must be at least 0 and at most 4,294,967,295"),
           (TINY + "max_steps: 0\n", "max_steps zero", "c.yaml: max_steps: must be from 1 to 1,000,000,000"),
           (TINY + "max_steps: 1000000000000\n", "max_steps huge", "c.yaml: max_steps: must be from 1 to 1,000,000,000"),

@@ -31,6 +31,7 @@ from supersede_env.core.grader.lex_scan import scan
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import tokenize
 from tests.grader_cases import dev_rows
+from tests.shared_data import DEV_FILE, missing_reason
 
 
 def _key(tokens):
@@ -133,7 +134,7 @@ def test_numbering_across_paragraphs_is_read_from_the_whole_reply() -> None:
 def test_dev_answers_read_as_they_do_whole() -> None:
     rows = dev_rows()
     if rows is None:
-        pytest.skip("needs ../shared/data/judged/dev_judged_answers.jsonl")
+        pytest.skip(missing_reason(DEV_FILE))
     long = [r for r in rows if len(r["hypothesis"]) > SHORT_REPLY]
     for row in random.Random(7).sample(long, min(300, len(long))):
         _assert_reads_as_whole(row["hypothesis"], row["question"])

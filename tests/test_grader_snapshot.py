@@ -8,12 +8,13 @@ from __future__ import annotations
 import pytest
 
 from tests import grader_snapshot
+from tests.shared_data import missing_reason
 
 
 @pytest.mark.parametrize("part", grader_snapshot.PARTS)
 def test_no_verdict_moved(part: str) -> None:
     if part == "dev" and not grader_snapshot.DEV_FILE.exists():
-        pytest.skip(f"{grader_snapshot.DEV_FILE} is not present")
+        pytest.skip(missing_reason(grader_snapshot.DEV_FILE))
     diff, _ = grader_snapshot.compute((part,))
     assert diff.total > 800
     assert diff.clean, grader_snapshot.render(diff, limit=20)

@@ -37,14 +37,15 @@ from supersede_env.core.longmemeval import (
 )
 from supersede_env.core.safe_text import clean
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "longmemeval"
+from tests.shared_data import LONGMEMEVAL as DATA  # noqa: E402
+from tests.shared_data import missing_reason  # noqa: E402
 ORACLE = DATA / "ku_oracle.json"
 S_FILE = DATA / "ku_s.json"
 ABSTENTION_IDS = {"6aeb4375_abs", "031748ae_abs", "2698e78f_abs", "2133c1b5_abs", "0ddfec37_abs", "f685340e_abs"}
 
 needs_data = pytest.mark.skipif(
     not (ORACLE.is_file() and S_FILE.is_file()),
-    reason=f"real LongMemEval files not found in {DATA} (shared data, never copied into the repo)",
+    reason=missing_reason(S_FILE if ORACLE.is_file() else ORACLE),
 )
 
 

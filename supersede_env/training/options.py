@@ -86,7 +86,7 @@ MAX_STEPS = 10**9
 TRAINER_BOUNDS: tuple[tuple[str, float, float, bool], ...] = (
     ("per_device_train_batch_size", 1, 2**20, True),
     ("gradient_accumulation_steps", 1, 2**20, True),
-    ("learning_rate", 0, 1, False),
+    ("learning_rate", 0, 1, True),  # 0 is a dry run (throughput); the run then says NOT TRAINED
     ("seed", 0, 2**32 - 1, True),
     ("num_train_epochs", 0, 10**6, False),
     ("logging_steps", 0, MAX_STEPS, False),
