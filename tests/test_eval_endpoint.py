@@ -101,6 +101,32 @@ def test_report_command_rebuilds_the_same_numbers_without_calls(server, tmp_path
     assert server.calls == calls
 
 
+def test_report_takes_the_runs_lock_cleans_killed_writes_and_names_foreign_verdicts(server, tmp_path):
+    from supersede_env.core.records import RECORDS_FILE
+    from supersede_env.core.run_lock import acquire
+
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
+    out = tmp_path / "run"
+    assert run_cli(*eval_args(server, episodes, out, "--conditions", "full"))[0] == 0
+    # a live eval holds the lock: report refuses in one line instead of racing its writes
+    with acquire(out, command="supersede eval", advice="then run this command again"):
+        code, _, err = run_cli("report", str(out))
+    assert code == 2 and "is in use by another supersede eval" in err and len(err.strip().splitlines()) == 1
+    # the temporary files a kill left mid-write go with the next report
+    (out / ".report.md.abc123.tmp").write_text("half a report")
+    (out / "plots" / ".accuracy.png.xyz.tmp").write_bytes(b"half a plot")
+    # a verdict for an episode this run does not have is left out, and said
+    line = next(x for x in (out / RECORDS_FILE).read_text().splitlines() if '"kind":"verdict"' in x)
+    with (out / RECORDS_FILE).open("a") as handle:
+        handle.write(line.replace('"episode_id":"e0"', '"episode_id":"e9"') + "\n")
+    code, stdout, err = run_cli("report", str(out))
+    assert code == 0, err
+    assert not list(out.glob(".*.tmp")) and not list((out / "plots").glob(".*.tmp"))
+    assert read_report(out)["run"]["ignored_verdicts"] == 1
+    assert "1 verdict line(s) ignored" in " ".join(stdout.split())
+    assert "1 verdict line(s) ignored" in (out / "report.md").read_text()
+
+
 def test_a_server_that_errors_gives_failed_rows_never_wrong_answers(server, tmp_path):
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 4)
     # every call about episode e2 fails; the others answer

@@ -1,6 +1,7 @@
 """Rebuild a run's report from its records: report.md, report.json and plots; no model is called.
 
-Works on a finished, failed or killed run alike (pairs without a verdict are shown as not run yet).
+Works on a finished, failed or killed run alike (pairs without a verdict are shown as not run yet). It
+takes the run's lock: on a run that an eval is still writing it refuses in one line.
 
     supersede report runs/qwen3-oracle
     supersede report runs/qwen3-oracle --no-plots
@@ -9,7 +10,10 @@ Works on a finished, failed or killed run alike (pairs without a verdict are sho
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
+
+from supersede_env.core.run_lock import LOCK_FILE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +29,13 @@ def main(args: argparse.Namespace) -> int:
     from supersede_env.evaluation.report import build_report
     from supersede_env.evaluation.report_console import print_summary
 
-    summary, files = build_report(Path(args.run_dir), plots=args.plots)
+    from supersede_env.core.run_lock import acquire
+    from supersede_env.evaluation.rundir import EVAL_LOCK
+
+    run_dir = Path(args.run_dir)
+    # the run's own lock: a live eval is still appending (and writes its report when it ends)
+    with acquire(run_dir, **EVAL_LOCK) if (run_dir / LOCK_FILE).is_file() else contextlib.nullcontext():
+        summary, files = build_report(run_dir, plots=args.plots)
     if args.quiet:
         print(files.markdown)
     else:

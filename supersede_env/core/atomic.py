@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -61,3 +61,19 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w", *,
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     with atomic_writer(path, "w") as handle:
         handle.write(text)
+
+
+def remove_stale_temps(directory: str | os.PathLike[str], names: Iterable[str]) -> int:
+    """Remove the temporary files a killed :func:`atomic_writer` left beside ``names`` in ``directory``.
+
+    Only for a writer that holds the directory's lock (no other write can be in flight); only regular
+    files of the writer's own pattern (``.NAME.*.tmp``), never through a link. Returns how many went."""
+    removed = 0
+    folder = Path(directory)
+    for name in names:
+        for leftover in folder.glob(f".{name}.*.tmp"):
+            if leftover.is_file() and not leftover.is_symlink():
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()
+                    removed += 1
+    return removed

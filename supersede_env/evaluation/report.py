@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from supersede_env.core.atomic import remove_stale_temps
 from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import ANY_CONTENT, check_output_dir, output_file
 from supersede_env.evaluation.report_markdown import render_markdown
@@ -32,8 +33,12 @@ class ReportFiles:
 
 
 def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> ReportFiles:
-    """Write report.json, report.md and the PNG plots into ``run_dir`` (each atomically)."""
+    """Write report.json, report.md and the PNG plots into ``run_dir`` (each atomically). The caller holds
+    the run's lock, so the temporary files an earlier, killed write left are removed first."""
     where = f"the report of {run_dir}"
+    remove_stale_temps(run_dir, (REPORT_JSON, REPORT_MD))
+    if (run_dir / PLOTS_DIR).is_dir() and not (run_dir / PLOTS_DIR).is_symlink():
+        remove_stale_temps(run_dir / PLOTS_DIR, ("*.png",))
     json_out = output_file(run_dir / REPORT_JSON, where, signature=ANY_CONTENT)  # in a run directory: ours
     md_out = output_file(run_dir / REPORT_MD, where, signature=ANY_CONTENT)
     if plots:  # never written through a link out of the run directory, nor into anything but a directory

@@ -53,6 +53,10 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
                       "see the report's Failures section)")
     if pending:
         console.print(f"[yellow]{pending} pair(s) not run yet[/]")
+    ignored = summary.run.get("ignored_verdicts", 0)
+    if ignored:
+        console.print(f"[bold yellow]{ignored} verdict line(s) ignored[/]: they name an episode or condition this "
+                      "run does not have (its records were edited or mixed with another run's)")
     empty = sum(c.empty_answers for c in summary.conditions)
     if empty:
         reasons: dict[str, int] = {}

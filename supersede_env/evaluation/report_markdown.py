@@ -84,6 +84,11 @@ def _notices(s: RunSummary, run_dir: Path | None) -> list[str]:
                    f"{_reasons(s, answers_only=True)}). They count as not correct and are shown as *empty*, "
                    "apart from *wrong*, in the verdict mix; see [Run](#run) for empty memo replies.")
         out.append("")
+    ignored = s.run.get("ignored_verdicts", 0)
+    if ignored:
+        out.append(f"> **{ignored} verdict line(s) ignored**: they name an episode or condition this run does not "
+                   "have (its records were edited, or mixed with another run's).")
+        out.append("")
     if not failed and not pending:
         out.append("All pairs completed; no model call failed." if not empty else
                    "All pairs completed; no model call failed, but some answers were empty.")

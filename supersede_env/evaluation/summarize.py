@@ -84,6 +84,9 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
             "resumes": [{"resumed": r.resumed, "changes": dict(r.changes), "retry_failed": r.retry_failed,
                          "truncated_tail": r.truncated_tail} for r in log.resumes],
             "call_records": log.n_call_records,
+            # verdict lines for an episode or condition this run does not have (an edited records file)
+            "ignored_verdicts": sum(1 for episode_id, condition in log.verdicts
+                                    if condition not in verdicts or episode_id not in by_id),
         },
         graders=graders,
         grader_modes=tuple(sorted({v.grader.mode for v in log.verdicts.values() if v.grader is not None})
