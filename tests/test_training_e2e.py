@@ -309,3 +309,24 @@ def test_ctrl_c_prints_where_everything_is_and_how_to_resume(tmp_path, base_mode
     from supersede_env.training.run_dir import open_run_dir
 
     open_run_dir(parse_config(["--config", str(out / "config.yaml"), "--resume_from_checkpoint", "last"])).release()
+
+
+def test_a_full_disk_ends_in_one_line_with_the_resume_command(tmp_path, base_model, monkeypatch, capsys):
+    """torch's archive writer fails as a full disk makes it fail; the run says so in one line."""
+    out = tmp_path / "run"
+    real_save = torch.save
+
+    def full_disk_in_step_2(obj, f, *args, **kwargs):
+        if "checkpoint-2" in str(f) or "checkpoint-2" in str(getattr(f, "name", "")):
+            raise RuntimeError("[enforce fail at inline_container.cc:626] . PytorchStreamWriter failed writing "
+                               "file data/0: file write failed")
+        return real_save(obj, f, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "save", full_disk_in_step_2)
+    assert standalone(_options(out, base_model) + ["--report_to", "none"]) == 2
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if "error:" in line]
+    assert "Traceback" not in err
+    assert "supersede train: error: No space left on device while saving (torch: " in line  # after the bar
+    assert f"resume with: supersede train --config {out / 'config.yaml'} --resume_from_checkpoint last" in line
+    assert (out / "checkpoint-1" / "supersede_state.json").is_file()  # the step before is whole

@@ -23,6 +23,7 @@ Output folder layout::
 
 from __future__ import annotations
 
+import errno
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,7 @@ from supersede_env.training.episode_pools import EpisodePools, load_pools
 from supersede_env.training.heldout import HeldoutSet, load_heldout
 from supersede_env.training.movement import Movement, moved
 from supersede_env.training.policy import check_lora_targets
-from supersede_env.training.run_dir import check_run_dir, open_run_dir, prepare, run_options
+from supersede_env.training.run_dir import CONFIG_FILE, check_run_dir, open_run_dir, prepare, run_options
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +173,13 @@ def run(inputs: TrainingInputs) -> RunOutcome:
             _save_final_adapter(trainer, opened.path)
         except KeyboardInterrupt:
             interrupted = True
+        except (OSError, RuntimeError) as exc:
+            full = _disk_full(exc)
+            if full is None:
+                raise
+            raise ConfigError(f"{full}; every checkpoint written before is whole (staged, then renamed): free "
+                              f"space, then resume with: supersede train --config {opened.path / CONFIG_FILE} "
+                              "--resume_from_checkpoint last") from None
     finally:
         opened.release()
     callbacks = trainer.callback_handler.callbacks
@@ -194,6 +202,17 @@ def run(inputs: TrainingInputs) -> RunOutcome:
         zero_advantage_batches=trainer.zero_advantage_batches,
         sync_stop=sync_stop.reason() if sync_stop is not None else None,
     )
+
+
+def _disk_full(exc: BaseException) -> str | None:
+    """What a full disk (or quota) looks like when a save fails: an OSError, or torch's own RuntimeError
+    from its archive writer ("file write failed"); None for any other error."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or 'No space left on device'}"
+    text = " ".join(str(exc).split())
+    if isinstance(exc, RuntimeError) and ("file write failed" in text or "No space left" in text):
+        return f"No space left on device while saving (torch: {text[:120]})"
+    return None
 
 
 def _save_final_adapter(trainer: Any, folder: Path) -> None:
