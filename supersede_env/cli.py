@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -45,13 +46,10 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def require_extra(extra: str, *modules: str) -> None:
-    """Raise :class:`UserError` naming the extra to install when one of ``modules`` cannot be imported."""
-    missing = []
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            missing.append(name)
+    """Raise :class:`UserError` naming the extra to install when one of ``modules`` is not installed.
+
+    Looked up, not imported: a command pays for an import (scipy, matplotlib, bm25s) only where it uses it."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if missing:
         raise UserError(f"this command needs the '{extra}' extra ({', '.join(missing)} not installed): "
                         f"pip install 'supersede-env[{extra}]'")

@@ -119,3 +119,22 @@ def test_holm_by_hand():
 def test_holm_with_four_pairs_by_hand():
     # sorted .005, .01, .03, .04 -> x4, x3, x2, x1 = .02, .03, .06, .04 -> step-down keeps .06 for the last
     assert holm_adjusted([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+
+
+def test_the_closed_forms_equal_scipys_tests():
+    """stats.py computes without scipy; scipy (installed with the eval extra) is the reference here."""
+    from scipy import stats as scipy_stats
+
+    for b in range(0, 60, 3):
+        for c in (0, 1, 2, 5, 13, 40, 77):
+            if b + c:
+                expected = scipy_stats.binomtest(b, b + c, 0.5).pvalue
+                assert mcnemar_exact(b, c) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+                chi2, p = mcnemar_chi2_cc(b, c)
+                assert p == pytest.approx(scipy_stats.chi2.sf(chi2, df=1), rel=1e-9, abs=1e-15)
+    assert mcnemar_exact(700, 650) == pytest.approx(scipy_stats.binomtest(700, 1350, 0.5).pvalue, rel=1e-9)
+    for n in (1, 2, 7, 30, 300, 5000):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            ci = scipy_stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+            got = wilson_interval(k, n)
+            assert (got.low, got.high) == pytest.approx((ci.low, ci.high), abs=1e-12)
