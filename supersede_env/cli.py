@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reward-audit": ("supersede_env.commands.reward_audit", "stress-test the reward with answers that dodge the choice"),
     "eval": ("supersede_env.commands.eval", "paired evaluation: full context vs bounded memo"),
     "report": ("supersede_env.commands.report", "rebuild a report from a run's records"),
+    "view": ("supersede_env.commands.view", "a run as one self-contained HTML page (memos beside the gold state)"),
     "summarize": ("supersede_env.commands.summarize", "per-episode figures of a vf-eval run (traces.jsonl)"),
     "serve": ("supersede_env.commands.serve", "serve a reference policy (a baseline, not a model) as an OpenAI-compatible endpoint"),
     "sft-data": ("supersede_env.commands.sft_data", "write the gold-memo teacher's transcripts as a chat dataset"),

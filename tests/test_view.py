@@ -1,0 +1,66 @@
+"""``supersede view RUN``: one self-contained page per run, checked structurally (stdlib's HTML parser):
+every episode, every condition side by side, the memo after each session beside the gold state with
+kept and stale values marked, the verdict and its reason, failures with theirs; model output escaped,
+no network reference, one fixed script."""
+
+from html.parser import HTMLParser
+
+from supersede_env.core.records import load_run
+from tests.eval_support import run_cli, scripted_reply, write_city_episodes
+from tests.fakeserver import Fault, FakeChatServer
+
+HOSTILE = "<script>alert('x')</script><img src=http://evil.example/x.png>"
+
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.blocks, self.scripts, self.urls = [], [], 0, []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        self.scripts += tag == "script"
+        self.urls += [v for k, v in attrs.items() if k in ("src", "href") and v and not v.startswith("data:")]
+        if attrs.get("class") == "cond":
+            self.blocks.append((attrs["data-cond"], attrs["data-verdict"]))
+
+
+def reply(prompt):
+    if "[q2]" in prompt and "<notes>" in prompt and "<conversation>" not in prompt:
+        return HOSTILE  # the answer step of e2 under a memo condition: model output that is markup
+    if "[q1]" in prompt and "<notes>" not in prompt:
+        return Fault("error", 500)  # e1 under full fails
+    return scripted_reply(prompt)
+
+
+def test_the_page_shows_every_episode_side_by_side_and_escapes_the_run(tmp_path):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 4)
+    out = tmp_path / "run"
+    with FakeChatServer(reply=reply) as server:
+        code, _, err = run_cli("eval", "--model", f"openai:fake@{server.url}", "--episodes", str(episodes),
+                               "--conditions", "full,memo:300", "--out", str(out), "--no-progress", "--retries", "0")
+    assert code in (0, 3), err
+    code, stdout, err = run_cli("view", str(out))
+    assert code == 0, err
+    assert stdout.strip() == f"view: {out / 'view.html'}"
+    text = (out / "view.html").read_text()
+    page = Page()
+    page.feed(text)
+    assert page.scripts == 1 and page.urls == []  # the filter script only; plots embedded as data: URLs
+    assert text.count("<div class='episode'") == 4
+    log = load_run(out)
+    expected = {(c, (v.grader.label if v.grader else "failed") if (v := log.verdict_for(f"e{i}", c)) else "not run")
+                for i in range(4) for c in ("full", "memo:300")}
+    assert set(page.blocks) == expected and len(page.blocks) == 8
+    assert "alert(&#x27;x&#x27;)" in text and HOSTILE not in text  # the model's markup is shown, never run
+    assert "class='kept'" in text and "after session 3:" in text
+    assert "class='stale'>stale held: " in text  # the scripted notes keep the old city too
+    (failed,) = [v for v in log.verdicts.values() if v.status == "failed"]
+    assert ("full", "failed") in page.blocks and "class='v-failed'>failed: " in text
+    assert "500" in failed.error and "500" in text.split("class='v-failed'>failed: ", 1)[1][:300]
+
+
+def test_view_refuses_a_folder_that_is_not_a_run_and_a_foreign_out_file(tmp_path):
+    code, _, err = run_cli("view", str(tmp_path))
+    assert code == 2 and "not a run directory" in err
