@@ -118,3 +118,18 @@ def test_resuming_a_run_whose_replies_held_a_masked_key_replays_cleanly(tmp_path
         code, _, stderr = run_cli("eval", "--resume", "--retry-failed", "--out", str(out), "--no-progress")
     assert code == EXIT_OK, stderr
     assert files_holding(out, MODEL_KEY) == []
+
+
+def test_episodes_that_hold_a_key_the_run_uses_are_refused_before_anything_is_written(tmp_path, monkeypatch):
+    """A run copies its episodes into its folder (episodes.jsonl); a key inside them is never copied."""
+    monkeypatch.setenv("SUPERSEDE_MODEL_KEY", MODEL_KEY)
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 2)
+    text = episodes.read_text()
+    episodes.write_text(text.replace("Denver", f"Denver {MODEL_KEY}", 1))
+    out = tmp_path / "run"
+    with FakeChatServer(reply=scripted_reply, api_key=MODEL_KEY) as server:
+        code, stdout, stderr = run_cli("eval", "--no-progress", "--model", f"openai:fake@{server.url}", "--episodes",
+                                       str(episodes), "--conditions", "full", "--api-key-env", "SUPERSEDE_MODEL_KEY",
+                                       "--out", str(out))
+    assert code == 2 and "holds the value of an API key this run uses" in stderr
+    assert not out.exists() and MODEL_KEY not in stdout + stderr

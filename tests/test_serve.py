@@ -61,6 +61,12 @@ def test_the_server_refuses_another_model_and_a_prompt_it_cannot_read(served):
     assert status == 400 and "answers only supersede-env" in body["error"]["message"]
     status, body = post(served, {"messages": "not a list"})
     assert status == 400
+    deep = ("[" * 100_000 + "]" * 100_000).encode()  # a body nested too deep for Python's parser
+    request = urllib.request.Request(f"{served}/chat/completions", data=deep,
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 400 and "nested too deeply" in json.loads(refused.value.read())["error"]["message"]
 
 
 def test_a_run_against_the_server_equals_the_in_process_baseline(served, tmp_path):

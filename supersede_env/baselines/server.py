@@ -24,6 +24,7 @@ from typing import Any
 
 from aiohttp import web
 
+from supersede_env.core.jsonl import unusable
 from supersede_env.baselines.policies import ReferencePolicy
 
 MAX_BODY_BYTES = 64 * 1024 * 1024  # a long history fits; a runaway client does not
@@ -44,6 +45,8 @@ def make_app(policy: ReferencePolicy) -> web.Application:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
             return _error(400, "the request body is not JSON")
+        except (RecursionError, ValueError) as exc:  # nested 100,000 deep, a 5,000-digit number
+            return _error(400, f"the request body is not usable JSON ({unusable(exc)})")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             return _error(400, "expected a JSON object with a 'messages' list")
         model = body.get("model")

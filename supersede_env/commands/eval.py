@@ -191,6 +191,8 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
         secrets = key_values(config)
         if opened.resuming:
             _say_snapshot_is_used(config, explicit, opened)
+        else:
+            _refuse_keys_in_episodes(opened.episodes, secrets)
         # 2. the judge and the backend (the embedded model loads here: no call is made yet)
         notices = FailureNotices()
         judge = make_judge(config, notices) if config.judge else None
@@ -240,6 +242,21 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
               "  supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval "
               "--path oracle --conditions full,memo:300,ledger:300 --concurrency 32")
     return exit_status(summary, opened.run_dir)
+
+
+def _refuse_keys_in_episodes(episodes: Any, secrets: Any) -> None:
+    """A run copies its episodes into its folder; an API key found in them is never copied (one line)."""
+    import json
+
+    from supersede_env.core.api_keys import mask_text
+    from supersede_env.core.errors import UserError
+
+    for episode in episodes:
+        text = json.dumps(episode.to_dict(), ensure_ascii=False)
+        if secrets and mask_text(text, secrets) != text:
+            raise UserError(f"episode {for_console(episode.id)[:60]} holds the value of an API key this run uses; "
+                            "a key is never written into a run folder: remove it from the episodes "
+                            "(nothing was written)")
 
 
 def _with_default_out(config: EvalConfig) -> EvalConfig:
