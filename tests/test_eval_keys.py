@@ -125,7 +125,8 @@ def test_episodes_that_hold_a_key_the_run_uses_are_refused_before_anything_is_wr
     monkeypatch.setenv("SUPERSEDE_MODEL_KEY", MODEL_KEY)
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 2)
     text = episodes.read_text()
-    episodes.write_text(text.replace("Denver", f"Denver {MODEL_KEY}", 1))
+    assert "I live in " in text
+    episodes.write_text(text.replace("I live in ", f"My token is {MODEL_KEY}. I live in ", 1))
     out = tmp_path / "run"
     with FakeChatServer(reply=scripted_reply, api_key=MODEL_KEY) as server:
         code, stdout, stderr = run_cli("eval", "--no-progress", "--model", f"openai:fake@{server.url}", "--episodes",
