@@ -24,6 +24,7 @@ MAX_ERROR_LINE = 600  # characters of an error line: the option, the file and li
 COMMANDS: dict[str, tuple[str, str]] = {
     "episodes": ("supersede_env.commands.episodes", "write episodes (synthetic or LongMemEval) as JSONL"),
     "grader-agreement": ("supersede_env.commands.grader_agreement", "agreement of the grader with judge labels"),
+    "grade": ("supersede_env.commands.grade", "grade one answer (--explain: what each stage of the grader read)"),
     "reward-audit": ("supersede_env.commands.reward_audit", "stress-test the reward with answers that dodge the choice"),
     "eval": ("supersede_env.commands.eval", "paired evaluation: full context vs bounded memo"),
     "report": ("supersede_env.commands.report", "rebuild a report from a run's records"),
