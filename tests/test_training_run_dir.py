@@ -136,7 +136,7 @@ def test_resume_continues_from_the_newest_complete_checkpoint_and_cuts_the_logs_
 @pytest.mark.parametrize("option, value, field", [
     ("--lora_r", "16", "lora_r"), ("--condition", "memo:200", "condition"), ("--model_name_or_path", "runs/sft-tiny-cpu/base-model", "model_name_or_path"),
     ("--episodes_seed", "3", "episodes_seed"), ("--num_generations", "1", None),
-    ("--per_device_train_batch_size", "4", "per_device_train_batch_size"),  # would repeat or skip episodes
+    ("--per_device_train_batch_size", "8", "per_device_train_batch_size"),  # would repeat or skip episodes
     ("--gradient_accumulation_steps", "4", "gradient_accumulation_steps"),
     ("--gold_credit_weight", "0.5", "gold_credit_weight"),
 ])

@@ -19,16 +19,17 @@ REPO = Path(__file__).resolve().parents[1]
 SFT_CONFIG = REPO / "configs" / "sft-tiny-cpu.yaml"
 WARM_RUN = REPO / "runs" / "sft-tiny-cpu"  # the config's output_dir, as the GRPO smoke config reads it
 STAMP = WARM_RUN.with_name(WARM_RUN.name + ".sha256")  # beside the run: its folder holds only the run's files
-# What the warm model depends on: the recipe, the model and tokenizer builder, the teacher and the prompts.
-SOURCES = ("configs/sft-tiny-cpu.yaml", "supersede_env/training/tiny_model.py", "supersede_env/training/sft.py",
-           "supersede_env/core/gold_memo.py", "supersede_env/core/prompts.py", "supersede_env/core/sft_data.py",
-           "supersede_env/core/synthetic.py", "supersede_env/core/synthetic_values.py")
+# What the warm model depends on: the recipe and the whole package (the model and tokenizer builder, the
+# teacher, the prompts, and what they import). A hand-picked list missed a change once: a cached model
+# built from other code passed here while a fresh clone's failed.
+SOURCES = ("configs/sft-tiny-cpu.yaml", "pyproject.toml")
 
 
 def _digest() -> str:
     digest = hashlib.sha256()
-    for name in SOURCES:
-        digest.update(name.encode() + b"\0" + (REPO / name).read_bytes())
+    package = sorted(p for p in (REPO / "supersede_env").rglob("*") if p.is_file() and p.suffix in (".py", ".txt"))
+    for path in [*(REPO / name for name in SOURCES), *package]:
+        digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
