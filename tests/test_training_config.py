@@ -150,7 +150,7 @@ def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, exp
         (["--learning_rate=-inf"], "'-inf' is not a finite number"),
         (["--max_steps", "two"], "invalid int value: 'two'"),
         (["--bogus", "1"], "command line: unknown option --bogus"),
-        (["--num_generations", "3"], "generation_batch_size (4) must be divisible by num_generations (3)"),
+        (["--num_generations", "3"], "generation_batch_size (8) must be divisible by num_generations (3)"),
         (["--condition", "full"], "condition: full is not a memo condition"),
         (["--episodes_sessions", "8-5"], "episodes_sessions: need 4 <= min <= max <= 30, got 8-5"),
         (["--episodes_source", "file"], "episodes_path: source file needs an episode JSONL file"),
