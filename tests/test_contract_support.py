@@ -1,6 +1,7 @@
 """The evidence contract as FTA intends: an answer given in a contract is a success claim, paid only
-when its EVIDENCE supports it (holds the answer's value, or names the session); otherwise the verdict
-says "unsupported success claim". Plain replies are never held to it."""
+when its EVIDENCE supports it (holds the answer's value; naming a session alone is not checkable, so
+not support); otherwise the verdict says "unsupported success claim". Plain replies are never held to it,
+and in them a "Next:" line is words of the answer, not a field."""
 
 import pytest
 
@@ -16,7 +17,8 @@ def contract(evidence, answer="Portland", status="FOUND"):
 
 @pytest.mark.parametrize("mode", ["official", "strict"])
 @pytest.mark.parametrize("evidence", ["none", "", "N/A", "-", "my notes say so", "city: Denver",
-                                      "I remember it clearly", "the user told me"])
+                                      "I remember it clearly", "the user told me", "none in session 2",
+                                      "the 2024/02/01 session", "Session s1"])
 def test_a_found_answer_without_supporting_evidence_is_not_paid(mode, evidence):
     result = grade(contract(evidence), "Portland", stale=["Denver"], mode=mode, form="contract")
     assert result.r_cur == 0 and result.label == "wrong"
@@ -25,9 +27,8 @@ def test_a_found_answer_without_supporting_evidence_is_not_paid(mode, evidence):
 
 @pytest.mark.parametrize("mode", ["official", "strict"])
 @pytest.mark.parametrize("evidence", ['"city: Portland"', "home city: portland (moved from Denver)",
-                                      "session 2: the user moved to Portland", "the 2024/02/01 session",
-                                      "Session s1", "Portland"])
-def test_evidence_that_holds_the_value_or_names_the_session_supports_the_answer(mode, evidence):
+                                      "session 2: the user moved to Portland", "Portland"])
+def test_evidence_that_holds_the_value_supports_the_answer(mode, evidence):
     result = grade(contract(evidence), "Portland", stale=["Denver"], mode=mode, form="contract")
     assert result.label == "current" and result.r_cur == 1, result.reason
 
@@ -47,3 +48,11 @@ def test_plain_replies_and_honest_abstentions_are_not_held_to_it():
 def test_a_stale_answer_stays_stale_whatever_its_evidence():
     result = grade(contract('"city: Denver"', answer="Denver"), "Portland", stale=["Denver"], form="contract")
     assert result.label == "stale"
+
+
+def test_limits_and_next_are_fields_only_where_the_contract_asked_for_them():
+    from supersede_env.core.grader.place import answer_place
+
+    assert answer_place("Boston\nNext: none", "any").text == "Boston\nNext: none"
+    assert answer_place("Limits: none\nBoston", "any").text == "Limits: none\nBoston"
+    assert answer_place(contract('"city: Portland"'), "contract").text == "Portland"

@@ -61,10 +61,12 @@ def test_a_system_that_raises_exits_or_blocks_fails_its_own_pair_and_the_run_goe
     assert "1 pair(s) failed (a model call failed after its retries, or a memory system failed" in said
 
 
-def _interrupt(tmp_path, argv, how, wait_for_records=1):
-    """Start ``supersede eval ARGV``, send ``how`` once the records hold a call, return (code, stderr, seconds)."""
+def _interrupt(tmp_path, argv, how, wait_for_records=1, background=False):
+    """Start ``supersede eval ARGV``, send ``how`` once the records hold a call, return (code, stderr, seconds).
+    ``background``: started as a shell's background job is, with SIGINT ignored."""
     log = (tmp_path / "run.log").open("w+")
-    proc = subprocess.Popen(cli_command("eval", *argv), stdout=log, stderr=log)
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None
+    proc = subprocess.Popen(cli_command("eval", *argv), stdout=log, stderr=log, preexec_fn=ignore)
     records = tmp_path / "run" / RECORDS_FILE
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
@@ -82,13 +84,14 @@ def _interrupt(tmp_path, argv, how, wait_for_records=1):
     return proc.returncode, log.read(), time.monotonic() - sent
 
 
-@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_and_sigterm_end_a_run_whose_system_blocks(tmp_path, how):
+@pytest.mark.parametrize(("how", "background"), [(signal.SIGINT, False), (signal.SIGTERM, False),
+                                                 (signal.SIGTERM, True)])
+def test_ctrl_c_and_sigterm_end_a_run_whose_system_blocks(tmp_path, how, background):
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
     module = hostile_module(tmp_path, "time.sleep(3600)", trigger="")  # every session blocks
     argv = ("--model", "baseline:recency", "--episodes", str(episodes), "--conditions", "full",
             "--memory", module, "--out", str(tmp_path / "run"), "--no-progress")
-    code, output, seconds = _interrupt(tmp_path, argv, how)
+    code, output, seconds = _interrupt(tmp_path, argv, how, background=background)
     assert code == 130, output
     assert seconds < 15
     assert f"Continue with: supersede eval --resume --out {tmp_path / 'run'}" in output

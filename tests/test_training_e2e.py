@@ -328,6 +328,6 @@ def test_a_full_disk_ends_in_one_line_with_the_resume_command(tmp_path, base_mod
     err = capsys.readouterr().err
     (line,) = [line for line in err.splitlines() if "error:" in line]
     assert "Traceback" not in err
-    assert "supersede train: error: No space left on device while saving (torch: " in line  # after the bar
+    assert "supersede train: error: No space left on device while saving (RuntimeError: " in line  # after the bar
     assert f"resume with: supersede train --config {out / 'config.yaml'} --resume_from_checkpoint last" in line
     assert (out / "checkpoint-1" / "supersede_state.json").is_file()  # the step before is whole

@@ -168,8 +168,9 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
     from supersede_env.evaluation.runner import plan_pairs, run_pairs
     from supersede_env.core.records import RecordWriter
 
-    # SIGTERM ends a run as Ctrl-C does (every finished call recorded, the resume command printed)
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, os.kill, os.getpid(), signal.SIGINT)
+    # SIGTERM ends a run as Ctrl-C does (every finished call recorded, the resume command printed). The
+    # handler raises KeyboardInterrupt itself: a run started in the background has SIGINT ignored.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, _interrupt)
     with contextlib.ExitStack() as held:
         # 1. everything that needs no model: backend specs, run directory (a resume takes its lock
         # here), data, resume replay
@@ -242,6 +243,10 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
               "  supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval "
               "--path oracle --conditions full,memo:300,ledger:300 --concurrency 32")
     return exit_status(summary, opened.run_dir)
+
+
+def _interrupt() -> None:
+    raise KeyboardInterrupt
 
 
 def _refuse_keys_in_episodes(episodes: Any, secrets: Any) -> None:

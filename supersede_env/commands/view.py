@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 from pathlib import Path
+from typing import Any
 
 from supersede_env.core.run_lock import LOCK_FILE
 
@@ -35,8 +37,16 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError(f"{run_dir}: not a run directory ({RECORDS_FILE} is missing)")
     # only over a page this command wrote (or nothing): never over a file of the user's
     out = output_file(Path(args.out) if args.out else run_dir / VIEW_FILE, "--out", signature=SIGNATURE)
-    # the run's own lock: a live eval is still appending to the records
-    with acquire(run_dir, **EVAL_LOCK) if (run_dir / LOCK_FILE).is_file() else contextlib.nullcontext():
+    # the run's own lock (a live eval is still appending to the records), where this user may take it: a
+    # run folder one can only read is viewed as it is
+    lock: Any = contextlib.nullcontext()
+    if (run_dir / LOCK_FILE).is_file():
+        try:
+            lock = acquire(run_dir, **EVAL_LOCK)
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise
+    with lock:
         log = load_run(run_dir)
         episodes = read_snapshot(run_dir, log.header.episodes_sha256)
         summary = summarize(log, episodes)

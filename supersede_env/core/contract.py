@@ -1,6 +1,6 @@
 """The evidence contract (after Failure-Transparent Agents): STATUS / EVIDENCE / ANSWER / MISSING /
 LIMITS / NEXT, and the rule that makes it more than a format: an answer given in a contract is a
-success claim, paid only when its EVIDENCE supports it.
+success claim, paid only when its EVIDENCE supports it (holds the answer's value).
 
 Where a reply's answer is, is the grader's business alone (one reader for every driver:
 :func:`supersede_env.core.grader.place.answer_place`, which also reads STATUS, MISSING and LIMITS
@@ -23,9 +23,6 @@ from supersede_env.core.grader.place import contract_fields
 FIELDS = ("status", "evidence", "answer", "missing", "limits", "next")
 UNSUPPORTED = "unsupported success claim"  # how a verdict's reason begins when the rule refused the answer
 
-# EVIDENCE that names where the fact was said: a session by number, id or date
-_NAMES_SESSION = re.compile(r"\bsession\s*(?:#\s*)?[\w-]*\d|\b\d{4}[/-]\d{1,2}[/-]\d{1,2}\b", re.I)
-
 
 def answer_form(condition: Condition) -> str:
     """The grader's ``form`` for replies under ``condition``: ``contract`` requires the ANSWER field."""
@@ -43,14 +40,15 @@ def well_formed(condition: Condition, reply: str) -> bool:
 def evidence_support(evidence: str, values: tuple[str, ...]) -> str | None:
     """Why ``evidence`` does not support an answer stating one of ``values``; None when it does.
 
-    Support: the evidence holds the value (quoted from the notes, or a session's words), or names the
-    session it relies on. ``none``, an empty field, or evidence about something else supports nothing.
+    Support: the evidence holds the value (quoted from the notes, or a session's words). ``none``, an
+    empty field, or evidence about something else supports nothing; nor does naming a session alone
+    ("none in session 2" names one too): what the grader cannot check is not support.
     """
     from supersede_env.core.memo_state import memo_contains  # the diagnostics' own "holds the value"
 
     text = evidence.strip()
     if not text or re.fullmatch(r"\W*(?:none|nothing|n/?a|no evidence|-)?\W*", text, re.I):
         return "its EVIDENCE is empty" if not text else f"its EVIDENCE is {text[:20]!r}"
-    if any(value and memo_contains(text, value) for value in values) or _NAMES_SESSION.search(text):
+    if any(value and memo_contains(text, value) for value in values):
         return None
     return "its EVIDENCE does not hold the value it answers"

@@ -259,7 +259,6 @@ def _parse_episode(raw: Any, where: str) -> Episode:
         slot_questions=slot_questions,
         meta=dict(meta),
     )
-    check_consistency(where, episode)
     return episode
 
 
@@ -321,17 +320,22 @@ def _parse_slot_question(raw: Any, where: str, item: str, index: int) -> SlotQue
 
 
 # -- JSONL I/O -------------------------------------------------------------------------------
-def read_episodes(path: str | os.PathLike[str]) -> list[Episode]:
-    """Read and validate a whole episode JSONL file; the first bad line raises EpisodeError."""
-    return list(iter_episodes(path))
+def read_episodes(path: str | os.PathLike[str], *, consistency: bool = True) -> list[Episode]:
+    """Read and validate a whole episode JSONL file; the first bad line raises EpisodeError.
+
+    ``consistency=False`` skips :func:`.episode_checks.check_consistency`: for a run's own snapshot,
+    which its fingerprint already vouches for (a run made before a check was added stays readable)."""
+    return list(iter_episodes(path, consistency=consistency))
 
 
-def iter_episodes(path: str | os.PathLike[str]) -> Iterator[Episode]:
+def iter_episodes(path: str | os.PathLike[str], *, consistency: bool = True) -> Iterator[Episode]:
     seen: set[str] = set()
     for where, _, raw in json_lines(path, EpisodeError):
         if len(seen) >= MAX_EPISODES:
             raise EpisodeError(f"{where}: more than {MAX_EPISODES:,} episodes in one file")
         episode = Episode.from_dict(raw, where=where)
+        if consistency:
+            check_consistency(where, episode)
         if episode.id in seen:
             raise _fail(where, episode.id, "id", "duplicate id in this file")
         seen.add(episode.id)

@@ -91,12 +91,15 @@ _DATE_RE = re.compile(
 def parse_session_date(text: str) -> datetime:
     """Parse a session or question timestamp as LongMemEval writes it such as ``2023/05/20 (Sat) 02:21``.
 
-    Also accepts ``-`` separators, no weekday, seconds, or no time (midnight). Raises ``ValueError``
-    for anything else, including impossible dates such as month 13.
+    Also accepts ``-`` separators, no weekday, seconds, or no time (midnight), and ISO 8601. Raises
+    ``ValueError`` for anything else, including impossible dates such as month 13.
     """
     match = _DATE_RE.match(text)
     if match is None:
-        raise ValueError(f"{text!r} is not a date like '2023/05/20 (Sat) 02:21'")
+        try:  # ISO 8601 too ("2024-03-02T10:15:00Z", fractional seconds), compared without its zone
+            return datetime.fromisoformat(text.strip()).replace(tzinfo=None)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a date like '2023/05/20 (Sat) 02:21' or ISO 8601") from None
     parts = {k: int(v) if v is not None else 0 for k, v in match.groupdict().items()}
     try:
         return datetime(parts["y"], parts["m"], parts["d"], parts["H"], parts["M"], parts["S"])

@@ -51,6 +51,11 @@ class SystemRun:
     error: str | None = None  # why the pair failed, when it did
 
 
+class DriverStop(BaseException):
+    """What a driver raises through a system to stop it (a replay's end, a pair given up): never the
+    system's failure, always passed on (a BaseException: a system's ``except Exception`` lets it by)."""
+
+
 class ResumeMismatch(ValueError):
     """A recorded prompt differs from the one the system sends now."""
 
@@ -126,13 +131,14 @@ def run_system(system: object, episode: Episode, condition: Condition, *, record
             if not isinstance(reply, str):
                 raise TypeError(f"answer() returned {type(reply).__name__}; expected str")
             answer = notes.strip_reasoning(reply)
-    except ResumeMismatch:
+    except (ResumeMismatch, DriverStop):
         raise
     except ModelCallFailed:
         pass
-    except (Exception, KeyboardInterrupt, SystemExit) as exc:  # noqa: BLE001
-        # The system's own bug, exit() or KeyboardInterrupt fails its pair, recorded, never scored. In the
-        # main thread a KeyboardInterrupt may be the user's Ctrl-C (signals reach no other thread): it goes on.
+    except BaseException as exc:  # noqa: BLE001
+        # The system's own bug, exit(), KeyboardInterrupt or any other BaseException it raises (a
+        # CancelledError included) fails its pair, recorded, never scored. In the main thread a
+        # KeyboardInterrupt may be the user's Ctrl-C (signals reach no other thread): it goes on.
         if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
             raise
         detail = f": {exc}" if str(exc) else ""

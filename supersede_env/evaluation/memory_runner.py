@@ -29,7 +29,7 @@ from supersede_env.evaluation.calls import PriorityGate, complete_batch, safe_co
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
 from supersede_env.core.memory_builtin import builtin_system
-from supersede_env.core.memory_rollout import ResumeMismatch, SessionMemory, SystemRun, run_system
+from supersede_env.core.memory_rollout import DriverStop, ResumeMismatch, SessionMemory, SystemRun, run_system
 from supersede_env.core.memory_system import SystemFactory
 from supersede_env.core.model_call import ModelReply
 from supersede_env.core.records import RunLog, VerdictRecord, memory_record, verdict_record
@@ -76,7 +76,7 @@ def system_factories(conditions: Sequence[Condition], memory: SystemFactory | No
     return out
 
 
-class _ReplayEnd(BaseException):
+class _ReplayEnd(DriverStop):
     """Raised at the first unrecorded call while checking a replay (a BaseException: a system's own
     ``except Exception`` does not swallow it)."""
 
@@ -117,7 +117,11 @@ def plan_system_pairs(episodes: Sequence[Episode], conditions: Sequence[Conditio
 
 def _check_replay(factory: SystemFactory, episode: Episode, condition: Condition, steps: Sequence[StepRecord]) -> None:
     try:
-        run_system(factory(), episode, condition, recorded=steps, live=_replay_end)
+        system = factory()
+    except Exception:  # noqa: BLE001  (the pair runs, and fails with the factory's reason, when it is driven)
+        return
+    try:
+        run_system(system, episode, condition, recorded=steps, live=_replay_end)
     except _ReplayEnd:
         pass
     except ResumeMismatch as exc:
@@ -125,7 +129,7 @@ def _check_replay(factory: SystemFactory, episode: Episode, condition: Condition
 
 
 # -- driving --------------------------------------------------------------------------------------
-class _PairStopped(BaseException):
+class _PairStopped(DriverStop):
     """Raised inside a system's thread once its pair is given up (the run was cancelled, or the system
     made no progress in time): the system unwinds, and nothing it does after is recorded (a
     BaseException, so a system's own ``except Exception`` does not swallow it)."""

@@ -27,6 +27,7 @@ from supersede_env.evaluation.headline import headline
 from supersede_env.evaluation.summary import RunSummary
 
 VIEW_FILE = "view.html"
+_PNG = b"\x89PNG\r\n\x1a\n"  # only the run's own plots are embedded: no link out of the folder, no other file
 SIGNATURE = b"<!doctype html><html><head><meta charset='utf-8'>\n<title>supersede run"  # how a page begins
 NOT_RUN = "not run"
 
@@ -67,7 +68,7 @@ def render_view(summary: RunSummary, log: RunLog, episodes: Sequence[Episode], p
            f"<style>{_STYLE}</style><script>{_SCRIPT}</script></head><body>",
            "<h1>supersede eval run</h1>", f"<p>{_e(headline(summary))}</p>", _accuracy_table(summary)]
     out += [f"<img alt='{_e(p.name)}' src='data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}'>"
-            for p in plots if p.is_file()]
+            for p in plots if p.is_file() and not p.is_symlink() and p.read_bytes()[:8] == _PNG]
     out.append("<p>Condition <select id='cond' onchange='filterRun()'><option value='*'>all</option>"
                + "".join(f"<option>{_e(c)}</option>" for c in conditions)
                + "</select> verdict <select id='verdict' onchange='filterRun()'><option value='*'>all</option>"

@@ -104,8 +104,8 @@ class SyncLossStop(TrainerCallback):
         return {"streak": self.streak, "stopped_at": self.stopped_at}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        # The streak goes on; the stop does not (a resume re-judges its own syncs, with its own limit).
-        self.streak = int(state.get("streak", 0))
+        # The streak goes on, short of the stop (a resume re-judges its own syncs, with its own limit).
+        self.streak = min(int(state.get("streak", 0)), self.patience - 1)
 
 
 class MetricsJsonl(TrainerCallback):

@@ -173,7 +173,7 @@ def run(inputs: TrainingInputs) -> RunOutcome:
             _save_final_adapter(trainer, opened.path)
         except KeyboardInterrupt:
             interrupted = True
-        except (OSError, RuntimeError) as exc:
+        except Exception as exc:  # noqa: BLE001  (re-raised unless it is a full disk)
             full = _disk_full(exc)
             if full is None:
                 raise
@@ -207,11 +207,15 @@ def run(inputs: TrainingInputs) -> RunOutcome:
 def _disk_full(exc: BaseException) -> str | None:
     """What a full disk (or quota) looks like when a save fails: an OSError, or torch's own RuntimeError
     from its archive writer ("file write failed"); None for any other error."""
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or 'No space left on device'}"
+    if isinstance(exc, OSError):
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or 'No space left on device'}"
+        return None
     text = " ".join(str(exc).split())
-    if isinstance(exc, RuntimeError) and ("file write failed" in text or "No space left" in text):
-        return f"No space left on device while saving (torch: {text[:120]})"
+    # torch's archive writer, safetensors (a Rust io error, "os error 28"), a short write
+    signs = ("file write failed", "No space left on device", "os error 28", "unexpected pos")
+    if any(sign in text for sign in signs):
+        return f"No space left on device while saving ({type(exc).__name__}: {text[:120]})"
     return None
 
 

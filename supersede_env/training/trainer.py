@@ -202,6 +202,7 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
         )
         # Every generation path but transformers' continuous batching reports the sampler's log-probs.
         self._sampler_logprobs = self.use_vllm or not self.use_transformers_continuous_batching
+        self._sync_measured_at: int | None = None  # the optimizer step whose sync was measured last
         if self.use_vllm:
             install_exact_sync(self.vllm_generation, on_sync=self._on_weight_sync)
         self.batches_seen = 0  # generation batches of this start, and those with nothing to learn from
@@ -512,7 +513,11 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def _on_weight_sync(self, loss: MergeLoss) -> None:
-        """After each push to vLLM: how much of the adapter's update the rounded merge kept (weight_sync.py)."""
+        """After each push to vLLM: how much of the adapter's update the rounded merge kept (weight_sync.py).
+        Once per optimizer step: TRL pushes again after every sleep, and the weights are the same."""
+        if self._sync_measured_at == self.state.global_step:
+            return
+        self._sync_measured_at = self.state.global_step
         if loss.lost_share is not None:
             self._metrics["train"]["sync/update_lost_share"].append(loss.lost_share)
         self._metrics["train"]["sync/merged_entries_moved_share"].append(loss.changed_share)

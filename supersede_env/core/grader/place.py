@@ -54,7 +54,10 @@ class AnswerPlace(NamedTuple):
 
 
 # a field label opening a line, markdown around it allowed ("**ANSWER:**", "- Status:")
-_FIELD = re.compile(r"[ \t*_#>\-]*(STATUS|EVIDENCE|ANSWER|MISSING|LIMITS|NEXT)[*_ \t]*:[ \t]*", re.I)
+_FIELD = re.compile(r"[ \t*_#>\-]*(STATUS|EVIDENCE|ANSWER|MISSING)[*_ \t]*:[ \t]*", re.I)
+# LIMITS and NEXT are fields only where the contract policy asked for them: in any other reply a line
+# "Next: Tuesday" is an answer's words, not a field that ends the ANSWER
+_CONTRACT_FIELD = re.compile(r"[ \t*_#>\-]*(STATUS|EVIDENCE|ANSWER|MISSING|LIMITS|NEXT)[*_ \t]*:[ \t]*", re.I)
 _FOUND = re.compile(r"^\W*found\b", re.I)
 _FOUND_ALONE = re.compile(r"^\W*found\W*$", re.I)
 _NOTHING = re.compile(r"^\W*(?:none|nothing|n/?a|no(?:thing)? missing|-)?\W*$", re.I)
@@ -65,12 +68,14 @@ _JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(\{.*\})\s*```\s*$", re.S)
 _ANSWER_KEYS = ("answer", "final_answer", "final answer")
 
 
-def contract_fields(reply: str) -> list[tuple[str, str]]:
+def contract_fields(reply: str, *, contract: bool = True) -> list[tuple[str, str]]:
     """The contract fields of ``reply`` in order, each with its value up to the next field (one
-    pass over its lines)."""
+    pass over its lines); ``contract=False`` (a reply no policy asked for fields) reads only the
+    four that any reply may carry."""
+    pattern = _CONTRACT_FIELD if contract else _FIELD
     fields: list[tuple[str, list[str]]] = []
     for line in reply.split("\n"):
-        m = _FIELD.match(line) if ":" in line else None
+        m = pattern.match(line) if ":" in line else None
         if m is not None:
             fields.append((m.group(1).lower(), [line[m.end():]]))
         elif fields:
@@ -82,7 +87,7 @@ def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
     """A reply in the evidence-contract form: its ANSWER field(s), every one of them."""
     if ":" not in reply and not required:
         return None  # no field at all
-    fields = contract_fields(reply) if ":" in reply else []
+    fields = contract_fields(reply, contract=required) if ":" in reply else []
     names = {name for name, _ in fields}
     if not required and not (names - {"answer"} or len(fields) > 1):
         return None  # a lone "Answer: ..." line is a conclusion marker, not a contract
