@@ -251,21 +251,11 @@ def _interrupt() -> None:
 
 def _refuse_keys_in_episodes(episodes: Any, secrets: Any) -> None:
     """A run copies its episodes into its folder; an API key found in them is never copied (one line)."""
-    from supersede_env.core.api_keys import mask_text
+    from supersede_env.core.api_keys import mask_text, string_values
     from supersede_env.core.errors import UserError
 
-    def strings(value: Any) -> Any:  # the episode's text: its string values, never its field names
-        if isinstance(value, str):
-            yield value
-        elif isinstance(value, dict):
-            for item in value.values():
-                yield from strings(item)
-        elif isinstance(value, list | tuple):
-            for item in value:
-                yield from strings(item)
-
     for episode in episodes:
-        if secrets and any(mask_text(text, secrets) != text for text in strings(episode.to_dict())):
+        if secrets and any(mask_text(text, secrets) != text for text in string_values(episode.to_dict())):
             raise UserError(f"episode {for_console(episode.id)[:60]} holds the value of an API key this run uses; "
                             "a key is never written into a run folder: remove it from the episodes "
                             "(nothing was written)")

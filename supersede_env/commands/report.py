@@ -10,10 +10,7 @@ takes the run's lock: on a run that an eval is still writing it refuses in one l
 from __future__ import annotations
 
 import argparse
-import contextlib
 from pathlib import Path
-
-from supersede_env.core.run_lock import LOCK_FILE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,12 +26,10 @@ def main(args: argparse.Namespace) -> int:
     from supersede_env.evaluation.report import build_report
     from supersede_env.evaluation.report_console import print_summary
 
-    from supersede_env.core.run_lock import acquire
-    from supersede_env.evaluation.rundir import EVAL_LOCK
+    from supersede_env.evaluation.rundir import reading_lock
 
     run_dir = Path(args.run_dir)
-    # the run's own lock: a live eval is still appending (and writes its report when it ends)
-    with acquire(run_dir, **EVAL_LOCK) if (run_dir / LOCK_FILE).is_file() else contextlib.nullcontext():
+    with reading_lock(run_dir):  # a live eval is still appending (and writes its report when it ends)
         summary, files = build_report(run_dir, plots=args.plots)
     if args.quiet:
         print(files.markdown)

@@ -72,3 +72,14 @@ def mask_values(value: Any, secrets: Sequence[str]) -> Any:
         return item
 
     return walk(value)
+
+
+def string_values(value: Any) -> list[str]:
+    """Every string inside a JSON-like value (lists, tuples, mapping values), never its mapping keys."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in string_values(item)]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in string_values(item)]
+    return []

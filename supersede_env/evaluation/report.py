@@ -18,6 +18,8 @@ from supersede_env.core.atomic import remove_stale_temps
 from supersede_env.core.errors import ConfigError
 from supersede_env.core.output_paths import ANY_CONTENT, check_output_dir, output_file
 from supersede_env.evaluation.report_markdown import render_markdown
+from supersede_env.core.episode import Episode
+from supersede_env.core.records import RunLog
 from supersede_env.evaluation.summary import RunSummary
 
 REPORT_MD = "report.md"
@@ -55,6 +57,20 @@ def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> R
 
 def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, ReportFiles]:
     """Read the records and the episode snapshot, summarise, write the report files (no model is called)."""
+    run = read_run(run_dir)
+    return run.summary, write_report(run.summary, run.run_dir, plots=plots)
+
+
+@dataclass(frozen=True)
+class RunRead:
+    run_dir: Path
+    log: RunLog
+    episodes: list[Episode]
+    summary: RunSummary
+
+
+def read_run(run_dir: Path) -> RunRead:
+    """A run directory's records, its episode snapshot (fingerprint-checked) and their summary."""
     from supersede_env.core.records import RECORDS_FILE, load_run
     from supersede_env.evaluation.rundir import read_snapshot
     from supersede_env.evaluation.summarize import summarize
@@ -66,5 +82,4 @@ def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, Repo
         raise ConfigError(f"{run_dir / RECORDS_FILE} is a symbolic link; a run's records must be its own file")
     log = load_run(run_dir)
     episodes = read_snapshot(run_dir, log.header.episodes_sha256)
-    summary = summarize(log, episodes)
-    return summary, write_report(summary, run_dir, plots=plots)
+    return RunRead(run_dir, log, episodes, summarize(log, episodes))

@@ -49,7 +49,7 @@ from supersede_env.core.episode_source import load_episodes
 from supersede_env.core.episode import Episode, fingerprint, read_episodes, write_episodes
 from supersede_env.evaluation.config import FIELD_NAMES, ConfigError, EvalConfig, option_flag, plain_value, config_from_dict
 from supersede_env.core.output_paths import check_output_dir
-from supersede_env.core.run_lock import RunLock, acquire, lock_if_free
+from supersede_env.core.run_lock import LOCK_FILE, RunLock, acquire, lock_if_free
 from supersede_env.core.records import (HEADERLESS, RECORDS_FILE, RecordWriter, ResumeRecord, RunHeader, RunLog,
                                    load_run, read_records, repair_tail)
 
@@ -87,6 +87,19 @@ class OpenedRun:
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def reading_lock(run_dir: Path) -> contextlib.AbstractContextManager[Any]:
+    """The run's lock for a command that reads it whole (report, view): a live eval is still appending.
+    A folder without a lock file, or one this user cannot lock (read-only), is read as it is."""
+    if not (run_dir / LOCK_FILE).is_file():
+        return contextlib.nullcontext()
+    try:
+        return acquire(run_dir, **EVAL_LOCK)
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        return contextlib.nullcontext()
 
 
 def default_run_dir(model_spec: str, *, root: str | Path = "runs") -> Path:

@@ -20,10 +20,12 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
+from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.memo_state import memo_contains
 from supersede_env.core.records import RunLog, VerdictRecord
 from supersede_env.evaluation.headline import headline
+from supersede_env.evaluation.store_stores import stores_for
 from supersede_env.evaluation.summary import RunSummary
 
 VIEW_FILE = "view.html"
@@ -110,12 +112,11 @@ def _condition_block(episode: Episode, condition: str, log: RunLog) -> str:
 
 
 def _stores_after_sessions(episode: Episode, condition: str, log: RunLog) -> list[str]:
-    """What the memo (or a memory system's exposed store) held after each session, where the run has it."""
-    memory = log.memory_for(episode.id, condition)
-    if memory:
-        return ["\n".join(str(f.get("text", f)) if isinstance(f, dict) else str(f) for f in (m.facts or ()))
-                for m in memory]
-    return [s.notes_after for s in log.steps_for(episode.id, condition) if s.kind == "memo"]
+    """What the memo (or a memory system's exposed store) held after each session, where the run has it:
+    the store diagnostics' own reading of the records (:func:`.store_stores.stores_for`)."""
+    stores = stores_for(episode, parse_condition(condition), log.steps_for(episode.id, condition),
+                        log.memory_for(episode.id, condition))
+    return ["\n".join(store.facts) for store in stores or ()]
 
 
 def _session_line(episode: Episode, index: int, store: str) -> str:

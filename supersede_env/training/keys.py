@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from supersede_env.core.api_keys import key_problem
+from supersede_env.core.api_keys import key_problem, string_values
 from supersede_env.core.errors import ConfigError
 
 __all__ = ["HF_KEY_VARIABLES", "KEY_OPTIONS", "key_variables", "run_secrets", "check_options", "check_env_section"]
@@ -66,7 +66,7 @@ def check_options(values: Mapping[str, Any], environ: Mapping[str, str], source:
         if name in KEY_OPTIONS and value:
             raise ConfigError(f"{source}: field {name}: a key is never an option value (it would be written into "
                               f"config.yaml and every checkpoint); {KEY_OPTIONS[name]}")
-        for text in _strings(value):
+        for text in string_values(value):
             if _URL_CREDENTIALS.match(text):
                 raise ConfigError(f"{source}: field {name}: the URL holds a user name and password; a key comes "
                                   "only from an environment variable")
@@ -74,16 +74,6 @@ def check_options(values: Mapping[str, Any], environ: Mapping[str, str], source:
             if variable is not None:
                 raise ConfigError(f"{source}: field {name}: holds the value of environment variable {variable} (an "
                                   "API key); a key is never part of an option value")
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list | tuple):
-        return [text for item in value for text in _strings(item)]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _strings(item)]
-    return []
 
 
 def check_env_section(path: Path, section: Any) -> dict[str, str]:
