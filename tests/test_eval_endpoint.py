@@ -101,7 +101,7 @@ def test_report_command_rebuilds_the_same_numbers_without_calls(server, tmp_path
     assert server.calls == calls
 
 
-def test_report_takes_the_runs_lock_cleans_killed_writes_and_names_foreign_verdicts(server, tmp_path):
+def test_report_takes_the_runs_lock_cleans_killed_writes_and_names_foreign_and_repeated_verdicts(server, tmp_path):
     from supersede_env.core.records import RECORDS_FILE
     from supersede_env.core.run_lock import acquire
 
@@ -119,12 +119,16 @@ def test_report_takes_the_runs_lock_cleans_killed_writes_and_names_foreign_verdi
     line = next(x for x in (out / RECORDS_FILE).read_text().splitlines() if '"kind":"verdict"' in x)
     with (out / RECORDS_FILE).open("a") as handle:
         handle.write(line.replace('"episode_id":"e0"', '"episode_id":"e9"') + "\n")
+        handle.write(line + "\n")  # a pair's final verdict again: no run writes that
     code, stdout, err = run_cli("report", str(out))
     assert code == 0, err
     assert not list(out.glob(".*.tmp")) and not list((out / "plots").glob(".*.tmp"))
     assert read_report(out)["run"]["ignored_verdicts"] == 1
     assert "1 verdict line(s) ignored" in " ".join(stdout.split())
     assert "1 verdict line(s) ignored" in (out / "report.md").read_text()
+    assert read_report(out)["run"]["duplicate_verdicts"] == 1
+    assert "1 verdict line(s) repeat a pair's final verdict" in " ".join(stdout.split())
+    assert "1 verdict line(s) repeat a pair's final verdict" in (out / "report.md").read_text()
 
 
 def test_a_server_that_errors_gives_failed_rows_never_wrong_answers(server, tmp_path):

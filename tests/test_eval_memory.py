@@ -142,3 +142,26 @@ def test_the_memory_field_of_a_config_adds_the_memory_condition(tmp_path):
         assert "expected package.module:factory" in str(exc)
     else:
         raise AssertionError("a memory spec without a factory name was accepted")
+
+
+def test_a_system_given_by_relative_path_resumes_from_another_folder_and_by_absolute_path(tmp_path, monkeypatch):
+    """The run records the file's absolute path: a resume elsewhere finds it, and the same file by
+    another spelling is the same system (neither was so when the relative text was recorded)."""
+    (tmp_path / "mine").mkdir()
+    system = tmp_path / "mine" / "system.py"
+    system.write_text((ROOT / "examples" / "memory_system.py").read_text())
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 2)
+    run = tmp_path / "run"
+    monkeypatch.chdir(tmp_path / "mine")
+    code, _, err = run_cli("eval", "--model", "baseline:recency", "--episodes", str(episodes), "--conditions",
+                           "full", "--memory", "./system.py:factory", "--out", str(run), "--no-progress")
+    assert code == 0, err
+    assert load_run(run).header.config["memory"] == f"{system.resolve()}:factory"
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli("eval", "--resume", "--out", str(run), "--no-progress")
+    assert code == 0, err
+    code, _, err = run_cli("eval", "--resume", "--out", str(run), "--memory", f"{system}:factory", "--no-progress")
+    assert code == 0, err
+    code, _, err = run_cli("eval", "--resume", "--out", str(run), "--memory", "mine/../mine/system.py:factory",
+                           "--no-progress")
+    assert code == 0, err

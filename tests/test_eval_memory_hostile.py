@@ -43,6 +43,8 @@ def hostile_module(tmp_path, action, trigger="Austin"):
     ("raise KeyboardInterrupt", "memory system raised KeyboardInterrupt"),
     ("sys.exit(3)", "memory system raised SystemExit: 3"),
     ("time.sleep(3600)", "memory system made no progress in 1 s"),
+    ("from supersede_env.core.memory_system import MemoryOp; return [MemoryOp('add', '1', None, 'x' * 4_000_001)]",
+     "ingest() returned 4,000,002 characters in one session; the limit is 4,000,000"),
 ])
 def test_a_system_that_raises_exits_or_blocks_fails_its_own_pair_and_the_run_goes_on(tmp_path, action, reason):
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)  # e1 moves to Austin
@@ -59,6 +61,21 @@ def test_a_system_that_raises_exits_or_blocks_fails_its_own_pair_and_the_run_goe
     assert log.verdict_for("e0", "memory").status == "ok" and log.verdict_for("e1", "full").status == "ok"
     said = " ".join(out.split())
     assert "1 pair(s) failed (a model call failed after its retries, or a memory system failed" in said
+
+
+def test_an_answer_too_long_to_record_fails_its_pair(tmp_path):
+    """A 70 MB answer became a 70 MB record line; now the pair fails with the size in its reason."""
+    path = tmp_path / "long.py"
+    path.write_text(SYSTEM.format(action="pass", trigger="never").replace(
+        'return "It is not in my notes."', 'return "Austin " * 20_000'))
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 2)
+    code, _, err = run_cli("eval", "--model", "baseline:recency", "--episodes", str(episodes), "--conditions",
+                           "full", "--memory", f"{path}:factory", "--out", str(tmp_path / "run"), "--no-progress")
+    assert code == 3, err
+    log = load_run(tmp_path / "run")
+    failed = log.verdict_for("e0", "memory")
+    assert failed.status == "failed" and "answer() returned 140,000 characters; the limit is 65,536" in failed.error
+    assert (tmp_path / "run" / RECORDS_FILE).stat().st_size < 100_000
 
 
 def _interrupt(tmp_path, argv, how, wait_for_records=1, background=False):

@@ -24,6 +24,12 @@ MAX_EPISODE_CHARS = 16_000_000  # all the turns of one episode together
 MAX_LINE_BYTES = 64 * 2**20  # one line of a JSONL input file (an episode, a judged answer, a record)
 MAX_JSON_FILE_BYTES = 2**30  # a whole-file JSON input (a LongMemEval file; the s release is 265 MB)
 
+# -- memory systems (their text is recorded: one session's memory is one line of records.jsonl) ---------
+# An answer() over MAX_ANSWER_CHARS, or one session's store (facts()) or reported operations over
+# MAX_STORE_CHARS, fails its pair with the reason: the record line stays far under MAX_LINE_BYTES
+# (JSON escapes take at most 12 bytes a character), which a resumed run must read back.
+MAX_STORE_CHARS = 4_000_000
+
 # -- configuration ------------------------------------------------------------------------------------
 MAX_YAML_BYTES = 2**20  # a --config file
 MAX_CONDITIONS = 64

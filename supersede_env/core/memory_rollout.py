@@ -26,8 +26,8 @@ from typing import Literal
 from supersede_env.core import contract, notes
 from supersede_env.core.conditions import Condition
 from supersede_env.core.episode import Episode
-from supersede_env.core.memory_system import (Fact, MemoryOp, ModelCallFailed, Question, checked_ops,
-                                              exposed_facts)
+from supersede_env.core.memory_system import (Fact, MemoryOp, ModelCallFailed, Question, checked_answer,
+                                              checked_ops, exposed_facts)
 from supersede_env.core.model_call import ChatRequest, ModelReply
 from supersede_env.core.rollout import StepKind, StepRecord, StepRequest, Transcript
 
@@ -128,9 +128,7 @@ def run_system(system: object, episode: Episode, condition: Condition, *, record
         if not calls.failed:
             calls.kind = "answer"
             reply = system.answer(Question(episode.question, episode.question_date), calls)  # type: ignore[attr-defined]
-            if not isinstance(reply, str):
-                raise TypeError(f"answer() returned {type(reply).__name__}; expected str")
-            answer = notes.strip_reasoning(reply)
+            answer = notes.strip_reasoning(checked_answer(reply))
     except (ResumeMismatch, DriverStop):
         raise
     except ModelCallFailed:

@@ -36,6 +36,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from supersede_env.core.episode import Session
 from supersede_env.core.errors import ConfigError
+from supersede_env.core.limits import MAX_ANSWER_CHARS, MAX_STORE_CHARS
 from supersede_env.core.model_call import ChatRequest
 
 OpKind = Literal["add", "update", "delete", "noop", "evict"]
@@ -115,6 +116,7 @@ def exposed_facts(system: Any) -> tuple[Fact, ...] | None:
             out.append(Fact(str(len(out) + 1), item))
         else:
             raise TypeError(f"facts() returned {type(item).__name__}; expected Fact or str")
+    _check_size("facts()", sum(len(f.text) + len(f.id) for f in out))
     return tuple(out)
 
 
@@ -127,4 +129,20 @@ def checked_ops(ops: Sequence[MemoryOp] | None) -> tuple[MemoryOp, ...]:
         if not isinstance(op, MemoryOp) or op.op not in OP_KINDS:
             raise TypeError(f"ingest() returned {op!r}; expected MemoryOp with op one of {', '.join(OP_KINDS)}")
         out.append(op)
+    _check_size("ingest()", sum(len(op.fact_id or "") + len(op.before or "") + len(op.after or "") for op in out))
     return tuple(out)
+
+
+def checked_answer(reply: Any) -> str:
+    """What ``answer`` returned, checked for type and size."""
+    if not isinstance(reply, str):
+        raise TypeError(f"answer() returned {type(reply).__name__}; expected str")
+    if len(reply) > MAX_ANSWER_CHARS:
+        raise ValueError(f"answer() returned {len(reply):,} characters; the limit is {MAX_ANSWER_CHARS:,}")
+    return reply
+
+
+def _check_size(method: str, chars: int) -> None:
+    if chars > MAX_STORE_CHARS:
+        raise ValueError(f"{method} returned {chars:,} characters in one session; the limit is {MAX_STORE_CHARS:,} "
+                         "(each session's memory is one record line)")

@@ -414,6 +414,9 @@ class RunLog:
     n_call_records: int
     truncated_tail: bool = False
     memory: Mapping[tuple[str, str], tuple[MemoryRecord, ...]] = field(default_factory=dict)  # per pair, by session
+    # verdicts written again for a pair that had a final one (not failed, its judgement not failed):
+    # no run does that (a retry follows a failure only), so the file was edited or two runs mixed
+    duplicate_verdicts: int = 0
 
     def memory_for(self, episode_id: str, condition: str) -> tuple[MemoryRecord, ...]:
         """A memory-system pair's session records, in session order (the last one of each session)."""
@@ -447,7 +450,7 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
     calls: dict[tuple[str, str], list[CallRecord]] = {}
     verdicts: dict[tuple[str, str], VerdictRecord] = {}
     memory: dict[tuple[str, str], dict[int, MemoryRecord]] = {}
-    n_calls = 0
+    n_calls = duplicates = 0
     for index, record in enumerate(records[1:], 2):
         if isinstance(record, RunHeader):
             raise RecordError(f"{where}: record {index}: a second run header (two runs in one file)")
@@ -470,6 +473,7 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
         elif isinstance(record, MemoryRecord):  # derived from the calls: a replay may write one again
             memory.setdefault((record.episode_id, record.condition), {})[record.session] = record
         elif isinstance(record, VerdictRecord):
+            duplicates += _is_final(verdicts.get(record.key), judged=header.judge is not None)
             verdicts[record.key] = record
     return RunLog(
         header=header,
@@ -479,7 +483,19 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
         n_call_records=n_calls,
         truncated_tail=result.truncated_tail,
         memory={k: tuple(v[i] for i in sorted(v)) for k, v in memory.items()},
+        duplicate_verdicts=duplicates,
     )
+
+
+def _is_final(verdict: VerdictRecord | None, *, judged: bool) -> bool:
+    """Would no run write another verdict after this one? A failed pair or a failed judgement is
+    retried with ``--retry-failed``, and a judged run's verdict written before its judgement (a kill
+    between the two) is judged on resume: each writes the pair's verdict again."""
+    if verdict is None or verdict.status == "failed":
+        return False
+    if verdict.judge is None:
+        return not judged
+    return verdict.judge.label is not None
 
 
 def load_run(path: str | os.PathLike[str]) -> RunLog:

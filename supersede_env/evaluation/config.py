@@ -152,7 +152,11 @@ class EvalConfig(EpisodeOptions):  # type: ignore[misc,valid-type]
         if self.memory is not None and (not isinstance(self.memory, str) or ":" not in self.memory):
             raise ConfigError(f"option --memory: expected package.module:factory, got {excerpt(repr(self.memory))}")
         if self.out is not None and (not isinstance(self.out, str) or not self.out.strip()):
-            raise ConfigError(f"option --out: expected a directory path, got {self.out!r}")
+            raise ConfigError(f"option --out: expected a directory path, got {excerpt(repr(self.out))}")
+        if self.out is not None and not self.out.isprintable():
+            # every console line names the run's folder: it must print as itself, on one line
+            raise ConfigError(f"option --out: {excerpt(self.out)} holds a character that cannot be shown on one "
+                              "line (a control character or a line break): name the folder plainly")
         if self.resume and not self.out:
             raise ConfigError("option --resume: needs --out DIR (the run to continue)")
         self.resolved_conditions()  # parses every condition string, one-line error on the first bad one
@@ -296,6 +300,10 @@ def build_config(file_values: Mapping[str, Any] | None = None,
         for key, value in (BASELINE_DEMO_OVERRIDES if baseline else DEMO_OVERRIDES).items():
             if key not in (flag_values or {}) or (flag_values or {}).get(key) is None:
                 merged[key] = value
+    if isinstance(merged.get("memory"), str):
+        from supersede_env.evaluation.memory_loader import absolute_spec
+
+        merged["memory"] = absolute_spec(merged["memory"])
     try:
         return EvalConfig(**merged)
     except TypeError as exc:  # a YAML value of the wrong shape reaching a dataclass field

@@ -45,8 +45,22 @@ def load_memory_factory(spec: str) -> SystemFactory:
     return factory
 
 
+def absolute_spec(spec: str) -> str:
+    """``spec`` with a file path made absolute (``./sys.py:make`` -> ``/home/me/sys.py:make``), so that a run
+    records where its system came from: a resume from another folder finds it, and the same file named
+    by another path is the same system. A module path is left as it is."""
+    target, sep, name = spec.strip().rpartition(":")
+    if not sep or not _is_file_target(target):
+        return spec
+    return f"{Path(target).expanduser().resolve()}:{name}"
+
+
+def _is_file_target(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
 def _import(target: str, where: str):  # noqa: ANN202
-    if target.endswith(".py") or "/" in target or "\\" in target:
+    if _is_file_target(target):
         path = Path(target).expanduser()
         if not path.is_file():
             raise MemorySystemError(f"{where}: no such file {path}")

@@ -57,6 +57,10 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     if ignored:
         console.print(f"[bold yellow]{ignored} verdict line(s) ignored[/]: they name an episode or condition this "
                       "run does not have (its records were edited or mixed with another run's)")
+    duplicated = summary.run.get("duplicate_verdicts", 0)
+    if duplicated:
+        console.print(f"[bold yellow]{duplicated} verdict line(s) repeat a pair's final verdict[/]: the last one "
+                      "counts (no run writes them: its records were edited or mixed with another run's)")
     empty = sum(c.empty_answers for c in summary.conditions)
     if empty:
         reasons: dict[str, int] = {}

@@ -89,6 +89,11 @@ def _notices(s: RunSummary, run_dir: Path | None) -> list[str]:
         out.append(f"> **{ignored} verdict line(s) ignored**: they name an episode or condition this run does not "
                    "have (its records were edited, or mixed with another run's).")
         out.append("")
+    duplicated = s.run.get("duplicate_verdicts", 0)
+    if duplicated:
+        out.append(f"> **{duplicated} verdict line(s) repeat a pair's final verdict**: the last one counts (no run "
+                   "writes them: its records were edited, or mixed with another run's).")
+        out.append("")
     if not failed and not pending:
         out.append("All pairs completed; no model call failed." if not empty else
                    "All pairs completed; no model call failed, but some answers were empty.")

@@ -87,6 +87,7 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
             # verdict lines for an episode or condition this run does not have (an edited records file)
             "ignored_verdicts": sum(1 for episode_id, condition in log.verdicts
                                     if condition not in verdicts or episode_id not in by_id),
+            "duplicate_verdicts": log.duplicate_verdicts,
         },
         graders=graders,
         grader_modes=tuple(sorted({v.grader.mode for v in log.verdicts.values() if v.grader is not None})

@@ -26,6 +26,7 @@ from typing import Any
 from trl import ModelConfig, TrlParser
 
 from supersede_env.core.errors import ConfigError
+from supersede_env.core.safe_text import excerpt
 from supersede_env.training.keys import check_env_section, check_options, run_secrets
 
 
@@ -114,6 +115,10 @@ def check_trainer_bounds(args: Any) -> None:
         raise ValueError(f"save_steps: must be more than 0 with save_strategy steps, got {args.save_steps!r}")
     if getattr(args, "eval_steps", None) is not None and not 0 < args.eval_steps <= MAX_STEPS:
         raise ValueError(f"eval_steps: must be more than 0, got {args.eval_steps!r}")
+    output_dir = getattr(args, "output_dir", None)
+    if isinstance(output_dir, str) and not output_dir.isprintable():
+        raise ValueError(f"output_dir: {excerpt(output_dir)} holds a character that cannot be shown on one line "
+                         "(a control character or a line break): name the folder plainly")
 
 
 def parse_options(parser: ConfigParser, argv: Sequence[str]) -> TrainingSetup:
