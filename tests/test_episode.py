@@ -55,6 +55,7 @@ def test_states_must_match_sessions():
         (lambda d: d.update(answer="Austin"), "field answer: 'Austin' differs from the last gold state's value"),
         (lambda d: d.update(stale_values=["Denver", "denver "]), r"field stale_values\[1\]: 'denver ' is given twice"),
         (lambda d: d["sessions"][1].update(id="s0"), r"field sessions\[1\].id: 's0' is used by another session"),
+        (lambda d: d["sessions"][1]["turns"][0].update(content=" \n"), r"field sessions\[1\].turns\[0\].content: empty"),
         (lambda d: d["sessions"][1].update(date="2024/13/01"), r"field sessions\[1\].date: .* is not a valid date"),
         (lambda d: d["sessions"][1].update(date="yesterday"), r"field sessions\[1\].date: 'yesterday' is not a date"),
         (lambda d: d["sessions"][1].update(date="2023/12/01 (Fri) 10:00"),

@@ -110,12 +110,13 @@ def parse_session_date(text: str) -> datetime:
 # -- one episode's parts against each other ----------------------------------------------------
 def check_consistency(where: str, episode: Episode, error: type[Exception] = EpisodeError) -> None:
     """What a well-formed episode can still get wrong: the asked slot missing from its gold states or
-    holding another value than the answer, a superseded value or a session id given twice, and dates
-    that do not parse or go back in time.
+    holding another value than the answer, a superseded value or a session id given twice, a turn
+    with no text, and dates that do not parse or go back in time.
 
-    LongMemEval's own release repeats session ids (in ``_s``), dates some questions before their last
-    session, and its annotated states word values differently from the gold text (``four`` for ``4``):
-    for ``source: longmemeval`` those three checks are left out; the others hold for every source."""
+    LongMemEval's own release repeats session ids (in ``_s``), has a few empty turns (three in
+    ``_s``), dates some questions before their last session, and its annotated states word values
+    differently from the gold text (``four`` for ``4``): for ``source: longmemeval`` those four checks
+    are left out; the others hold for every source."""
     item = item_name(episode.id)
     release_quirks = episode.source == "longmemeval"
 
@@ -131,6 +132,9 @@ def check_consistency(where: str, episode: Episode, error: type[Exception] = Epi
             raise fail(f"sessions[{index}].id", f"{excerpt(session.id, 40)} is used by another session")
         if session.id is not None:
             seen.add(session.id)
+        empty = next((k for k, turn in enumerate(session.turns) if not turn.content.strip()), None)
+        if empty is not None and not release_quirks:
+            raise fail(f"sessions[{index}].turns[{empty}].content", "empty (a turn says something)")
     if episode.states and episode.slot is not None and not episode.abstention:
         final = episode.states[-1].values
         if episode.slot not in final:
