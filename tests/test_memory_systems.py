@@ -147,6 +147,20 @@ def test_bm25_the_answer_in_the_second_best_passage_fits_at_budget_b_not_at_half
     assert "Porto" not in at_half
 
 
+def test_remembered_stems_are_the_stemmers_and_a_full_cache_starts_over(monkeypatch):
+    import snowballstemmer
+
+    words = "moving moved lives living cities Lisbon running runs".split()
+    fresh = snowballstemmer.stemmer("english").stemWords(words)
+    monkeypatch.setattr(retrieval, "_stems", {})
+    assert retrieval.stem_words(words) == fresh == retrieval.stem_words(words)  # missed, then remembered
+    monkeypatch.setattr(retrieval, "MAX_CACHED_STEMS", 3)
+    assert retrieval.stem_words(["harbour", *words]) == snowballstemmer.stemmer("english").stemWords(["harbour", *words])
+    assert set(retrieval._stems) == {"harbour"}  # over the bound: only the new words are kept
+    passages = [retrieval.Passage(i, text) for i, text in enumerate(PASSAGES)]
+    assert retrieval.scores(passages, "Where does Ana live, Lisbon?")[0] > 0
+
+
 def test_rag_makes_no_call_while_ingesting_and_answers_from_the_retrieved_turns_only():
     condition = parse_condition("rag:120:turns")
     calls = []

@@ -24,9 +24,15 @@ class Passage:
 
 
 _LOCAL = threading.local()
+# word -> stem, shared by every episode of the process: a conversation's words recur across episodes
+# (LongMemEval's _s histories share most of their sessions), and the pure-Python stemmer was most of
+# rag's CPU. Entries are never removed from a dict; a full one is replaced, so a thread that holds
+# the old one still reads it whole.
+MAX_CACHED_STEMS = 500_000
+_stems: dict[str, str] = {}
 
 
-def _stem_words():  # noqa: ANN202
+def _stemmer():  # noqa: ANN202
     """This thread's stemmer: a Snowball stemmer keeps its working state in itself (not thread-safe),
     and memory-system pairs run in threads."""
     stem = getattr(_LOCAL, "stem", None)
@@ -37,11 +43,26 @@ def _stem_words():  # noqa: ANN202
     return stem
 
 
-def _tokens(texts: Sequence[str]) -> list[list[str]]:
+def stem_words(words: Sequence[str]) -> list[str]:
+    """The Snowball stem of each word, remembered across calls."""
+    global _stems
+    cache = _stems
+    missing = [w for w in dict.fromkeys(words) if w not in cache]
+    fresh = dict(zip(missing, _stemmer()(missing), strict=True)) if missing else {}
+    stems = [fresh[w] if w in fresh else cache[w] for w in words]
+    if len(cache) + len(fresh) > MAX_CACHED_STEMS:
+        _stems = fresh
+    else:
+        cache.update(fresh)
+    return stems
+
+
+def _tokens(texts: Sequence[str], *, ids: bool = False):  # noqa: ANN202
+    """Each text's stems, stopwords left out: as strings, or (``ids``) as ``bm25s``'s ids and vocabulary."""
     import bm25s
 
-    return bm25s.tokenize(list(texts), stopwords="en", stemmer=_stem_words(), show_progress=False,
-                          return_ids=False)
+    return bm25s.tokenize(list(texts), stopwords="en", stemmer=stem_words, show_progress=False,
+                          return_ids=ids)
 
 
 def scores(passages: Sequence[Passage], query: str) -> list[float]:
@@ -50,22 +71,13 @@ def scores(passages: Sequence[Passage], query: str) -> list[float]:
         return []
     import bm25s
 
-    corpus = _tokens([p.text for p in passages])
+    corpus = _tokens([p.text for p in passages], ids=True)
     query_tokens = _tokens([query])[0]
-    if not query_tokens or not any(corpus):
+    if not query_tokens or not any(corpus.ids):
         return [0.0] * len(passages)
     index = bm25s.BM25()
-    index.index(_ids(corpus), show_progress=False)
+    index.index(corpus, show_progress=False)
     return [float(s) for s in index.get_scores(query_tokens)]
-
-
-def _ids(corpus: list[list[str]]):  # noqa: ANN202
-    """``bm25s``'s tokenized form (ids and vocabulary) of a corpus already split into words."""
-    from bm25s.tokenization import Tokenized
-
-    vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(word, len(vocab)) for word in doc] for doc in corpus]
-    return Tokenized(ids=ids, vocab=vocab)
 
 
 def select(passages: Sequence[Passage], query: str, budget: int) -> list[Passage]:
