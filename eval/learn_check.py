@@ -171,9 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"learn-check: every phase's output in {log}", flush=True)
     wall: dict[str, float] = {}
     started = time.perf_counter()
-    if not reuse:
+    if not heldout.is_file():
         wall["episodes"], _ = supersede(log, "episodes", *HELDOUT, "--out", str(heldout))
+    if not reuse:
         wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"))
+    if not (out / "eval-sft" / "report.json").is_file():  # a reused warm start not yet evaluated too
+        shutil.rmtree(out / "eval-sft", ignore_errors=True)
         wall["eval_sft"], _ = supersede(log, "eval", "--model", f"hf:{out / 'sft' / 'model'}", "--episodes",
                                         str(heldout), "--conditions", CONDITION, "--out", str(out / "eval-sft"))
     sft = graded(out / "eval-sft")

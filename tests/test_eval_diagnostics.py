@@ -4,7 +4,7 @@ import pytest
 
 from supersede_env.core.episode import GoldState
 from supersede_env.core.memo_state import memo_contains
-from supersede_env.evaluation.diagnostics import condition_diagnostics, episode_diagnostics
+from supersede_env.evaluation.diagnostics import condition_diagnostics, episode_diagnostics, memo_texts
 from supersede_env.core.records import VerdictRecord
 from supersede_env.core.rollout import StepRecord
 from supersede_env.core.verdict import Verdict
@@ -43,7 +43,7 @@ def test_memo_contains_matches_meaning_with_word_bounds(memo, value, present):
 def test_coverage_and_stale_retention_per_session():
     episode = make_episode()  # sessions: Denver (create) -> Portland (update) -> Portland (none)
     calls = memo_calls(["home: Denver", "home: Portland (was Denver)", "home: Portland"], cut=[0, 12, 0])
-    d = episode_diagnostics(episode, calls, graded(True))
+    d = episode_diagnostics(episode, memo_texts(calls), graded(True))
     assert [s.coverage for s in d.sessions] == [1.0, 1.0, 1.0]
     assert [s.stale_total for s in d.sessions] == [0, 1, 1]
     assert [s.stale_retention for s in d.sessions] == [None, 1.0, 0.0]
@@ -55,7 +55,7 @@ def test_coverage_and_stale_retention_per_session():
 
 def test_asked_fact_never_written():
     episode = make_episode()
-    d = episode_diagnostics(episode, memo_calls(["home: Denver", "home: Denver", "likes soup"]), graded(False))
+    d = episode_diagnostics(episode, memo_texts(memo_calls(["home: Denver", "home: Denver", "likes soup"])), graded(False))
     assert [s.coverage for s in d.sessions] == [1.0, 0.0, 0.0]
     assert d.intrinsic == pytest.approx(1 / 3)
     assert d.lost_at == 2 and d.lost_how == "not_written"  # session 2 brought Portland; never noted
@@ -64,16 +64,16 @@ def test_asked_fact_never_written():
 
 def test_asked_fact_dropped_after_being_held():
     episode = make_episode()
-    d = episode_diagnostics(episode, memo_calls(["home: Denver", "home: Portland", "soup recipes"]), graded(False))
+    d = episode_diagnostics(episode, memo_texts(memo_calls(["home: Denver", "home: Portland", "soup recipes"])), graded(False))
     assert d.lost_at == 3 and d.lost_how == "dropped"
     assert d.sessions[1].stale_retention == 0.0
 
 
 def test_no_diagnostics_without_gold_states_or_for_failed_pairs():
     episode = make_episode(states=None)
-    assert episode_diagnostics(episode, memo_calls(["a", "b", "c"]), graded(True)) is None
+    assert episode_diagnostics(episode, memo_texts(memo_calls(["a", "b", "c"])), graded(True)) is None
     failed = VerdictRecord("e1", "memo:300", "failed", "Portland", False, error="HTTP 500")
-    assert episode_diagnostics(make_episode(), memo_calls(["a", "b", "c"]), failed) is None
+    assert episode_diagnostics(make_episode(), memo_texts(memo_calls(["a", "b", "c"])), failed) is None
 
 
 def test_value_current_again_is_not_counted_stale():
@@ -82,7 +82,7 @@ def test_value_current_again_is_not_counted_stale():
         GoldState({"home_city": "Portland"}, {"home_city": "update"}),
         GoldState({"home_city": "Denver"}, {"home_city": "update"}),
     ), answer="Denver", stale_values=("Portland",))
-    d = episode_diagnostics(episode, memo_calls(["Denver", "Portland", "Denver"]), graded(True))
+    d = episode_diagnostics(episode, memo_texts(memo_calls(["Denver", "Portland", "Denver"])), graded(True))
     assert d.sessions[2].stale_total == 1  # Portland only: Denver is current again
     assert d.sessions[2].stale_held == 0
 
@@ -91,13 +91,13 @@ def test_condition_aggregates_gap_kappa_and_disagreement_counts():
     episode = make_episode()
     items = [
         # memo right, answer right
-        episode_diagnostics(episode, memo_calls(["Denver", "Portland", "Portland"]), graded(True)),
+        episode_diagnostics(episode, memo_texts(memo_calls(["Denver", "Portland", "Portland"])), graded(True)),
         # memo wrong (lost), answer right: the "memo wrong but answer right" case
-        episode_diagnostics(episode, memo_calls(["Denver", "Denver", "Denver"]), graded(True)),
+        episode_diagnostics(episode, memo_texts(memo_calls(["Denver", "Denver", "Denver"])), graded(True)),
         # memo right, answer wrong
-        episode_diagnostics(episode, memo_calls(["Denver", "Portland", "Portland"]), graded(False)),
+        episode_diagnostics(episode, memo_texts(memo_calls(["Denver", "Portland", "Portland"])), graded(False)),
         # memo wrong, answer wrong
-        episode_diagnostics(episode, memo_calls(["soup", "soup", "soup"]), graded(False)),
+        episode_diagnostics(episode, memo_texts(memo_calls(["soup", "soup", "soup"])), graded(False)),
     ]
     agg = condition_diagnostics("memo:300", items)
     assert agg.n_episodes == 4

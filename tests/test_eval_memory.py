@@ -34,6 +34,15 @@ def test_the_example_system_runs_by_path_and_by_module_beside_the_built_ins(tmp_
     assert all(c["graded"] == N and c["failed"] == 0 for c in report["conditions"])
     pairs = {(p["first"], p["second"]) for p in report["paired"]}
     assert len(pairs) == 15  # McNemar for every pair of the six conditions
+    # FEB-30's memo view of every store: coverage, loss point and agreement for facts and the user's system too
+    intrinsic = {d["condition"]: d for d in report["diagnostics"]}
+    assert set(intrinsic) == {"memo:300", "ledger-ops:300", "facts:300", "memory"}
+    assert intrinsic["memory"]["n_episodes"] == N and intrinsic["memory"]["per_session"][0]["coverage"] is not None
+    assert "memory" in (tmp_path / "a" / "report.md").read_text().split("## Memo-state diagnostics")[1].split("##")[0]
+    # rag's retrieval: the example moves to Austin in a session that shares words with the question
+    (rag,) = report["retrieval_diagnostics"]
+    assert rag["condition"] == "rag:300" and rag["n_episodes"] == N - 1 and sum(rag["classes"].values()) == N - 1
+    assert "## Retrieval diagnostics (`rag`)" in (tmp_path / "a" / "report.md").read_text()
     store = {d["condition"]: d for d in report["store_diagnostics"]}
     assert set(store) == {"memo:300", "ledger-ops:300", "facts:300", "memory"}  # full and rag expose no store
     # the example keeps one value per subject; the reference policy names a new subject per statement, so

@@ -117,6 +117,50 @@ def test_credit_charges_each_wrong_value_kept():
     assert credit("Connor Walsh, 52") == -1.0
 
 
+def test_the_stale_twin_keeps_every_first_value_and_answers_the_superseded_one():
+    episode = generate_episodes(1, seed=5, difficulty="L1", sessions=(4, 4))[0]
+    calls = list(gold_memo.teacher_calls(episode, parse_condition("memo:300"), keeps_first=True))
+    assert [text for _, text in calls] == ["doctor: Wren Calloway",
+                                           "doctor: Wren Calloway\nteam size: 52",
+                                           "doctor: Wren Calloway\nteam size: 52",  # the update is not written
+                                           "doctor: Wren Calloway\nteam size: 52\ncurrent book: The Unfinished Atlas",
+                                           "52"]
+    assert "52" in episode.stale_values and episode.answer == "36"
+    full = list(gold_memo.teacher_calls(episode, parse_condition("full"), keeps_first=True))
+    assert full[-1][1] == "52"
+    ops = [text for _, text in gold_memo.teacher_calls(episode, parse_condition("ledger-ops:300"), keeps_first=True)]
+    assert ops == ["SET doctor: Wren Calloway", "SET team size: 52", "NONE", "SET current book: The Unfinished Atlas",
+                   "52"]
+    for mode in ("strict", "official"):  # it plays the failure the reward exists to punish
+        verdict = verdict_record(episode, _twin_transcript(episode, "memo:300"), mode=mode).grader
+        assert verdict.label == "stale" and verdict.r_stale == -1
+
+
+def _twin_transcript(episode, condition):
+    from supersede_env.core import rollout
+    from supersede_env.core.model_call import ModelReply
+
+    cond = parse_condition(condition)
+    state = rollout.start(episode, cond)
+    for _, text in gold_memo.teacher_calls(episode, cond, keeps_first=True):
+        state = rollout.advance(state, ModelReply(text=text, finish_reason="stop"))
+    return state.transcript()
+
+
+def test_a_share_of_episodes_by_id_is_played_by_the_stale_twin():
+    conditions = gold_memo.teacher_conditions("memo:300")
+    made = teacher_rows(FROZEN, conditions, first_value_share=0.5)
+    twins = {r["episode_id"] for r in made.rows if r["teacher"] == gold_memo.FIRST_VALUE_NAME}
+    assert made.first_value == len(twins) and 0.4 < len(twins) / len(FROZEN) < 0.6
+    again = teacher_rows(list(reversed(FROZEN)), conditions, first_value_share=0.5)
+    assert {r["episode_id"] for r in again.rows if r["teacher"] == gold_memo.FIRST_VALUE_NAME} == twins
+    more = teacher_rows(FROZEN, conditions, first_value_share=0.8)
+    assert twins < {r["episode_id"] for r in more.rows if r["teacher"] == gold_memo.FIRST_VALUE_NAME}  # nested
+    assert teacher_rows(FROZEN[:5], conditions).first_value == 0
+    with pytest.raises(ValueError, match="first_value_share"):
+        teacher_rows(FROZEN[:1], conditions, first_value_share=1.0)
+
+
 def test_teacher_rows_are_the_rollouts_prompts_and_round_trip(tmp_path):
     from supersede_env.core import rollout
 

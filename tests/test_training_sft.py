@@ -95,6 +95,10 @@ def test_bad_options_fail_before_anything_is_written(tmp_path, capsys):
     bad.write_text('{"prompt": [{"role": "user", "content": "q"}], "completion": []}\n', encoding="utf-8")
     assert standalone(["--output_dir", str(out), *SMALL, "--dataset_path", str(bad)]) == 2
     assert f"field dataset_path: {bad}:1: field completion" in capsys.readouterr().err
+    assert standalone(["--output_dir", str(out), *SMALL, "--first_value_share", "1"]) == 2
+    assert "first_value_share: must be a share in [0, 1), got 1.0" in capsys.readouterr().err
+    assert standalone(["--output_dir", str(out), *SMALL, "--dataset_path", str(bad), "--first_value_share", "0.5"]) == 2
+    assert "first_value_share: applies to rows built from the episodes_ options" in capsys.readouterr().err
     assert not out.exists()
 
 
@@ -107,6 +111,11 @@ def test_sft_data_writes_the_rows_sft_reads(tmp_path, capsys):
                       "--conditions", "memo:300,ledger-ops:300", "--out", str(path)]) == 0
     rows = read_rows(path)
     assert len(rows) == 3 * 5 * 2 and {r["condition"] for r in rows} == {"memo:300", "ledger-ops:300"}
+    twins = tmp_path / "twins.jsonl"
+    assert supersede(["sft-data", "--source", "synthetic", "--n", "20", "--difficulty", "L1", "--sessions", "4",
+                      "--first-value-share", "0.5", "--out", str(twins)]) == 0
+    assert {r["teacher"] for r in read_rows(twins)} == {"oracle:gold-memo", "oracle:first-value-memo"}
+    assert "of them by the stale twin" in capsys.readouterr().err
     episode = generate_episodes(3, seed=0, difficulty="L1", sessions=(4, 4))[0]
     first = next(teacher_calls(episode, parse_condition("memo:300")))
     assert rows[0]["prompt"] == [dict(m) for m in first[0].messages]

@@ -25,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="output JSONL file (written atomically)")
     parser.add_argument("--conditions", default="memo:300",
                         help="memo conditions (comma-separated) whose calls become rows (default: memo:300)")
+    parser.add_argument("--first-value-share", type=float, default=0.0,
+                        help="share of the episodes (chosen by id) played by the teacher's stale twin, which never "
+                             "writes an update (default: 0, the gold-memo teacher alone)")
     add_source_arguments(parser.add_argument_group("episodes"))
 
 
@@ -40,9 +43,11 @@ def main(args: argparse.Namespace) -> int:
         conditions = teacher_conditions(args.conditions)
     except ConditionError as exc:
         raise ConfigError(f"option --conditions: {exc}") from None
+    if not 0 <= args.first_value_share < 1:
+        raise ConfigError(f"option --first-value-share: must be a share in [0, 1), got {args.first_value_share}")
     source = source_from_args(args)
     out = output_file(args.out, "option --out", signature=FILE_SIGNATURE)  # before anything is generated
-    made = teacher_rows(load_episodes(source), conditions)
+    made = teacher_rows(load_episodes(source), conditions, first_value_share=args.first_value_share)
     if not made.rows:
         from supersede_env.core.errors import DataError
 
@@ -51,6 +56,7 @@ def main(args: argparse.Namespace) -> int:
     with out.open() as handle:
         count = write_rows(handle, made.rows)
     skipped = f"; {made.skipped} episodes without gold states left out" if made.skipped else ""
-    print(f"wrote {count} rows ({made.episodes} episodes x {', '.join(c.name for c in conditions)}) to "
+    twins = f", {made.first_value} of them by the stale twin" if made.first_value else ""
+    print(f"wrote {count} rows ({made.episodes} episodes{twins} x {', '.join(c.name for c in conditions)}) to "
           f"{out.path}{skipped}", file=sys.stderr)
     return 0

@@ -22,6 +22,12 @@ Its replies, per step of the rollout (:mod:`supersede_env.core.rollout`):
 
 Episodes without gold states (LongMemEval items that carry no annotation) have no gold memo: the
 teacher cannot play them (:class:`TeacherError`), and callers record the call as failed.
+
+**Its stale twin** (``keeps_first=True``, named :data:`FIRST_VALUE_NAME`): the same memo, but each fact
+keeps the value it was first given; an update is never written. It is the failure this package
+measures, played perfectly, and it answers with the value its memo holds (the superseded one). A
+warm start taught from a mix of both transcripts holds both habits, as real models do, and leaves
+the choice between them to the reward (``supersede sft``'s ``first_value_share``).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from supersede_env.core.model_call import ModelReply
 from supersede_env.core.rollout import RolloutState, StepRequest
 
 NAME = "oracle:gold-memo"
+FIRST_VALUE_NAME = "oracle:first-value-memo"  # the stale twin: never writes an update
 KIND = "oracle: reads the gold states, not a model"
 VERSION = 1  # bump when a reply changes (recorded with every run and every exported dataset)
 NOT_IN_NOTES = "It is not in my notes."
@@ -63,8 +70,9 @@ def slot_topic(slot: str) -> str:
     return slot.replace("_", " ")
 
 
-def gold_lines(episode: Episode, session_index: int) -> tuple[MemoLine, ...]:
-    """Every slot mentioned up to session ``session_index``, first-mentioned first, with its value then."""
+def gold_lines(episode: Episode, session_index: int, *, keeps_first: bool = False) -> tuple[MemoLine, ...]:
+    """Every slot mentioned up to session ``session_index``, first-mentioned first, with its value then
+    (``keeps_first``: the value it was first given)."""
     if episode.states is None:
         raise TeacherError(f"episode {episode.id} has no gold states: the gold-memo teacher cannot play it")
     first: dict[str, int] = {}
@@ -77,6 +85,8 @@ def gold_lines(episode: Episode, session_index: int) -> tuple[MemoLine, ...]:
                 set_at[slot] = index
     values = episode.states[session_index].values
     order = sorted(first, key=lambda slot: (first[slot], slot))
+    if keeps_first:
+        return tuple(MemoLine(slot, episode.states[first[slot]].values[slot], first[slot]) for slot in order)
     return tuple(MemoLine(slot, values[slot], set_at.get(slot, first[slot])) for slot in order)
 
 
@@ -92,9 +102,9 @@ def render(lines: Sequence[MemoLine]) -> str:
     return "\n".join(line.text for line in lines)
 
 
-def gold_memo(episode: Episode, session_index: int, budget: int) -> tuple[MemoLine, ...]:
-    """The memo after session ``session_index``: every current value that fits ``budget``."""
-    return within_budget(gold_lines(episode, session_index), budget)
+def gold_memo(episode: Episode, session_index: int, budget: int, *, keeps_first: bool = False) -> tuple[MemoLine, ...]:
+    """The memo after session ``session_index``: every current value (or first value) that fits ``budget``."""
+    return within_budget(gold_lines(episode, session_index, keeps_first=keeps_first), budget)
 
 
 def teacher_conditions(text: str) -> tuple[Condition, ...]:
@@ -112,35 +122,41 @@ def teacher_conditions(text: str) -> tuple[Condition, ...]:
     return tuple(conditions)
 
 
-def teacher_text(episode: Episode, condition: Condition, request: StepRequest) -> str:
-    """The teacher's reply to ``request`` (a step of ``episode`` under ``condition``)."""
+def teacher_text(episode: Episode, condition: Condition, request: StepRequest, *, keeps_first: bool = False) -> str:
+    """The teacher's reply to ``request`` (a step of ``episode`` under ``condition``); ``keeps_first``:
+    its stale twin's."""
     if condition.is_system:
         raise TeacherError(f"{condition} is a memory system; the gold-memo teacher plays memo conditions and full")
     if request.kind == "memo":
-        return _memo_reply(episode, condition, request.step)
-    return _answer_reply(episode, condition)
+        return _memo_reply(episode, condition, request.step, keeps_first)
+    return _answer_reply(episode, condition, keeps_first)
 
 
-def _memo_reply(episode: Episode, condition: Condition, session_index: int) -> str:
+def _memo_reply(episode: Episode, condition: Condition, session_index: int, keeps_first: bool) -> str:
     budget = condition.budget or 0
     if condition.mode == "ledger-ops":
-        now = {line.slot: line for line in gold_lines(episode, session_index)}
-        before = {line.slot: line.value for line in gold_lines(episode, session_index - 1)} if session_index else {}
+        now = {line.slot: line for line in gold_lines(episode, session_index, keeps_first=keeps_first)}
+        before = ({line.slot: line.value for line in gold_lines(episode, session_index - 1, keeps_first=keeps_first)}
+                  if session_index else {})
         changed = [line for slot, line in now.items() if before.get(slot) != line.value]
         return "\n".join(f"SET {line.text}" for line in changed) or "NONE"
-    return render(gold_memo(episode, session_index, budget)) or "(empty)"
+    return render(gold_memo(episode, session_index, budget, keeps_first=keeps_first)) or "(empty)"
 
 
-def _answer_reply(episode: Episode, condition: Condition) -> str:
+def _answer_reply(episode: Episode, condition: Condition, keeps_first: bool) -> str:
     if condition.mode == "full":
         value = None if episode.abstention else episode.answer
+        if keeps_first and value is not None:  # the value the asked fact was first given
+            first = {line.slot: line.value for line in gold_lines(episode, len(episode.sessions) - 1, keeps_first=True)}
+            value = first.get(episode.slot or "", value)
         missing = NEVER_MENTIONED
     else:
         last = len(episode.sessions) - 1
-        held = {line.slot: line.value for line in gold_memo(episode, last, condition.budget or 0)}
+        held = {line.slot: line.value for line in gold_memo(episode, last, condition.budget or 0,
+                                                            keeps_first=keeps_first)}
         value = None if episode.abstention else held.get(episode.slot or "")
         missing = NOT_IN_NOTES
-        if value is not None and value != episode.answer:
+        if value is not None and value != episode.answer and not keeps_first:
             raise TeacherError(f"episode {episode.id}: gold state of {episode.slot} is {value!r}, "
                                f"the answer is {episode.answer!r}")
     if condition.policy == "contract":
@@ -160,11 +176,13 @@ def teacher_rollout(episode: Episode, condition: Condition) -> RolloutState:
     return state
 
 
-def teacher_calls(episode: Episode, condition: Condition) -> Iterator[tuple[StepRequest, str]]:
-    """Every call of the teacher's rollout: the request exactly as sent, and the teacher's reply."""
+def teacher_calls(episode: Episode, condition: Condition, *,
+                  keeps_first: bool = False) -> Iterator[tuple[StepRequest, str]]:
+    """Every call of the teacher's rollout (``keeps_first``: its stale twin's): the request exactly as
+    sent, and the reply."""
     state = rollout.start(episode, condition)
     while (request := rollout.next_request(state)) is not None:
-        text = teacher_text(episode, condition, request)
+        text = teacher_text(episode, condition, request, keeps_first=keeps_first)
         yield request, text
         state = rollout.advance(state, ModelReply(text=text, finish_reason="stop"))
 

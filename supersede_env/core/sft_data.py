@@ -17,6 +17,7 @@ gold memo and yield no rows (:func:`teacher_rows` counts them).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -40,26 +41,40 @@ class TeacherRows:
     rows: tuple[dict[str, Any], ...]
     episodes: int  # episodes that gave rows
     skipped: int  # episodes without gold states (no gold memo)
+    first_value: int = 0  # episodes played by the teacher's stale twin
 
 
-def teacher_rows(episodes: Iterable[Episode], conditions: Sequence[Condition]) -> TeacherRows:
-    """One row per call of the teacher's rollout of every episode under every condition."""
+def teacher_rows(episodes: Iterable[Episode], conditions: Sequence[Condition], *,
+                 first_value_share: float = 0.0) -> TeacherRows:
+    """One row per call of the teacher's rollout of every episode under every condition. A share
+    ``first_value_share`` of the episodes (chosen by their ids, so the same episodes every time) is
+    played by the teacher's stale twin, which never writes an update (:mod:`~supersede_env.core.gold_memo`)."""
+    if not 0 <= first_value_share < 1:
+        raise ValueError(f"first_value_share must be in [0, 1), got {first_value_share!r}")
     rows: list[dict[str, Any]] = []
-    used = skipped = 0
+    used = skipped = twins = 0
     for episode in episodes:
         if episode.states is None:
             skipped += 1
             continue
         used += 1
+        keeps_first = _share_point(episode.id) < first_value_share
+        twins += keeps_first
+        teacher = gold_memo.FIRST_VALUE_NAME if keeps_first else gold_memo.NAME
         for condition in conditions:
-            for request, text in gold_memo.teacher_calls(episode, condition):
+            for request, text in gold_memo.teacher_calls(episode, condition, keeps_first=keeps_first):
                 rows.append({
                     "prompt": [dict(m) for m in request.messages],
                     "completion": [{"role": "assistant", "content": text}],
                     "episode_id": episode.id, "condition": condition.name, "step": request.step,
-                    "kind": request.kind, "teacher": gold_memo.NAME, "teacher_version": gold_memo.VERSION,
+                    "kind": request.kind, "teacher": teacher, "teacher_version": gold_memo.VERSION,
                 })
-    return TeacherRows(tuple(rows), used, skipped)
+    return TeacherRows(tuple(rows), used, skipped, twins)
+
+
+def _share_point(episode_id: str) -> float:
+    """A point in [0, 1) fixed by the episode's id: which episodes fall under a share."""
+    return int.from_bytes(hashlib.sha256(episode_id.encode()).digest()[:8], "big") / 2**64
 
 
 def write_rows(handle: IO[str], rows: Iterable[Mapping[str, Any]]) -> int:

@@ -70,25 +70,41 @@ class EpisodeDiagnostics:
     lost_how: Literal["not_written", "dropped"] | None
 
 
-def episode_diagnostics(episode: Episode, steps: Sequence[StepRecord], verdict: VerdictRecord | None
+@dataclass(frozen=True)
+class StoreText:
+    """What a memory held after one session, as text: a memo, or a store's facts one per line."""
+
+    text: str
+    chars_cut: int = 0  # characters the budget cut (memos)
+
+
+def memo_texts(steps: Sequence[StepRecord]) -> list[StoreText]:
+    """A memo rollout's notes after each session."""
+    return [StoreText(s.notes_after, s.chars_cut) for s in steps if s.kind == "memo"]
+
+
+def fact_texts(facts_after: Sequence[Sequence[str]]) -> list[StoreText]:
+    """A store's facts after each session (``facts`` and memory systems), one fact per line."""
+    return [StoreText("\n".join(facts)) for facts in facts_after]
+
+
+def episode_diagnostics(episode: Episode, stores: Sequence[StoreText], verdict: VerdictRecord | None
                         ) -> EpisodeDiagnostics | None:
-    """Diagnostics of one finished memo rollout; None without gold states or without a memo."""
-    if episode.states is None or verdict is None or verdict.status != "ok":
-        return None
-    memo_steps = [s for s in steps if s.kind == "memo"]
-    if not memo_steps:
+    """Diagnostics of one finished rollout from its memory after each session; None without gold
+    states or without a memory to open."""
+    if episode.states is None or verdict is None or verdict.status != "ok" or not stores:
         return None
     states: list[SessionState] = []
-    for index, step in enumerate(memo_steps[: len(episode.states)]):
-        view = memo_view(episode, index, step.notes_after)
+    for index, store in enumerate(stores[: len(episode.states)]):
+        view = memo_view(episode, index, store.text)
         assert view is not None  # the episode has states, one per session
         states.append(SessionState(index + 1, view.current_total, view.current_held, view.stale_total,
-                                   view.stale_held, len(step.notes_after), step.chars_cut, view.coverage,
+                                   view.stale_held, len(store.text), store.chars_cut, view.coverage,
                                    view.stale_retention))
     coverages = [s.coverage for s in states if s.coverage is not None]
     intrinsic = sum(coverages) / len(coverages) if coverages else None
     extrinsic = None if verdict.correct is None else float(verdict.correct)
-    final_notes = memo_steps[len(states) - 1].notes_after
+    final_notes = stores[len(states) - 1].text
 
     holds_answer = holds_stale = None
     lost_at: int | None = None
@@ -101,7 +117,7 @@ def episode_diagnostics(episode: Episode, steps: Sequence[StepRecord], verdict: 
         holds_answer = memo_contains(final_notes, asked)
         holds_stale = any(memo_contains(final_notes, v) for v in episode.stale_values if v != asked)
         if not holds_answer:
-            lost_at, lost_how = _loss(episode, slot, asked, [c.notes_after for c in memo_steps[: len(states)]])
+            lost_at, lost_how = _loss(episode, slot, asked, [store.text for store in stores[: len(states)]])
     return EpisodeDiagnostics(episode.id, verdict.condition, tuple(states), intrinsic, extrinsic,
                               holds_answer, holds_stale, lost_at, lost_how)
 

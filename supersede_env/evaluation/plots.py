@@ -183,7 +183,7 @@ def _memo_state_plot(summary: RunSummary, path: Path, plt) -> Path:  # noqa: ANN
         ax.set_ylim(-6, 108)
         ax.set_ylabel("% (mean over episodes)")
         ax.grid(alpha=0.3)
-    fig.suptitle(f"Memo state after each session: {summary.model_label}\n"
+    fig.suptitle(f"Memo (or store) after each session: {summary.model_label}\n"
                  "small numbers: episodes averaged at that point (episodes whose facts are told by then)", fontsize=10)
     handles, labels = cov_ax.get_legend_handles_labels()
     if not handles:

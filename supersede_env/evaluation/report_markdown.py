@@ -13,6 +13,7 @@ from supersede_env.core.verdict import LABELS
 from supersede_env.evaluation.examples import render_examples
 from supersede_env.evaluation.headline import headline
 from supersede_env.evaluation.report_format import fmt_acc, fmt_num, fmt_p, markdown_table, pct
+from supersede_env.evaluation.retrieval_diagnostics import render_retrieval_section
 from supersede_env.evaluation.store_report import CAPTION as STORE_CAPTION, render_store_section
 from supersede_env.evaluation.summary import (GRADER_NAMES, ConditionSummary, OutcomeCounts,
                                               RunSummary)
@@ -36,7 +37,7 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     if s.examples:
         out += render_examples(s.examples)
     out += _policies(s) + _agreement(s) + _memo_length(s) + _memo_diagnostics(s)
-    out += render_store_section(s.store_diagnostics)
+    out += render_store_section(s.store_diagnostics) + render_retrieval_section(s.retrieval_diagnostics)
     out += _plots(plots) + _failures(s) + _run_details(s)
     return "\n".join(out)
 
@@ -260,12 +261,13 @@ def _memo_length(s: RunSummary) -> list[str]:
 
 
 def _memo_diagnostics(s: RunSummary) -> list[str]:
-    """The memo against the gold state, overall and per session."""
+    """The memo (or store) against the gold state, overall and per session."""
     out: list[str] = []
     if s.diagnostics:
         out.append("## Memo-state diagnostics (intrinsic, FEB-30 style)")
         out.append("")
-        out.append("After each session the memo is compared with the gold state. Coverage: share of current "
+        out.append("After each session the memo (for `facts` and memory systems: the store's facts, one a line) "
+                   "is compared with the gold state. Coverage: share of current "
                    "values in the memo; stale retention: share of superseded values still in it. Intrinsic: "
                    "mean coverage per episode; extrinsic: the answer (string grader). Value matching: "
                    f"{s.diagnostics_value_matching}.")

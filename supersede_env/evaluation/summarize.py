@@ -41,9 +41,12 @@ from supersede_env.core.rollout import StepRecord
 from supersede_env.core.contract import UNSUPPORTED
 from supersede_env.core.stats import cohens_kappa, compare_paired, holm_adjusted, mcnemar_exact, paired_table
 from supersede_env.core.verdict import LABELS
-from supersede_env.evaluation.diagnostics import _mean, condition_diagnostics, episode_diagnostics
+from supersede_env.evaluation.diagnostics import (StoreText, _mean, condition_diagnostics, episode_diagnostics,
+                                                  fact_texts, memo_texts)
 from supersede_env.evaluation.examples import example_pairs
+from supersede_env.evaluation.retrieval_diagnostics import condition_retrieval
 from supersede_env.evaluation.store_diagnostics import run_store_diagnostics
+from supersede_env.evaluation.store_stores import exposes_store, stores_for
 from supersede_env.evaluation.summary import (GRADERS, REPORT_SCHEMA_VERSION, Accuracy, Agreement,
                                               ConditionSummary, GraderAccuracy, MemoStats, OutcomeCounts,
                                               PairedResult, PolicyComparison, RunSummary)
@@ -68,10 +71,8 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
     ])
     diagnostics = []
     for name in names:
-        if not parse_condition(name).is_memo:
-            continue
         items = [d for e in episodes
-                 if (d := episode_diagnostics(e, log.steps_for(e.id, name), verdicts[name].get(e.id))) is not None]
+                 if (d := episode_diagnostics(e, _store_texts(e, name, log), verdicts[name].get(e.id))) is not None]
         if items:
             diagnostics.append(condition_diagnostics(name, items))
     return RunSummary(
@@ -102,6 +103,8 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         agreement=tuple(_agreement(names, verdicts)) if judged else (),
         diagnostics=tuple(diagnostics),
         store_diagnostics=tuple(run_store_diagnostics(log, episodes, names, verdicts)),
+        retrieval_diagnostics=tuple(d for name in names
+                                    if (d := condition_retrieval(name, episodes, verdicts[name])) is not None),
         examples=tuple(example for first, second in combinations(names, 2)
                        for example in example_pairs(first, second, episodes, log, verdicts)),
         diagnostics_value_matching=(
@@ -109,6 +112,18 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
             "stem, values by meaning (four = 4, 6 pm = 18:00), punctuation and articles ignored"
         ),
     )
+
+
+def _store_texts(episode: Episode, name: str, log: RunLog) -> list[StoreText]:
+    """The memory after each session of one pair, as the diagnostics read it: a memo condition's notes,
+    a store's facts (``facts``, memory systems that expose them); none for ``full`` and ``rag``."""
+    condition = parse_condition(name)
+    if condition.is_memo:
+        return memo_texts(log.steps_for(episode.id, name))
+    if not exposes_store(condition):
+        return []
+    stores = stores_for(episode, condition, log.steps_for(episode.id, name), log.memory_for(episode.id, name))
+    return fact_texts([store.facts for store in stores or ()])
 
 
 def outcome(verdict: VerdictRecord | None, grader: str) -> bool | None:

@@ -16,6 +16,7 @@ from supersede_env.core.gold_memo import KIND as ORACLE_KIND
 from supersede_env.core.stats import wilson_interval
 from supersede_env.evaluation.diagnostics import ConditionDiagnostics
 from supersede_env.evaluation.examples import ExamplePair
+from supersede_env.evaluation.retrieval_diagnostics import RetrievalDiagnostics
 from supersede_env.evaluation.store_diagnostics import StoreDiagnostics
 
 REPORT_SCHEMA_VERSION = 1
@@ -172,6 +173,7 @@ class RunSummary:
     grader_modes: tuple[str, ...] = ("official",)  # the string grader's modes in the records (one, normally)
     examples: tuple[ExamplePair, ...] = ()  # a few questions per pair of conditions
     store_diagnostics: tuple[StoreDiagnostics, ...] = ()  # FEB-30's update diagnostics (.store_diagnostics)
+    retrieval_diagnostics: tuple[RetrievalDiagnostics, ...] = ()  # what rag retrieved (.retrieval_diagnostics)
 
     @property
     def reference_policy(self) -> bool:

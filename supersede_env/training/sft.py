@@ -89,11 +89,13 @@ def load_sft_inputs(setup: TrainingSetup) -> SFTInputs:
         described = f"{len(rows)} rows from {args.dataset_path}"
     else:
         conditions = args.teacher_conditions()
-        made = teacher_rows(load_episodes(args.episode_source()), conditions)
+        made = teacher_rows(load_episodes(args.episode_source()), conditions,
+                            first_value_share=args.first_value_share)
         rows = made.rows
         skipped = f", {made.skipped} without gold states left out" if made.skipped else ""
+        twins = f", {made.first_value} of them by its stale twin" if made.first_value else ""
         described = (f"{len(rows)} rows of the gold-memo teacher ({made.episodes} episodes x "
-                     f"{', '.join(c.name for c in conditions)}{skipped})")
+                     f"{', '.join(c.name for c in conditions)}{twins}{skipped})")
     if not rows:
         raise ConfigError(f"{source}: no training rows (the episodes carry no gold states, or the dataset is empty)")
     return SFTInputs(setup, rows, described)

@@ -40,7 +40,7 @@ class SupersedeSFTConfig(SFTConfig, RunOptions, SFTEpisodeOptions):  # type: ign
     fixed_on_resume: ClassVar[tuple[str, ...]] = (
         "model_source", "tiny_spec", "model_name_or_path", "dtype", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
         "lora_target_modules", "lora_modules_to_save", "use_rslora", "use_dora", "lora_task_type",
-        "conditions", "dataset_path", "seed", *(f"episodes_{name}" for name in OPTION_NAMES),
+        "conditions", "dataset_path", "first_value_share", "seed", *(f"episodes_{name}" for name in OPTION_NAMES),
         "per_device_train_batch_size", "gradient_accumulation_steps",  # else the resumed epoch repeats or skips rows
     )
 
@@ -51,6 +51,10 @@ class SupersedeSFTConfig(SFTConfig, RunOptions, SFTEpisodeOptions):  # type: ign
         "the conditions whose calls become rows when rows are built from episodes (memo modes, full)"))
     dataset_path: str | None = field(default=None, metadata=option_help(
         "a teacher dataset written by `supersede sft-data`; unset: rows are built from the episodes_ options"))
+    first_value_share: float = field(default=0.0, metadata=option_help(
+        "share of the episodes (chosen by id) whose rows come from the teacher's stale twin, which keeps the first "
+        "value of every fact and never writes an update (training/README.md): a warm start with both habits, "
+        "the choice left to GRPO's reward; 0: the gold-memo teacher alone"))
     save_merged: bool = field(default=True, metadata=option_help(
         "also save <output_dir>/model: the whole trained model (a LoRA adapter merged into its base) with its "
         "tokenizer, loadable by `supersede eval --model hf:...` and as model_name_or_path of `supersede train`"))
@@ -58,8 +62,14 @@ class SupersedeSFTConfig(SFTConfig, RunOptions, SFTEpisodeOptions):  # type: ign
     def __post_init__(self) -> None:
         self.settle_run_options()
         self.teacher_conditions()
+        share = self.first_value_share
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share < 1:
+            raise ValueError(f"first_value_share: must be a share in [0, 1), got {share!r}")
         if self.dataset_path is None:
             self.episode_source()
+        elif share:
+            raise ValueError("first_value_share: applies to rows built from the episodes_ options; the rows of "
+                             "dataset_path are used as written (supersede sft-data --first-value-share)")
         super().__post_init__()
 
     def teacher_conditions(self) -> tuple[Condition, ...]:
