@@ -111,15 +111,15 @@ def test_sft_data_writes_the_rows_sft_reads(tmp_path, capsys):
                       "--conditions", "memo:300,ledger-ops:300", "--out", str(path)]) == 0
     rows = read_rows(path)
     assert len(rows) == 3 * 5 * 2 and {r["condition"] for r in rows} == {"memo:300", "ledger-ops:300"}
+    episode = generate_episodes(3, seed=0, difficulty="L1", sessions=(4, 4))[0]
+    first = next(teacher_calls(episode, parse_condition("memo:300")))
+    assert rows[0]["prompt"] == [dict(m) for m in first[0].messages]
+    assert "wrote 30 rows (3 episodes x memo:300, ledger-ops:300)" in capsys.readouterr().err
     twins = tmp_path / "twins.jsonl"
     assert supersede(["sft-data", "--source", "synthetic", "--n", "20", "--difficulty", "L1", "--sessions", "4",
                       "--first-value-share", "0.5", "--out", str(twins)]) == 0
     assert {r["teacher"] for r in read_rows(twins)} == {"oracle:gold-memo", "oracle:first-value-memo"}
     assert "of them by the stale twin" in capsys.readouterr().err
-    episode = generate_episodes(3, seed=0, difficulty="L1", sessions=(4, 4))[0]
-    first = next(teacher_calls(episode, parse_condition("memo:300")))
-    assert rows[0]["prompt"] == [dict(m) for m in first[0].messages]
-    assert "wrote 30 rows (3 episodes x memo:300, ledger-ops:300)" in capsys.readouterr().err
     out = tmp_path / "sft"
     assert standalone(["--output_dir", str(out), *SMALL, "--dataset_path", str(path)]) == 0
     assert "on 30 rows" in capsys.readouterr().out
