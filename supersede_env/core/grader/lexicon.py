@@ -255,6 +255,16 @@ FUNCTION_WORDS = frozenset(
     answer final called named value""".split()
 )
 
+# Subjects and possessives that make a stated value someone else's in a strict answer, the speaker's
+# or a third party's ("They live in Busan now.", "Mine is 47."): the strict reward pays the user's value,
+# said as theirs. Object pronouns are not owners ("47 of them").
+OTHER_OWNERS = frozenset("""i my mine i'm i've we our ours we're we've
+    they their theirs they're they've he his she her hers""".split())
+
+# Markdown a strict answer may carry around its words (emphasis, a heading mark); any other character
+# the lexer reads as nothing (">" before a number, "~" after a name) is not accounted for.
+MARKDOWN_MARKS = frozenset("*_`#")
+
 # Punctuation of a plain statement; not "?", "/", "|", "&", "+", "=", arrows or list markers.
 PLAIN_PUNCT = frozenset({".", ",", "!", ":", ";", "'", '"', "(", ")", "-", "\n", "\n\n"})
 

@@ -1,0 +1,68 @@
+"""Leak classes the strict reward closes (issue 33): a value given as someone else's, a symbol the lexer
+reads as nothing (a bound, a negation, a doubt), an ordinal for a cardinal, a duration for a count, and a
+contract STATUS that doubts itself; and the honest forms beside them that stay paid. Families, not strings:
+every class is tried over several golds and wordings."""
+
+import pytest
+
+from supersede_env.core.grader import grade
+
+CITY = ("Lexington", ["Phoenix"], "Where do I live now?")
+COUNT = ("47", ["40"], "How many houseplants do I have now?")
+NAME = ("Ford Bronco", ["Subaru Outback"], "What car do I drive now?")
+GOLDS = [CITY, NAME, ("$1,800", ["$1,500"], "How much is my rent now?"), COUNT]
+
+
+def strict(answer: str, gold: str, stale: list[str], question: str) -> str:
+    return grade(answer, gold, stale=stale, question=question, mode="strict").label
+
+
+@pytest.mark.parametrize("gold, stale, question", GOLDS)
+@pytest.mark.parametrize("form", ["They have {g} now.", "Mine is {g}.", "Ours is {g}.", "Their value is {g}.",
+                                  "We have {g}.", "His is {g}.", "She has {g} now.", "I'd put {g}."])
+def test_a_value_given_as_someone_elses_is_not_paid(form, gold, stale, question):
+    assert strict(form.format(g=gold), gold, stale, question) != "current"
+
+
+@pytest.mark.parametrize("gold, stale, question", GOLDS)
+@pytest.mark.parametrize("form", ["{g}", "It's {g}.", "You have {g} now.", "{g}. That is the latest value I have.",
+                                  "**{g}**", "{g}!", "My answer: {g}", "My final answer: {g}."])
+def test_the_users_value_stays_paid(form, gold, stale, question):
+    assert strict(form.format(g=gold), gold, stale, question) == "current"
+
+
+def test_the_questions_own_voice_is_the_users():
+    assert strict("I spent 8 days camping.", "8 days", ["5 days"], "How many days did I spend camping?") == "current"
+    assert strict("My rent is $1,800.", "$1,800", ["$1,500"], "How much is my rent now?") == "current"
+
+
+@pytest.mark.parametrize("gold, stale, question", GOLDS)
+@pytest.mark.parametrize("form", [">{g}", "<{g}", "~{g}", "{g} ~", "!{g}", "{g}+", "≥{g}", "{g} >", "^{g}", "{g} @"])
+def test_a_symbol_the_lexer_reads_as_nothing_is_not_paid(form, gold, stale, question):
+    assert strict(form.format(g=gold), gold, stale, question) != "current"
+
+
+@pytest.mark.parametrize("n", ["47", "21", "2", "3"])
+@pytest.mark.parametrize("suffix", ["th", "st", "nd", "rd"])
+def test_an_ordinal_is_not_a_count(n, suffix):
+    assert strict(f"{n}{suffix}", n, ["40"], "How many houseplants do I have now?") != "current"
+
+
+def test_an_ordinal_gold_or_an_ordinal_the_question_gives_is_read():
+    assert strict("3rd", "3rd", ["5th"], "What place did I finish in?") == "current"
+    assert strict("Transcriptionist (the 7th job)", "Transcriptionist", ["Clerk"],
+                  "What was the 7th job in the list?") == "current"
+
+
+@pytest.mark.parametrize("unit", ["min", "minutes", "hours", "days", "weeks", "years", "secs"])
+def test_a_duration_is_not_a_count_unless_the_question_asks_in_time(unit):
+    assert strict(f"47 {unit}", *COUNT) != "current"
+    assert strict("47 minutes", "47", ["40"], "How many minutes is my commute now?") == "current"
+    assert strict("Pixel 5", "Pixel 5", ["Pixel 3"], "Which phone do I use now?") == "current"
+
+
+@pytest.mark.parametrize("status, paid", [("FOUND", True), ("**FOUND**", True), ("FOUND.", True), ("FOUND?", False),
+                                          ("Found ?", False), ("FOUND (probably)", False), ("NOT FOUND", False)])
+def test_a_contract_status_that_doubts_itself_is_not_paid(status, paid):
+    reply = f'STATUS: {status}\nEVIDENCE: "city: Lexington"\nANSWER: Lexington\nMISSING: nothing'
+    assert (grade(reply, "Lexington", stale=["Phoenix"], mode="strict").label == "current") is paid
