@@ -28,6 +28,7 @@ from typing import Any
 from supersede_env.core.errors import EpisodeError, SourceError
 from supersede_env.core.episode import Episode
 from supersede_env.core.limits import MAX_EPISODES
+from supersede_env.core.premise import with_premises
 from supersede_env.core.synthetic import DIFFICULTIES, parse_session_range
 
 __all__ = ["SOURCES", "DIFFICULTIES", "EpisodeSource", "load_episodes", "fetch_source", "source_help",
@@ -79,6 +80,10 @@ class EpisodeSource:
     abstention: bool = _option(True, "longmemeval: keep the abstention (_abs) items", flat=bool)
     limit: int | None = _option(
         None, "keep only the first N episodes (any source)", flat=int | None, parse=int, metavar="N")
+    premise_rate: float = _option(
+        0.0, "share of the answerable episodes with a superseded value whose question is asked on the stale "
+        "premise that it still holds (any source; chosen by id; docs/data.md)", flat=float, parse=float,
+        metavar="RATE")
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
@@ -101,6 +106,9 @@ class EpisodeSource:
             raise SourceError("question_types",
                               f"expected a type, a list of types or all, got {self.question_types!r}")
         object.__setattr__(self, "question_types", tuple(types))
+        rate = self.premise_rate
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
+            raise SourceError("premise_rate", f"expected a number in [0, 1], got {rate!r}")
         if not isinstance(self.abstention, bool):
             raise SourceError("abstention", f"expected true or false, got {self.abstention!r}")
         _kind(self.source).check_source(self)  # the kind's own checks (path needed or refused, ranges)
@@ -116,6 +124,7 @@ def load_episodes(source: EpisodeSource) -> list[Episode]:
     episodes, where = _kind(source.source).load_source(source)
     if source.limit is not None:
         episodes = episodes[: source.limit]
+    episodes = with_premises(episodes, source.premise_rate)
     if not episodes:
         raise EpisodeError(f"{where}: no episodes")
     return episodes

@@ -17,7 +17,6 @@ gold memo and yield no rows (:func:`teacher_rows` counts them).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -29,6 +28,7 @@ from supersede_env.core.conditions import Condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.errors import DataError
 from supersede_env.core.jsonl import json_lines
+from supersede_env.core.sampling import share_point
 
 ROW_KEYS = ("prompt", "completion", "episode_id", "condition", "step", "kind", "teacher", "teacher_version")
 ROLES = ("system", "user", "assistant")
@@ -58,7 +58,7 @@ def teacher_rows(episodes: Iterable[Episode], conditions: Sequence[Condition], *
             skipped += 1
             continue
         used += 1
-        keeps_first = _share_point(episode.id) < first_value_share
+        keeps_first = share_point(episode.id) < first_value_share
         twins += keeps_first
         teacher = gold_memo.FIRST_VALUE_NAME if keeps_first else gold_memo.NAME
         for condition in conditions:
@@ -71,10 +71,6 @@ def teacher_rows(episodes: Iterable[Episode], conditions: Sequence[Condition], *
                 })
     return TeacherRows(tuple(rows), used, skipped, twins)
 
-
-def _share_point(episode_id: str) -> float:
-    """A point in [0, 1) fixed by the episode's id: which episodes fall under a share."""
-    return int.from_bytes(hashlib.sha256(episode_id.encode()).digest()[:8], "big") / 2**64
 
 
 def write_rows(handle: IO[str], rows: Iterable[Mapping[str, Any]]) -> int:

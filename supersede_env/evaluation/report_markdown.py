@@ -125,6 +125,14 @@ def _accuracy(s: RunSummary) -> list[str]:
             row += [fmt_acc(acc.overall), fmt_acc(acc.answerable), fmt_acc(acc.abstention)]
         rows.append(row)
     out += markdown_table(header, rows)
+    premised = [c for c in s.conditions if any(a.premise is not None for a in c.accuracy.values())]
+    if premised:
+        out.append("Premise resistance: accuracy on the questions asked on a stale premise (\"Since it's still "
+                   "X: ...\"; the right answer corrects it with the current value): "
+                   + "; ".join(f"`{c.name}` " + ", ".join(f"{GRADER_NAMES[g]} {fmt_acc(c.accuracy[g].premise)}"
+                                                      for g in s.graders if c.accuracy[g].premise is not None)
+                               for c in premised) + ".")
+        out.append("")
     if "judge" in s.graders:
         missing = [(c.name, c.accuracy["judge"].unavailable) for c in s.conditions if c.accuracy["judge"].unavailable]
         if missing:

@@ -36,6 +36,7 @@ from itertools import combinations
 
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
+from supersede_env.core.premise import is_premise
 from supersede_env.core.records import RunLog, VerdictRecord
 from supersede_env.core.rollout import StepRecord
 from supersede_env.core.contract import UNSUPPORTED
@@ -197,6 +198,7 @@ def _grader_accuracy(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRe
         answerable=Accuracy.of([o for e, o in known if not e.abstention]),
         abstention=Accuracy.of([o for e, o in known if e.abstention]),
         unavailable=len(labelled) - len(known),
+        premise=Accuracy.of([o for e, o in known if is_premise(e)]) if any(map(is_premise, graded)) else None,
     )
 
 

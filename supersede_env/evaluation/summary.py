@@ -47,6 +47,7 @@ class GraderAccuracy:
     answerable: Accuracy
     abstention: Accuracy
     unavailable: int = 0  # graded pairs this grader gave no label for (judge failures)
+    premise: Accuracy | None = None  # questions asked on a stale premise (core/premise.py); None: none asked
 
 
 @dataclass(frozen=True)

@@ -261,6 +261,10 @@ FUNCTION_WORDS = frozenset(
 OTHER_OWNERS = frozenset("""i my mine i'm i've we our ours we're we've
     they their theirs they're they've he his she her hers""".split())
 
+# A strict answer's first word that corrects a question asked on a stale premise ("Since it's still
+# Phoenix: where do I live now?" - "No, Lexington."); plain only on such a question.
+PREMISE_CORRECTIONS = frozenset({"no", "nope", "actually"})
+
 # Markdown a strict answer may carry around its words (emphasis, a heading mark); any other character
 # the lexer reads as nothing (">" before a number, "~" after a name) is not accounted for.
 MARKDOWN_MARKS = frozenset("*_`#")

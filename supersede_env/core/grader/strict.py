@@ -38,6 +38,7 @@ from supersede_env.core.grader.lexicon import (
     MARKDOWN_MARKS,
     NOT_PLAIN,
     OTHER_OWNERS,
+    PREMISE_CORRECTIONS,
     PAST_FORMS,
     PLAIN_PUNCT,
     PLAIN_SYMBOLS,
@@ -119,10 +120,13 @@ def _to_account(tokens: list[Token], world: World) -> list[int]:
     out = []
     forced = _role_phrases(tokens, world)
     candidates, plain, own = world.candidate_stems, world.plain_stems, world.gold_stems
+    opening = next((i for i, t in enumerate(tokens) if t.kind != PUNCT), None)
     for i, t in enumerate(tokens):
         kind = t.kind
         if i in forced:
             pass
+        elif i == opening and world.premise and t.text in PREMISE_CORRECTIONS:
+            continue  # "No, Lexington." corrects the question's stale premise
         elif kind == WORD:
             if t.text in FUNCTION_WORDS and t.value != "~":
                 continue
@@ -374,7 +378,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
         other = _also_states(world, tokens, need, words)
         if other is not None:
             return _verdict("hedged", f"states {stated!r}, but reads as {other!r} too", text)
-        owner = _owner(tokens, world)
+        owner = _owner(tokens, world, gold)
         if owner is not None:
             return _verdict("hedged", f"states {stated!r}, but as someone else's ({owner!r})", text)
         return _verdict("current", f"states {stated!r}", text, r_cur=1.0)
@@ -395,12 +399,13 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
 _SENTENCE_ENDS = frozenset({".", "!", ";", "\n", "\n\n"})
 
 
-def _owner(tokens: list[Token], world: World) -> str | None:
-    """A first- or third-person word, not the question's, in a sentence that names a value ("They live
-    in Busan now.", "Mine is 47."): the value is given as someone else's. ("Busan. That is what I
+def _owner(tokens: list[Token], world: World, gold: str) -> str | None:
+    """A first- or third-person word, not the question's or the gold's, in a sentence that names a value
+    ("They live in Busan now.", "Mine is 47."): the value is given as someone else's. ("Busan. That is what I
     have." names the notes' keeper in a sentence of its own.)"""
     owner: str | None = None
     names_value = False
+    voiced = world.frame_words | {t.text for t in tokenize(normalise_text(gold)) if t.kind == WORD}
     for k, t in enumerate((*tokens, None)):
         if t is None or (t.kind == PUNCT and t.text in _SENTENCE_ENDS):
             if owner is not None and names_value:
@@ -408,8 +413,9 @@ def _owner(tokens: list[Token], world: World) -> str | None:
             owner, names_value = None, False
             continue
         labels = k + 1 < len(tokens) and tokens[k + 1].text in ("answer", "final")  # "My answer: Busan"
-        if t.kind == WORD and t.text in OTHER_OWNERS and t.text.split("'")[0] not in world.frame_words and not labels:
-            owner = owner or t.text  # the question's own "I" or "my" is the user speaking: an echo is theirs
+        if t.kind == WORD and t.text in OTHER_OWNERS and t.text not in voiced and t.text.split("'")[0] not in voiced \
+                and not labels:
+            owner = owner or t.text  # the question's or the gold's own "I" or "my": an echo of the user's voice
         names_value = names_value or t.kind in VALUE_KINDS or (t.kind == WORD and t.value in world.candidate_stems)
     return None
 

@@ -60,6 +60,7 @@ class World:
     plain_values: tuple[Token, ...]  # the question's values that no candidate holds ("5K", "monthly")
     past_question: bool  # the question asks in the past ("How much did I pay?"): past forms are plain
     frame_words: frozenset[str]  # the question's (and an explanation gold's) words as written
+    premise: bool = False  # the question presumes a superseded value ("Since it's still Phoenix: ...")
 
 
 def _content(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
@@ -104,5 +105,14 @@ def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], qu
     own = frozenset(t.value for t in gold_words if timeline or t.text not in NOT_PLAIN) - candidates
     surface = frozenset(t.text for t in (*q_tokens, *gold_words) if t.kind == WORD)
     past = any(t.kind == WORD and t.text in PAST_FORMS for t in q_tokens)
+    premise = any(_names(part, q_tokens) for c in stale_parts for part in c.parts)
     return World(gold, alternatives, stale_parts, decoy_parts, frozenset(candidates), plain, own, timeline, values,
-                 past, surface)
+                 past, surface, premise)
+
+
+def _names(part: StrictPart, tokens: tuple[Token, ...] | list[Token]) -> bool:
+    """Does a text (its tokens) name this part: every value and word it requires?"""
+    stems = {t.value for t in tokens if t.kind == WORD}
+    return bool(part.required) and all(
+        r.value in stems if r.kind == WORD else any(values_equal(r, t) for t in tokens if t.kind in VALUE_KINDS)
+        for r in part.required)
