@@ -183,11 +183,13 @@ def test_all_failed_exits_3_and_the_report_says_how_many(tmp_path):
     assert "3 pair(s) FAILED" in (out / "report.md").read_text() and "3 pair(s) failed" in stdout
 
 
-def test_a_full_disk_mid_run_is_one_line_and_the_run_resumes_with_nothing_lost(tmp_path, monkeypatch):
+@pytest.mark.parametrize("conditions", ["full,memo:300", "facts:300,rag:300"])
+def test_a_full_disk_mid_run_is_one_line_and_the_run_resumes_with_nothing_lost(tmp_path, monkeypatch, conditions):
+    """Memo conditions and memory systems alike (a memory-system run once slept forever on a full disk)."""
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 4)
     reference, out = tmp_path / "reference", tmp_path / "run"
     with FakeChatServer(reply=scripted_reply) as server:
-        assert run_cli(*eval_args(server, episodes, reference, "--conditions", "full,memo:300"))[0] == EXIT_OK
+        assert run_cli(*eval_args(server, episodes, reference, "--conditions", conditions))[0] == EXIT_OK
         from supersede_env.core.records import RecordWriter
 
         real_write, written = RecordWriter._write, [0]
@@ -200,7 +202,7 @@ def test_a_full_disk_mid_run_is_one_line_and_the_run_resumes_with_nothing_lost(t
             real_write(self, text)
 
         monkeypatch.setattr(RecordWriter, "_write", write)
-        code, _, stderr = run_cli(*eval_args(server, episodes, out, "--conditions", "full,memo:300"))
+        code, _, stderr = run_cli(*eval_args(server, episodes, out, "--conditions", conditions))
         monkeypatch.setattr(RecordWriter, "_write", real_write)  # space was freed
         lines = [line for line in stderr.splitlines() if not line.startswith("supersede eval: running")]
         assert code == 2 and len(lines) == 1 and "Traceback" not in stderr, stderr

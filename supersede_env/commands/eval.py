@@ -217,6 +217,7 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
                                         description=opened.run_dir.name, notices=notices,
                                         memory_timeout=config.memory_timeout)
         finally:
+            notices.close()  # a call the closing cuts off is not the model's failure
             await backend.aclose()
             if judge is not None and hasattr(judge, "aclose"):
                 await judge.aclose()

@@ -47,6 +47,12 @@ class FailureNotices:
         self.prefix = prefix
         self.stream = stream
         self._seen: set[tuple[str, str]] = set()
+        self._closed = False
+
+    def close(self) -> None:
+        """Say nothing more: the run is over, and calls still in flight fail because it closes them
+        (a memory system's thread waiting on the model when the disk filled up), not because of the model."""
+        self._closed = True
 
     def listener(self, who: str) -> Callable[[str], None]:
         """A callback for a backend's ``on_failed_attempt``."""
@@ -54,7 +60,7 @@ class FailureNotices:
 
     def heard(self, who: str, message: str) -> None:
         key = (who, failure_kind(message))
-        if key in self._seen:
+        if self._closed or key in self._seen:
             return
         self._seen.add(key)
         text = for_console(" ".join(message.split()))
