@@ -66,3 +66,19 @@ def test_a_duration_is_not_a_count_unless_the_question_asks_in_time(unit):
 def test_a_contract_status_that_doubts_itself_is_not_paid(status, paid):
     reply = f'STATUS: {status}\nEVIDENCE: "city: Lexington"\nANSWER: Lexington\nMISSING: nothing'
     assert (grade(reply, "Lexington", stale=["Phoenix"], mode="strict").label == "current") is paid
+
+
+# -- honest forms the strict reward pays ----------------------------------------------------------------
+@pytest.mark.parametrize("answer", ["That isn't in my notes.", "It wasn't mentioned.", "This information isn't available.",
+                                    "That is not in my notes."])
+@pytest.mark.parametrize("mode", ["strict", "official"])
+def test_a_plain_abstention_with_a_contraction_abstains(answer, mode):
+    assert grade(answer, "You never mentioned it.", abstention=True, mode=mode).label == "abstained"
+
+
+@pytest.mark.parametrize("mode", ["strict", "official"])
+@pytest.mark.parametrize(("answer", "label"), [("5:35 in the morning", "current"), ("It's 5:35 in the morning.", "current"),
+                                               ("6:00 in the morning", "stale"), ("5:35 in the evening", "wrong"),
+                                               ("5:35 at night", "wrong")])
+def test_a_clock_time_with_its_part_of_the_day_is_that_time(mode, answer, label):
+    assert grade(answer, "5:35 am", stale=["6:00 am"], question="What time do I wake up now?", mode=mode).label == label

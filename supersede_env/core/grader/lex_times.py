@@ -13,7 +13,8 @@ import re
 
 from supersede_env.core.grader.lex_token import CLOCK, NUM, TIME, WORD, Token, is_word
 
-__all__ = ["TIME_LEXERS", "TIME_PATTERN", "TIME_WORDS", "clock_in_words", "hour_in_words", "noon_or_midnight"]
+__all__ = ["TIME_LEXERS", "TIME_PATTERN", "TIME_WORDS", "AFTER_A_CLOCK", "clock_in_words", "clock_part_of_day",
+           "hour_in_words", "noon_or_midnight"]
 
 # Clock times in digits (a fragment of the lexer's one pattern, lex_scan; verbose syntax).
 TIME_PATTERN = r"""
@@ -90,6 +91,24 @@ def _part_of_day(toks: list[Token], j: int) -> tuple[str | None, int, int]:
         if k <= len(toks) and all(toks[j + x].text == w for x, w in enumerate(words)):
             return half, toks[k - 1].end, k
     return None, 0, j
+
+
+# what may follow a clock time to make it a time of day ("5:35 in the morning", "6:45 at night")
+AFTER_A_CLOCK = _PART_STARTS
+
+
+def clock_part_of_day(toks: list[Token], i: int, out: list[Token]) -> int | None:
+    """"5:35 in the morning", "6:45 at night": a clock time that a part of the day places; a TIME token,
+    and the index after it."""
+    clock = toks[i]
+    half, end, after = _part_of_day(toks, i + 1) if i + 1 < len(toks) else (None, 0, i + 1)
+    if half is None:
+        return None
+    minutes = frozenset(m for m in clock.value[0] if (m < 12 * 60) == (half == "am"))
+    if not minutes:
+        return None
+    out.append(Token(TIME, minutes, clock.start, end))
+    return after
 
 
 def hour_in_words(toks: list[Token], i: int, out: list[Token]) -> int | None:

@@ -168,6 +168,11 @@ def _structure_pass(toks: list[Token], marks: list[int]) -> list[Token]:
                 out.append(t)  # every rule of the word needs a word after it that is not there ("a" of "a1")
                 i = k + 1
                 continue
+        elif kind == CLOCK and k + 1 < n and toks[k + 1].text in times.AFTER_A_CLOCK and (
+                after := times.clock_part_of_day(toks, k, out)) is not None:
+            values.append(len(out) - 1)  # "5:35 in the morning": a time of day
+            i = after
+            continue
         elif not (kind == PUNCT and t.text in CURRENCY_SYMBOLS):
             if kind in _RANGE_ENDS:  # a value the scanner read whole (a time, a date)
                 values.append(len(out))
