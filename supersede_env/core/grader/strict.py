@@ -26,6 +26,7 @@ the gold, so its expected pay is at most that of naming one candidate, a uniform
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import permutations
 
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
@@ -405,7 +406,7 @@ def _owner(tokens: list[Token], world: World, gold: str) -> str | None:
     have." names the notes' keeper in a sentence of its own.)"""
     owner: str | None = None
     names_value = False
-    voiced = world.frame_words | {t.text for t in tokenize(normalise_text(gold)) if t.kind == WORD}
+    voiced = world.frame_words | {t.text for t in _gold_tokens(gold)[1] if t.kind == WORD}
     for k, t in enumerate((*tokens, None)):
         if t is None or (t.kind == PUNCT and t.text in _SENTENCE_ENDS):
             if owner is not None and names_value:
@@ -438,12 +439,18 @@ def _unread(norm: str, tokens: list[Token]) -> str | None:
 _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)$")
 
 
+@lru_cache(maxsize=4096)
+def _gold_tokens(gold: str) -> tuple[str, tuple[Token, ...]]:
+    """The gold as the strict reader reads it (normalised text, tokens); one item is graded many times."""
+    norm = normalise_text(gold)
+    return norm, tuple(tokenize(norm))
+
+
 def _other_quantities(tokens: list[Token], norm: str, gold: str, world: World) -> list[Token]:
     """The answer's numbers that state another kind of quantity than the gold's, as labels (never a
     statement of it): an ordinal for a cardinal ("47th" for 47), a duration for a count ("56 min" for 56
     houseplants) unless the question asks in time ("How many minutes ...?")."""
-    gold_norm = normalise_text(gold)
-    gold_tokens = tokenize(gold_norm)
+    gold_norm, gold_tokens = _gold_tokens(gold)
     gold_ordinal = any(t.kind == NUM and _ORDINAL.search(gold_norm[t.start:t.end]) for t in gold_tokens)
     # a count: one unit-less number, with at most a common noun ("47", "47 houseplants"; not "Pixel 5")
     values = [t for t in gold_tokens if t.kind in VALUE_KINDS]
