@@ -26,7 +26,6 @@ the gold, so its expected pay is at most that of naming one candidate, a uniform
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from itertools import permutations
 
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
@@ -34,11 +33,8 @@ from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     AUXILIARIES,
     COURTESY,
-    DURATION_UNITS,
     FUNCTION_WORDS,
-    MARKDOWN_MARKS,
     NOT_PLAIN,
-    OTHER_OWNERS,
     PREMISE_CORRECTIONS,
     PAST_FORMS,
     PLAIN_PUNCT,
@@ -48,10 +44,10 @@ from supersede_env.core.grader.lexicon import (
     YES_NO_WORDS,
 )
 from supersede_env.core.grader.strict_abstention import abstains, abstention_cover, outside_abstention
+from supersede_env.core.grader.strict_misreads import other_quantities, someone_elses, unread_character
 from supersede_env.core.grader.strict_world import StrictPart, World, world_of
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import (DUR, LABEL, NUM, PUNCT, VALUE_KINDS, WORD, Token, tokenize,
-                                              values_equal)
+from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 from supersede_env.core.verdict import Verdict
 
 __all__ = ["grade_strict"]
@@ -360,11 +356,11 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
     if _ASKS.match(norm) is not None:
         return _verdict("wrong", "asks rather than states", text)
     tokens = tokenize(norm)
-    unread = _unread(norm, tokens)
+    unread = unread_character(norm, tokens)
     if unread is not None:
         return _verdict("wrong", f"{unread!r} is not accounted for", text)
     world = world_of(gold, stale, decoys, question, abstention)
-    tokens = _other_quantities(tokens, norm, gold, world)
+    tokens = other_quantities(tokens, norm, gold, world)
     need = _to_account(tokens, world)
     if abstention:
         phrase = abstains(tokens, need)
@@ -379,7 +375,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
         other = _also_states(world, tokens, need, words)
         if other is not None:
             return _verdict("hedged", f"states {stated!r}, but reads as {other!r} too", text)
-        owner = _owner(tokens, world, gold)
+        owner = someone_elses(tokens, world, gold)
         if owner is not None:
             return _verdict("hedged", f"states {stated!r}, but as someone else's ({owner!r})", text)
         return _verdict("current", f"states {stated!r}", text, r_cur=1.0)
@@ -395,75 +391,6 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
         word, role = _first_unaccounted(tokens, need, world)
         return _verdict("hedged" if role else "wrong", f"states the gold, but {word!r} is not accounted for", text)
     return _verdict("wrong", "does not state the gold" + _first_reason(tokens, need), text)
-
-
-_SENTENCE_ENDS = frozenset({".", "!", ";", "\n", "\n\n"})
-
-
-def _owner(tokens: list[Token], world: World, gold: str) -> str | None:
-    """A first- or third-person word, not the question's or the gold's, in a sentence that names a value
-    ("They live in Busan now.", "Mine is 47."): the value is given as someone else's. ("Busan. That is what I
-    have." names the notes' keeper in a sentence of its own.)"""
-    owner: str | None = None
-    names_value = False
-    voiced = world.frame_words | {t.text for t in _gold_tokens(gold)[1] if t.kind == WORD}
-    for k, t in enumerate((*tokens, None)):
-        if t is None or (t.kind == PUNCT and t.text in _SENTENCE_ENDS):
-            if owner is not None and names_value:
-                return owner
-            owner, names_value = None, False
-            continue
-        labels = k + 1 < len(tokens) and tokens[k + 1].text in ("answer", "final")  # "My answer: Busan"
-        if t.kind == WORD and t.text in OTHER_OWNERS and t.text not in voiced and t.text.split("'")[0] not in voiced \
-                and not labels:
-            owner = owner or t.text  # the question's or the gold's own "I" or "my": an echo of the user's voice
-        names_value = names_value or t.kind in VALUE_KINDS or (t.kind == WORD and t.value in world.candidate_stems)
-    return None
-
-
-def _unread(norm: str, tokens: list[Token]) -> str | None:
-    """A character between tokens that the lexer read as nothing (">" of ">47", "~" of "Busan ~"), but
-    markdown marks and emphasis tags: a symbol the reward cannot read can change what the value says."""
-    pos = 0
-    for t in (*tokens, None):
-        stop = len(norm) if t is None else t.start
-        gap = norm[pos:stop]
-        for ch in EMPHASIS_TAGS.sub("", gap) if "<" in gap else gap:  # <b>, <em>: layout, as markdown
-            if not ch.isspace() and ch not in MARKDOWN_MARKS:
-                return ch
-        if t is not None:
-            pos = max(pos, t.end)
-    return None
-
-
-_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)$")
-
-
-@lru_cache(maxsize=4096)
-def _gold_tokens(gold: str) -> tuple[str, tuple[Token, ...]]:
-    """The gold as the strict reader reads it (normalised text, tokens); one item is graded many times."""
-    norm = normalise_text(gold)
-    return norm, tuple(tokenize(norm))
-
-
-def _other_quantities(tokens: list[Token], norm: str, gold: str, world: World) -> list[Token]:
-    """The answer's numbers that state another kind of quantity than the gold's, as labels (never a
-    statement of it): an ordinal for a cardinal ("47th" for 47), a duration for a count ("56 min" for 56
-    houseplants) unless the question asks in time ("How many minutes ...?")."""
-    gold_norm, gold_tokens = _gold_tokens(gold)
-    gold_ordinal = any(t.kind == NUM and _ORDINAL.search(gold_norm[t.start:t.end]) for t in gold_tokens)
-    # a count: one unit-less number, with at most a common noun ("47", "47 houseplants"; not "Pixel 5")
-    values = [t for t in gold_tokens if t.kind in VALUE_KINDS]
-    count = len(values) == 1 and values[0].kind == NUM and values[0].unit is None and not any(
-        w[:1].isupper() for w in gold.split())
-    in_time = bool(world.frame_words & DURATION_UNITS)
-    out = []
-    for t in tokens:
-        other = (t.kind == NUM and not gold_ordinal and _ORDINAL.search(norm[t.start:t.end]) is not None) or (
-            t.kind == DUR and count and not in_time)
-        asked = any(q.kind == t.kind and values_equal(q, t) for q in world.plain_values)  # "the 7th job"
-        out.append(Token(LABEL, t.value, t.start, t.end, norm[t.start:t.end]) if other and not asked else t)
-    return out
 
 
 def _first_reason(tokens: list[Token], need: list[int]) -> str:
