@@ -13,6 +13,7 @@ sizes balanced (no batch of 2 after one of 16), and, when asked, no batch over a
 from __future__ import annotations
 
 import hashlib
+from functools import cached_property
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,9 +38,10 @@ class ChatRequest:
     def prompt_chars(self) -> int:
         return sum(len(m["content"]) for m in self.messages)
 
-    @property
+    @cached_property
     def prompt_hash(self) -> str:
-        """Identity of the prompt: equal hashes mean the model saw exactly the same input."""
+        """Identity of the prompt: equal hashes mean the model saw exactly the same input (computed once:
+        encoding a long prompt is not free)."""
         blob = json.dumps([list(self.messages), self.max_tokens], sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
