@@ -23,27 +23,15 @@ import json
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-
-SERVER = """
-import sys
-sys.path.insert(0, {repo!r})
-from tests.fakeserver import FakeChatServer
-server = FakeChatServer(reply=lambda prompt: prompt[-250:] if "<conversation>" in prompt else "Portland",
-                        latency_s={latency!r}).start()
-print(server.url, flush=True)
-sys.stdin.read()
-server.stop()
-"""
-
+from tests.benchmarks.bench_endpoint import SERVER, run as run_harness  # noqa: E402  (the same server, the same run)
 
 def server_reply(messages) -> str:  # noqa: ANN001
-    """The fake server's rule, applied offline to build the chains (see SERVER)."""
+    """The fake server's rule (bench_endpoint's SERVER), applied offline to build the chains."""
     prompt = "\n".join(m["content"] for m in messages)
     return prompt[-250:] if "<conversation>" in prompt else "Portland"
 
@@ -92,29 +80,10 @@ async def bare_client(url: str, chains: list[list[bytes]], concurrency: int) -> 
 
 
 async def harness(url: str, args: argparse.Namespace) -> tuple[float, float, int]:
-    from supersede_env.backends import resolve_backend
-    from supersede_env.core.records import RecordWriter
-    from supersede_env.evaluation import rundir
-    from supersede_env.evaluation.config import build_config
-    from supersede_env.evaluation.runner import plan_pairs, run_pairs
-
-    with tempfile.TemporaryDirectory() as tmp:
-        config = build_config({}, {"model": f"openai:bench@{url}", "n": args.n, "seed": 0,
-                                   "conditions": tuple(args.conditions.split(",")), "out": str(Path(tmp) / "run"),
-                                   "concurrency": args.concurrency})
-        opened = rundir.open_run(config)
-        plan = plan_pairs(opened.episodes, opened.conditions)
-        backend = resolve_backend(config.model, timeout_s=30.0, max_retries=0,
-                                  max_connections=max(64, args.concurrency))
-        rundir.create_run(opened, rundir.make_header(opened, backend.identity(), None)).release()
-        with RecordWriter(opened.records_path, sync="group") as writer:
-            wall, cpu = time.perf_counter(), time.process_time()
-            stats = await run_pairs(plan, backend, writer, concurrency=args.concurrency, progress=False)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        await backend.aclose()
-    if stats.calls_failed:
-        raise SystemExit(f"harness: {stats.calls_failed} calls failed")
-    return wall, cpu, stats.calls_made
+    result = await run_harness(url, argparse.Namespace(**vars(args), transport="http"))
+    if result["failed"]:
+        raise SystemExit(f"harness: {result['failed']} calls failed")
+    return result["wall_s"], result["cpu_s"], result["calls"]
 
 
 def main() -> int:
