@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reward-audit": ("supersede_env.commands.reward_audit", "stress-test the reward with answers that dodge the choice"),
     "eval": ("supersede_env.commands.eval", "paired evaluation: full context vs bounded memo"),
     "report": ("supersede_env.commands.report", "rebuild a report from a run's records"),
+    "scale-study": ("supersede_env.commands.scale_study", "the same questions with short and long histories, and the gap"),
     "view": ("supersede_env.commands.view", "a run as one self-contained HTML page (memos beside the gold state)"),
     "summarize": ("supersede_env.commands.summarize", "per-episode figures of a vf-eval run (traces.jsonl)"),
     "serve": ("supersede_env.commands.serve", "serve a reference policy (a baseline, not a model) as an OpenAI-compatible endpoint"),

@@ -32,7 +32,7 @@ RECENCY, APPEND = get_policy("recency"), get_policy("append")
 CITIES = ("Portland", "Austin", "Boston", "Chicago", "Denver", "Seattle", "Phoenix", "Atlanta", "Miami", "Dallas",
           "Houston", "Detroit")
 # the subcommands under test; other subcommands belong to other modules and are not loaded here
-EVAL_COMMANDS = ("eval", "report", "view")
+EVAL_COMMANDS = ("eval", "report", "view", "scale-study")
 CLI_SNIPPET = (
     "import sys; from supersede_env import cli; "
     f"cli.COMMANDS = {{k: v for k, v in cli.COMMANDS.items() if k in {EVAL_COMMANDS!r}}}; "
