@@ -10,7 +10,7 @@ from supersede_env.core.grader import grade
 CITY = ("Lexington", ["Phoenix"], "Where do I live now?")
 COUNT = ("47", ["40"], "How many houseplants do I have now?")
 NAME = ("Ford Bronco", ["Subaru Outback"], "What car do I drive now?")
-GOLDS = [CITY, NAME, ("$1,800", ["$1,500"], "How much is my rent now?"), COUNT]
+GOLDS = [CITY, NAME, ("$1,800", ["$1,500"], "How much rent do I pay now?"), COUNT]
 
 
 def strict(answer: str, gold: str, stale: list[str], question: str) -> str:
@@ -78,7 +78,44 @@ def test_a_plain_abstention_with_a_contraction_abstains(answer, mode):
 
 @pytest.mark.parametrize("mode", ["strict", "official"])
 @pytest.mark.parametrize(("answer", "label"), [("5:35 in the morning", "current"), ("It's 5:35 in the morning.", "current"),
-                                               ("6:00 in the morning", "stale"), ("5:35 in the evening", "wrong"),
-                                               ("5:35 at night", "wrong")])
+                                               ("6:00 in the morning", "stale"), ("5:35 in the evening", "wrong")])
 def test_a_clock_time_with_its_part_of_the_day_is_that_time(mode, answer, label):
     assert grade(answer, "5:35 am", stale=["6:00 am"], question="What time do I wake up now?", mode=mode).label == label
+
+
+# -- forms a review found refused, and the leaks beside them -------------------------------------------
+@pytest.mark.parametrize(("answer", "gold", "question"), [
+    ("26 minutes", "26", "How long is my commute each way now?"), ("5 years", "5", "How long have I been married?"),
+    ("7 years", "7", "How old is my son now?"), ("3rd floor", "3", "Which floor do I live on now?"),
+    ("2nd place", "2", "What place did I finish in the race?"),
+    ("They live in Busan.", "Busan", "Where do my parents live now?"),
+    ("They meet in Room B.", "Room B", "Where does my team meet now?"),
+    ("> Busan", "Busan", "Where do I live now?"), ("> You live in Busan now.", "Busan", "Where do I live now?")])
+def test_an_ordinal_a_duration_a_third_person_or_a_quoted_line_where_they_answer_the_question(answer, gold, question):
+    assert strict(answer, gold, ["1"] if gold[0].isdigit() else ["Seoul"], question) == "current"
+
+
+def test_a_bound_written_as_a_quote_mark_is_still_a_bound():
+    assert strict("> 47", *COUNT) != "current"
+
+
+@pytest.mark.parametrize("status", ["“FOUND”", "(FOUND)", "[FOUND]", "✅ FOUND", "— FOUND"])
+def test_a_found_status_set_off_by_marks_is_found(status):
+    reply = f'STATUS: {status}\nEVIDENCE: "city: Lexington"\nANSWER: Lexington\nMISSING: nothing'
+    for mode in ("strict", "official"):
+        assert grade(reply, "Lexington", stale=["Phoenix"], mode=mode).label == "current"
+
+
+@pytest.mark.parametrize("status", ["FOUND (?)", "FOUND\u200b?", "FOUND ?"])
+def test_a_question_mark_after_found_doubts_it_however_it_is_set_off(status):
+    reply = f'STATUS: {status}\nEVIDENCE: "city: Lexington"\nANSWER: Lexington\nMISSING: nothing'
+    for mode in ("strict", "official"):
+        assert grade(reply, "Lexington", stale=["Phoenix"], mode=mode).label != "current"
+
+
+@pytest.mark.parametrize(("answer", "gold", "label"), [("12:30 at night", "12:30 am", "current"),
+                                                       ("2:00 at night", "2:00 am", "current"),
+                                                       ("2:00 at night", "2:00 pm", "wrong"),
+                                                       ("9:30 at night", "9:30 pm", "current")])
+def test_at_night_is_the_evening_or_the_small_hours(answer, gold, label):
+    assert grade(answer, gold, stale=["7:00 am"], mode="strict").label == label

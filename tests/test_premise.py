@@ -63,3 +63,12 @@ def test_the_report_gives_premise_resistance_per_condition(tmp_path):
     code, _, err = run_cli("eval", "--model", "baseline:recency", "--episodes", str(episodes), "--premise-rate", "2",
                            "--out", str(tmp_path / "bad"))
     assert code == 2 and "option --premise-rate: expected a number in [0, 1], got 2.0" in err
+
+
+def test_a_yes_or_no_item_takes_no_premise_and_its_no_stays_an_answer():
+    from dataclasses import replace
+
+    yes_no = replace(city_episode(0), answer="Yes", stale_values=("No",), slot=None, states=None)
+    assert with_premises([yes_no], 1.0) == [yes_no]
+    from supersede_env.core.grader import grade
+    assert grade("No.", "No", stale=["Seoul"], question="Do I still live in Seoul?", mode="strict").label == "current"

@@ -17,7 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from supersede_env.core.grader.text import normalise_text
+
 from supersede_env.core.episode import Episode
+from supersede_env.core.grader.lexicon import YES_NO_WORDS
 from supersede_env.core.sampling import share_point
 
 META_KEY = "premise"
@@ -31,10 +34,18 @@ def is_premise(episode: Episode) -> bool:
     return META_KEY in episode.meta
 
 
+def can_take_premise(episode: Episode) -> bool:
+    """An answerable question with a superseded value that is not a yes or a no ("Since it's still No: ..."
+    presumes nothing)."""
+    return not episode.abstention and bool(episode.stale_values) and not is_premise(episode) and not any(
+        normalise_text(v).strip(" .!") in YES_NO_WORDS for v in (*episode.stale_values, episode.answer))
+
+
 def with_premise(episode: Episode) -> Episode:
     """``episode`` asked on the premise that its latest superseded value still holds."""
-    if episode.abstention or not episode.stale_values:
-        raise ValueError(f"episode {episode.id}: a premise needs an answerable question with a superseded value")
+    if not can_take_premise(episode):
+        raise ValueError(f"episode {episode.id}: a premise needs an answerable question with a superseded value "
+                         "(not a yes or a no)")
     stale = episode.stale_values[-1]  # the value the user held last before the current one
     form = FORMS[int(share_point(f"premise-form:{episode.id}") * len(FORMS))]
     return replace(episode, question=form.format(stale=stale, question=episode.question),
@@ -46,5 +57,5 @@ def with_premises(episodes: Sequence[Episode], rate: float) -> list[Episode]:
     they are."""
     if not rate:
         return list(episodes)
-    return [with_premise(e) if not e.abstention and e.stale_values and not is_premise(e)
-            and share_point(f"premise:{e.id}") < rate else e for e in episodes]
+    return [with_premise(e) if can_take_premise(e) and share_point(f"premise:{e.id}") < rate else e
+            for e in episodes]

@@ -104,7 +104,10 @@ def clock_part_of_day(toks: list[Token], i: int, out: list[Token]) -> int | None
     half, end, after = _part_of_day(toks, i + 1) if i + 1 < len(toks) else (None, 0, i + 1)
     if half is None:
         return None
-    minutes = frozenset(m for m in clock.value[0] if (m < 12 * 60) == (half == "am"))
+    if toks[i + 1].text == "at":  # "at night": the evening, or the small hours ("1:30 at night")
+        minutes = frozenset(m for m in clock.value[0] if m >= 18 * 60 or m < 5 * 60)
+    else:
+        minutes = frozenset(m for m in clock.value[0] if (m < 12 * 60) == (half == "am"))
     if not minutes:
         return None
     out.append(Token(TIME, minutes, clock.start, end))

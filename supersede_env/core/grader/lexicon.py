@@ -265,6 +265,11 @@ OTHER_OWNERS = frozenset("""i my mine i'm i've we our ours we're we've
 # Phoenix: where do I live now?" - "No, Lexington."); plain only on such a question.
 PREMISE_CORRECTIONS = frozenset({"no", "nope", "actually"})
 
+# Of OTHER_OWNERS, the third persons: they name someone else only where the question asks about the
+# user as such ("Where do I live?"), not about a third party the user names ("Where do my parents live?").
+THIRD_PERSONS = frozenset("they their theirs they're they've he his she her hers".split())
+USER_AS_SUBJECT = frozenset({"i", "me", "i'm", "i've"})
+
 # Markdown a strict answer may carry around its words (emphasis, a heading mark); any other character
 # the lexer reads as nothing (">" before a number, "~" after a name) is not accounted for.
 MARKDOWN_MARKS = frozenset("*_`#")
@@ -320,6 +325,10 @@ YES_NO_WORDS = {**dict.fromkeys(("yes", "yep", "yeah", "yup", "yea"), "yes"), **
 FRAGMENT_BREAKS = frozenset({",", ":", "(", ")", "-", '"', "/", "|", "&", "+", "="})
 DURATION_UNITS = frozenset("""second seconds sec secs minute minutes min mins hour hours hr hrs day days week weeks
     month months year years""".split())
+# A question that asks for a count, and one that asks in time: on the first (and not the second) an
+# ordinal or a duration is another kind of quantity than the count asked for.
+COUNT_QUESTION_WORDS = frozenset({"many", "number"})
+TIME_QUESTION_WORDS = DURATION_UNITS | {"long", "old", "age"}
 CLAUSE_OPENERS = frozenset("""which who whom whose where when while because since as although though but so
     including includes unlike whereas after before until and""".split()) - {"and"}
 OFFICIAL_PUNCT = PLAIN_PUNCT | {"?", "*", "$", "=", "|", "\\"}

@@ -58,9 +58,10 @@ _FIELD = re.compile(r"[ \t*_#>\-]*(STATUS|EVIDENCE|ANSWER|MISSING)[*_ \t]*:[ \t]
 # LIMITS and NEXT are fields only where the contract policy asked for them: in any other reply a line
 # "Next: Tuesday" is an answer's words, not a field that ends the ANSWER
 _CONTRACT_FIELD = re.compile(r"[ \t*_#>\-]*(STATUS|EVIDENCE|ANSWER|MISSING|LIMITS|NEXT)[*_ \t]*:[ \t]*", re.I)
-# FOUND, markdown and quotes around it allowed; a question mark after it doubts it ("FOUND?")
-_FOUND = re.compile(r"^[\s*_`\"'.\-]*found\b(?![\s*_`\"']*\?)", re.I)
-_FOUND_ALONE = re.compile(r"^[\s*_`\"'.\-]*found[\s*_`\"'.!]*$", re.I)
+# FOUND, with any marks around it ("**FOUND**", "“FOUND”", "✅ FOUND"); a question mark doubts it, however
+# it is set off ("FOUND?", "FOUND (?)")
+_FOUND = re.compile(r"^[^\w?]*found\b(?![^\w?\n]*\?)", re.I)
+_FOUND_ALONE = re.compile(r"^[^\w?]*found[^\w?]*$", re.I)
 _NOTHING = re.compile(r"^\W*(?:none|nothing|n/?a|no(?:thing)? missing|-)?\W*$", re.I)
 # a MISSING field that doubts the answer itself ("whether this is still true", "confirmation")
 _UNSURE = re.compile(r"\b(?:whether|if)\b.*\b(?:still|current|true|valid|changed|up[ -]to[ -]date|latest|correct)\b"

@@ -10,7 +10,8 @@ import re
 from functools import lru_cache
 
 from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS
-from supersede_env.core.grader.lexicon import DURATION_UNITS, MARKDOWN_MARKS, OTHER_OWNERS
+from supersede_env.core.grader.lexicon import (COUNT_QUESTION_WORDS, MARKDOWN_MARKS, OTHER_OWNERS, THIRD_PERSONS,
+                                               TIME_QUESTION_WORDS, USER_AS_SUBJECT)
 from supersede_env.core.grader.strict_world import World
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import (DUR, LABEL, NUM, PUNCT, VALUE_KINDS, WORD, Token, tokenize,
@@ -24,10 +25,13 @@ _SENTENCE_ENDS = frozenset({".", "!", ";", "\n", "\n\n"})
 def someone_elses(tokens: list[Token], world: World, gold: str) -> str | None:
     """A first- or third-person word, not the question's or the gold's, in a sentence that names a value
     ("They live in Busan now.", "Mine is 47."): the value is given as someone else's. ("Busan. That is what I
-    have." names the notes' keeper in a sentence of its own.)"""
+    have." names the notes' keeper in a sentence of its own.) A third person counts only where the
+    question asks about the user ("Where do I live?")."""
     owner: str | None = None
     names_value = False
     voiced = world.frame_words | {t.text for t in _gold_tokens(gold)[1] if t.kind == WORD}
+    if not world.frame_words & USER_AS_SUBJECT:  # "Where do my parents live?": "They live in Busan." answers it
+        voiced |= THIRD_PERSONS
     for k, t in enumerate((*tokens, None)):
         if t is None or (t.kind == PUNCT and t.text in _SENTENCE_ENDS):
             if owner is not None and names_value:
@@ -45,12 +49,14 @@ def someone_elses(tokens: list[Token], world: World, gold: str) -> str | None:
 def unread_character(norm: str, tokens: list[Token]) -> str | None:
     """A character between tokens that the lexer read as nothing (">" of ">47", "~" of "Busan ~"), but
     markdown marks and emphasis tags: a symbol the reward cannot read can change what the value says."""
+    quoted = {m.end() - 1 for m in _BLOCKQUOTE.finditer(norm)}  # "> Busan": a quoted line, layout
     pos = 0
     for t in (*tokens, None):
         stop = len(norm) if t is None else t.start
         gap = norm[pos:stop]
-        for ch in EMPHASIS_TAGS.sub("", gap) if "<" in gap else gap:  # <b>, <em>: layout, as markdown
-            if not ch.isspace() and ch not in MARKDOWN_MARKS:
+        marks = EMPHASIS_TAGS.sub(lambda m: " " * len(m.group()), gap) if "<" in gap else gap  # <b>: layout
+        for at, ch in enumerate(marks, pos):
+            if not ch.isspace() and ch not in MARKDOWN_MARKS and at not in quoted:
                 return ch
         if t is not None:
             pos = max(pos, t.end)
@@ -58,6 +64,9 @@ def unread_character(norm: str, tokens: list[Token]) -> str | None:
 
 
 _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)$")
+# a ">" that opens a line with a space and a word after it: a quoted line ("> Busan"), never a bound
+# ("> 47": more than 47)
+_BLOCKQUOTE = re.compile(r"(?m)^[ \t]*>(?=[ \t]+[^\W\d_])")
 
 
 @lru_cache(maxsize=4096)
@@ -68,20 +77,22 @@ def _gold_tokens(gold: str) -> tuple[str, tuple[Token, ...]]:
 
 
 def other_quantities(tokens: list[Token], norm: str, gold: str, world: World) -> list[Token]:
-    """The answer's numbers that state another kind of quantity than the gold's, as labels (never a
-    statement of it): an ordinal for a cardinal ("47th" for 47), a duration for a count ("56 min" for 56
-    houseplants) unless the question asks in time ("How many minutes ...?")."""
+    """On a question that asks for a count ("How many houseplants ...?"), the answer's numbers that state
+    another kind of quantity, as labels (never a statement of it): an ordinal ("47th" for 47) or a
+    duration ("56 min" for 56) unless the question asks in time ("How many minutes ...?"). Elsewhere
+    an ordinal or a duration may be the natural answer ("3rd floor", "26 minutes" for "How long ...?")."""
+    if not world.frame_words & COUNT_QUESTION_WORDS or world.frame_words & TIME_QUESTION_WORDS:
+        return tokens
     gold_norm, gold_tokens = _gold_tokens(gold)
-    gold_ordinal = any(t.kind == NUM and _ORDINAL.search(gold_norm[t.start:t.end]) for t in gold_tokens)
     # a count: one unit-less number, with at most a common noun ("47", "47 houseplants"; not "Pixel 5")
     values = [t for t in gold_tokens if t.kind in VALUE_KINDS]
-    count = len(values) == 1 and values[0].kind == NUM and values[0].unit is None and not any(
-        w[:1].isupper() for w in gold.split())
-    in_time = bool(world.frame_words & DURATION_UNITS)
+    if not (len(values) == 1 and values[0].kind == NUM and values[0].unit is None
+            and not any(w[:1].isupper() for w in gold.split())
+            and not _ORDINAL.search(gold_norm[values[0].start:values[0].end])):
+        return tokens
     out = []
     for t in tokens:
-        other = (t.kind == NUM and not gold_ordinal and _ORDINAL.search(norm[t.start:t.end]) is not None) or (
-            t.kind == DUR and count and not in_time)
+        other = (t.kind == NUM and _ORDINAL.search(norm[t.start:t.end]) is not None) or t.kind == DUR
         asked = any(q.kind == t.kind and values_equal(q, t) for q in world.plain_values)  # "the 7th job"
         out.append(Token(LABEL, t.value, t.start, t.end, norm[t.start:t.end]) if other and not asked else t)
     return out

@@ -105,7 +105,8 @@ def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], qu
     own = frozenset(t.value for t in gold_words if timeline or t.text not in NOT_PLAIN) - candidates
     surface = frozenset(t.text for t in (*q_tokens, *gold_words) if t.kind == WORD)
     past = any(t.kind == WORD and t.text in PAST_FORMS for t in q_tokens)
-    premise = any(_names(part, q_tokens) for c in stale_parts for part in c.parts)
+    # a yes/no item has no premise to correct: its "no" is the answer itself
+    premise = gold.polarity is None and any(_names(part, q_tokens) for c in stale_parts for part in c.parts)
     return World(gold, alternatives, stale_parts, decoy_parts, frozenset(candidates), plain, own, timeline, values,
                  past, surface, premise)
 
