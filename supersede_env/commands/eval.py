@@ -168,9 +168,14 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
     from supersede_env.evaluation.runner import plan_pairs, run_pairs
     from supersede_env.core.records import RecordWriter
 
-    # SIGTERM ends a run as Ctrl-C does (every finished call recorded, the resume command printed). The
-    # handler raises KeyboardInterrupt itself: a run started in the background has SIGINT ignored.
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, _interrupt)
+    # Ctrl-C and SIGTERM end a run at once (every finished call recorded, the resume command printed): the
+    # handler raises KeyboardInterrupt out of the loop itself. asyncio.run's own Ctrl-C only cancels the
+    # main task, and a fresh clone's run once went on to the end after it. A run started in the
+    # background has SIGINT ignored, and keeps it so.
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, _interrupt)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        loop.add_signal_handler(signal.SIGINT, _interrupt)
     with contextlib.ExitStack() as held:
         # 1. everything that needs no model: backend specs, run directory (a resume takes its lock
         # here), data, resume replay
