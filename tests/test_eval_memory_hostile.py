@@ -82,8 +82,11 @@ def _interrupt(tmp_path, argv, how, wait_for_records=1, background=False):
     """Start ``supersede eval ARGV``, send ``how`` once the records hold a call, return (code, stderr, seconds).
     ``background``: started as a shell's background job is, with SIGINT ignored."""
     log = (tmp_path / "run.log").open("w+")
-    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None
-    proc = subprocess.Popen(cli_command("eval", *argv), stdout=log, stderr=log, preexec_fn=ignore)
+    # a foreground run has Ctrl-C at its default, whatever the test runner inherited (a run of the suite
+    # started in the background has SIGINT ignored, and children inherit that)
+    disposition = signal.SIG_IGN if background else signal.SIG_DFL
+    proc = subprocess.Popen(cli_command("eval", *argv), stdout=log, stderr=log,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, disposition))
     records = tmp_path / "run" / RECORDS_FILE
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
