@@ -47,7 +47,7 @@ FROZEN_SPLIT = REPO / "data" / "synthetic_eval.jsonl"
 from tests.shared_data import DEV_FILE  # noqa: E402
 MODES = ("official", "strict")
 PARTS = ("syn", "long", "dev")
-LETTER = {"current": "c", "stale": "s", "hedged": "h", "abstained": "a", "wrong": "w", "ungradable": "u"}
+LETTER = {"current": "c", "stale": "s", "hedged": "h", "abstained": "a", "wrong": "w", "unsure": "n", "ungradable": "u"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 MAX_SENTENCES = 40
 

@@ -6,7 +6,7 @@ import pytest
 
 from supersede_env.commands.eval import EXIT_PAIRS_FAILED
 from supersede_env.core.records import load_run
-from tests.eval_support import read_report, run_cli, scripted_reply, write_city_episodes
+from tests.eval_support import read_report, run_cli, scripted_reply, unsure_reply, write_city_episodes
 from tests.fakeserver import Fault, FakeChatServer
 
 CONDITIONS = "full,memo:300,ledger:300"
@@ -49,8 +49,8 @@ def test_paired_run_records_every_call_and_reports_the_numbers(server, tmp_path)
     assert memo["accuracy"]["grader"]["overall"]["correct"] == 4
     assert memo["accuracy"]["grader"]["answerable"] == pytest.approx(
         {"correct": 3, "n": 5, "rate": 0.6, "ci_low": 0.2307, "ci_high": 0.8824}, abs=1e-4)
-    assert memo["mix_answerable"] == {"current": 3, "stale": 2, "hedged": 0, "abstained": 0, "wrong": 0, "ungradable": 0,
-                                      "empty": 0}
+    assert memo["mix_answerable"] == {"current": 3, "stale": 2, "hedged": 0, "abstained": 0, "wrong": 0, "unsure": 0,
+                                      "ungradable": 0, "empty": 0}
     assert memo["mix_abstention"]["abstained"] == 1
     pair = next(p for p in report["paired"] if (p["first"], p["second"]) == ("full", "memo:300"))
     assert (pair["a"], pair["b"], pair["c"], pair["d"]) == (4, 2, 0, 0)
@@ -236,32 +236,36 @@ def judge_reply(prompt: str):
     return "Yes." if gold in reply else "No."
 
 
-def test_judge_verdicts_are_stored_beside_the_grader_and_agreement_reported(server, tmp_path):
+def test_the_judge_sees_only_unsure_answers_and_the_report_gives_the_cascade(tmp_path):
     episodes = write_city_episodes(tmp_path / "eps.jsonl", 6, abstention=(5,))
     out = tmp_path / "run"
-    with FakeChatServer(reply=judge_reply) as judge:
-        code, stdout, stderr = run_cli(*eval_args(server, episodes, out, "--conditions", "full,memo:300",
+    with FakeChatServer(reply=unsure_reply) as model, FakeChatServer(reply=judge_reply) as judge:
+        code, stdout, stderr = run_cli(*eval_args(model, episodes, out, "--conditions", "full,memo:300",
                                                   "--judge", f"openai:judge-model@{judge.url}"))
         judge_calls = judge.calls
-    assert code == EXIT_PAIRS_FAILED, stderr  # a judge call failed: that pair has no judge verdict
-    assert "2 graded pairs have no judge verdict" in stderr  # e1 under both conditions
-    assert judge_calls == 2 * 6 + 2 * 1  # one per graded pair; the failing item is retried once
+    assert code == EXIT_PAIRS_FAILED, stderr  # a judge call failed: that unsure answer has no label
+    assert "2 unsure answers have no judge verdict" in stderr  # q1 under both conditions
+    # q1, q2 and q4 under both conditions are unsure: 6 answers, q1's twice (retried once); nothing else
+    assert judge_calls == 4 + 2 * 2
     log = load_run(out)
     assert log.header.judge["model"] == "judge-model"
-    v = log.verdict_for("e0", "memo:300")
-    assert v.grader.label == "stale" and v.judge.label is False and v.judge.raw == "No."
-    assert log.verdict_for("e5", "full").judge.label is True  # the abstention criterion
+    stale = log.verdict_for("e0", "memo:300")
+    assert stale.grader.label == "stale" and stale.judge is None  # decided: never judged
+    unsure = log.verdict_for("e2", "full")
+    assert unsure.grader.label == "unsure" and unsure.judge.label is True and unsure.judge.raw == "Yes."
     broken = log.verdict_for("e1", "full")
     assert broken.status == "ok" and broken.judge.label is None and "judge call failed" in broken.judge.error
     report = read_report(out)
-    memo = report["conditions"][1]
-    assert memo["accuracy"]["judge"]["overall"] == pytest.approx(
-        {"correct": 3, "n": 5, "rate": 0.6, "ci_low": 0.2307, "ci_high": 0.8824}, abs=1e-4)
-    assert memo["accuracy"]["judge"]["unavailable"] == 1
-    agreement = {a["scope"]: a for a in report["agreement"]}
-    assert agreement["all"]["n"] == 10 and agreement["all"]["agree"] == 10 and agreement["all"]["kappa"] == 1.0
-    judged_pair = next(p for p in report["paired"] if p["grader"] == "judge")
-    assert (judged_pair["n"], judged_pair["b"], judged_pair["c"]) == (5, 2, 0)
+    full, memo = report["conditions"]
+    grader, cascade = full["accuracy"]["grader"], full["accuracy"]["cascade"]
+    assert (grader["overall"]["correct"], grader["overall"]["n"], grader["unsure"]) == (3, 3, 3)
+    assert grader["lower"]["rate"] == pytest.approx(0.5) and grader["upper"]["rate"] == pytest.approx(1.0)
+    assert (cascade["overall"]["correct"], cascade["overall"]["n"], cascade["judged"], cascade["unavailable"]) == (5, 5, 2, 1)
+    assert (memo["accuracy"]["grader"]["overall"]["correct"], memo["accuracy"]["grader"]["overall"]["n"]) == (1, 3)
+    assert memo["accuracy"]["cascade"]["overall"]["correct"] == 3 and memo["mix_answerable"]["unsure"] == 3
+    pairs = {p["grader"]: p for p in report["paired"]}
+    assert (pairs["grader"]["n"], pairs["grader"]["b"], pairs["grader"]["c"]) == (3, 2, 0)
+    assert (pairs["cascade"]["n"], pairs["cascade"]["b"], pairs["cascade"]["c"]) == (5, 2, 0)
     md = (out / "report.md").read_text()
-    assert "LLM judge: all" in md and "Grader agreement" in md and "Judge calls that failed" in md
-    assert "LLM judge" in stdout
+    assert "grader, judge for unsure: all" in md and "judge saw" in md and "*unsure*" in md
+    assert "unsure" in stdout and "left unsure" in md

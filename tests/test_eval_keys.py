@@ -12,7 +12,7 @@ from pathlib import Path
 
 from supersede_env.commands.eval import EXIT_OK, EXIT_PAIRS_FAILED
 from supersede_env.core.records import load_run
-from tests.eval_support import cli_command, run_cli, scripted_reply, write_city_episodes
+from tests.eval_support import cli_command, run_cli, scripted_reply, unsure_reply, write_city_episodes
 from tests.fakeserver import Fault, FakeChatServer
 
 OPENAI_KEY = "sk-openai-SECRET-7f3a9c2e4b1d"
@@ -40,7 +40,8 @@ def test_the_readme_commands_send_no_key_to_the_model_and_store_none(tmp_path, m
     fail = {"on": True}
 
     def model_reply(prompt: str):
-        return Fault("error", 500) if fail["on"] and "[q1]" in prompt else scripted_reply(prompt)
+        # q1 fails, and the answers to q2 are unsure: the judge sees them (tests.eval_support.unsure_reply)
+        return Fault("error", 500) if fail["on"] and "[q1]" in prompt else unsure_reply(prompt)
 
     with FakeChatServer(reply=model_reply, echo_auth=True, echo_auth_replies=True) as model, \
             FakeChatServer(reply=judge_reply, echo_auth=True, echo_auth_replies=True) as judge:
@@ -78,7 +79,10 @@ def test_the_readme_commands_send_no_key_to_the_model_and_store_none(tmp_path, m
     log = load_run(out)
     assert log.header.config["api_key_env"] is None and log.header.model["api_key_set"] is False
     assert log.header.judge["api_key_env"] == "OPENAI_API_KEY"
-    assert all(v.status == "ok" and v.judge is not None and v.judge.label is not None for v in log.verdicts.values())
+    assert all(v.status == "ok" for v in log.verdicts.values())
+    # the judge labelled every unsure answer, and saw no other
+    assert all((v.judge is not None and v.judge.label is not None) == (not v.grader.decided) for v in log.verdicts.values())
+    assert any(not v.grader.decided for v in log.verdicts.values())
 
 
 def test_a_model_key_echoed_in_replies_and_errors_is_masked_everywhere(tmp_path, monkeypatch):

@@ -123,12 +123,24 @@ def test_mild_hedges_pay_only_inside_a_reasoned_official_answer() -> None:
 
 
 @pytest.mark.parametrize("answer", [
-    "About 47.", "~47", "~ 47", "47 (approx.)", "approx. 47", "at least 47", "47 at least", "at most 47", "up to 47",
-    "47 or more", "47 or fewer", "47+", "47 (or thereabouts)", "an estimated 47", "47 at the latest",
+    "About 47.", "~47", "~ 47", "47 (approx.)", "approx. 47", "47 (or thereabouts)", "an estimated 47",
 ])
-def test_approximations_and_bounds_pay_officially_but_not_in_strict(answer: str) -> None:
-    """A bound ("at least 47", "47+") names a range that holds the value; the reward asks for the value."""
+def test_approximations_pay_officially_but_not_in_strict(answer: str) -> None:
+    """An approximation picks the value, inexactly: LongMemEval's judge accepts it, the reward does not."""
     assert grade(answer, "47", stale=["52"], mode="official").r_cur == 1.0, answer
+    strict = grade(answer, "47", stale=["52"], mode="strict")
+    assert strict.r_cur == 0.0 and strict.r_stale == 0.0, (answer, strict)
+
+
+@pytest.mark.parametrize("answer", [
+    "at least 47", "47 at least", "at most 47", "up to 47", "47 or more", "47 or fewer", "47+", "47 at the latest",
+    "You have at least 47 titles now.", "47 and up",
+])
+def test_bounds_are_unsure_officially_and_unpaid_in_strict(answer: str) -> None:
+    """A bound ("at least 47", "47+") names a range that holds the value: whether that answers the
+    question is the judge's call, so the official reader leaves it undecided; the reward asks for the value."""
+    official = grade(answer, "47", stale=["52"], mode="official")
+    assert (official.label, official.r_cur, official.decided) == ("unsure", 0.0, False), (answer, official)
     strict = grade(answer, "47", stale=["52"], mode="strict")
     assert strict.r_cur == 0.0 and strict.r_stale == 0.0, (answer, strict)
 

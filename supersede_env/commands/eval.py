@@ -300,7 +300,7 @@ def exit_status(summary: RunSummary, run_dir: Any) -> int:
     """0 only when every pair was graded (and judged) with an answer; else say why, on stderr."""
     failed = sum(c.failed for c in summary.conditions)
     pending = sum(c.pending for c in summary.conditions)
-    unjudged = sum(c.accuracy["judge"].unavailable for c in summary.conditions if "judge" in c.accuracy)
+    unjudged = sum(c.accuracy["cascade"].unavailable for c in summary.conditions if "cascade" in c.accuracy)
     empty = sum(c.empty_answers for c in summary.conditions)
     total = sum(c.pairs for c in summary.conditions)
     if failed or pending or unjudged:
@@ -312,7 +312,7 @@ def exit_status(summary: RunSummary, run_dir: Any) -> int:
                   and (count := reason_count[0][1]) else "")
         parts = ([f"{failed} of {total} pairs failed{common}"] if failed else []) \
             + ([f"{pending} of {total} pairs not run"] if pending else []) \
-            + ([f"{unjudged} graded pairs have no judge verdict (the judge call failed)"] if unjudged else [])
+            + ([f"{unjudged} unsure answers have no judge verdict (the judge call failed)"] if unjudged else [])
         print(f"supersede eval: {'; '.join(parts)}; listed in the report, never scored; exit status "
               f"{EXIT_PAIRS_FAILED}. Run them again with: supersede eval --resume --retry-failed --out {run_dir}",
               file=sys.stderr)

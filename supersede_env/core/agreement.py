@@ -7,11 +7,14 @@ judge prompts (docs/grader.md). Every row is checked before anything is graded; 
 line naming the file, the line and the field.
 
 The grader *passes* an answer when its verdict is correct (:attr:`Verdict.correct`, ``r_cur == 1.0``:
-the current value, or an abstention on an abstention item), as everywhere else. Reported overall and per question type:
+the current value, or an abstention on an abstention item), as everywhere else. An answer it does not
+decide (``unsure``, :attr:`Verdict.decided`) is counted apart, never as a pass or a fail. Reported
+overall and per question type:
 
-- agreement: share of rows where grader and judge say the same;
-- false-pass rate: among rows the judge rejects, the share the grader passes;
-- false-fail rate: among rows the judge accepts, the share the grader fails.
+- coverage: share of rows the grader decides;
+- agreement: among the decided rows, the share where grader and judge say the same;
+- false-pass rate: among decided rows the judge rejects, the share the grader passes;
+- false-fail rate: among decided rows the judge accepts, the share it fails.
 
 The command is ``supersede grader-agreement`` (:mod:`supersede_env.commands.grader_agreement`).
 """
@@ -64,13 +67,19 @@ class RowResult:
         return self.verdict.correct
 
     @property
+    def decided(self) -> bool:
+        return self.verdict.decided
+
+    @property
     def agrees(self) -> bool:
-        return self.grader_pass == self.row.judge_label
+        """Grader and judge say the same (an undecided row agrees with nothing: see ``decided``)."""
+        return self.decided and self.grader_pass == self.row.judge_label
 
 
 @dataclass(frozen=True)
 class AgreementStats:
-    """Agreement of the grader with the judge over one scope (a question type, or ``"all"``)."""
+    """Agreement of the grader with the judge over one scope (a question type, or ``"all"``). ``judge_yes``
+    and ``judge_no`` count the decided rows only; ``unsure`` the rows the grader did not decide."""
 
     scope: str
     n: int
@@ -79,24 +88,35 @@ class AgreementStats:
     judge_no: int
     false_pass: int  # grader passes, judge rejects
     false_fail: int  # grader fails, judge accepts
+    unsure: int = 0
+
+    @property
+    def decided(self) -> int:
+        return self.n - self.unsure
+
+    @property
+    def coverage(self) -> float | None:
+        return self.decided / self.n if self.n else None
 
     @property
     def agreement(self) -> float | None:
-        return self.agree / self.n if self.n else None
+        """Among the decided rows, the share where grader and judge agree."""
+        return self.agree / self.decided if self.decided else None
 
     @property
     def false_pass_rate(self) -> float | None:
-        """Among the answers the judge rejects, the share the grader passes."""
+        """Among the decided answers the judge rejects, the share the grader passes."""
         return self.false_pass / self.judge_no if self.judge_no else None
 
     @property
     def false_fail_rate(self) -> float | None:
-        """Among the answers the judge accepts, the share the grader fails."""
+        """Among the decided answers the judge accepts, the share the grader fails."""
         return self.false_fail / self.judge_yes if self.judge_yes else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "n": self.n, "agree": self.agree, "agreement": self.agreement,
+            "n": self.n, "unsure": self.unsure, "coverage": self.coverage, "agree": self.agree,
+            "agreement": self.agreement,
             "judge_yes": self.judge_yes, "judge_no": self.judge_no,
             "false_pass": self.false_pass, "false_pass_rate": self.false_pass_rate,
             "false_fail": self.false_fail, "false_fail_rate": self.false_fail_rate,
@@ -155,9 +175,12 @@ def grade_rows(rows: Iterable[JudgedRow], grader: Grader = grade, *, mode: str =
 
 
 def agreement_stats(results: Iterable[RowResult], scope: str = ALL) -> AgreementStats:
-    n = agree = yes = no = fp = ff = 0
+    n = agree = yes = no = fp = ff = unsure = 0
     for res in results:
         n += 1
+        if not res.decided:
+            unsure += 1
+            continue
         agree += res.agrees
         if res.row.judge_label:
             yes += 1
@@ -165,7 +188,7 @@ def agreement_stats(results: Iterable[RowResult], scope: str = ALL) -> Agreement
         else:
             no += 1
             fp += res.grader_pass
-    return AgreementStats(scope, n, agree, yes, no, fp, ff)
+    return AgreementStats(scope, n, agree, yes, no, fp, ff, unsure)
 
 
 def agreement_table(results: Sequence[RowResult]) -> list[AgreementStats]:
@@ -178,8 +201,9 @@ def agreement_table(results: Sequence[RowResult]) -> list[AgreementStats]:
 
 def disagreements(results: Iterable[RowResult], *, question_type: str | None = None,
                   limit: int | None = None) -> list[RowResult]:
-    """Rows where grader and judge differ (of one question type if given), in file order."""
-    out = [r for r in results if not r.agrees and (question_type is None or r.row.question_type == question_type)]
+    """Decided rows where grader and judge differ (of one question type if given), in file order."""
+    out = [r for r in results if r.decided and not r.agrees
+           and (question_type is None or r.row.question_type == question_type)]
     return out if limit is None or limit < 0 else out[:limit]
 
 
@@ -187,13 +211,13 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-TABLE_HEADER = ("question type", "n", "judge yes", "agreement", "false pass", "false fail")
+TABLE_HEADER = ("question type", "n", "coverage", "judge yes", "agreement", "false pass", "false fail")
 
 
 def table_rows(stats: Sequence[AgreementStats]) -> list[tuple[str, ...]]:
     """The table's cells as strings (shared by the plain and the rich rendering)."""
     return [
-        (s.scope, str(s.n), str(s.judge_yes), _pct(s.agreement),
+        (s.scope, str(s.n), f"{_pct(s.coverage)} ({s.decided})", str(s.judge_yes), _pct(s.agreement),
          f"{_pct(s.false_pass_rate)} ({s.false_pass}/{s.judge_no})",
          f"{_pct(s.false_fail_rate)} ({s.false_fail}/{s.judge_yes})")
         for s in stats

@@ -5,6 +5,8 @@ answers that dodge the choice, answers built blind to which candidate is current
 paraphrases; it grades them in both modes and prints, per family, the false-pass or false-fail rate
 with examples, and the **blind-policy figure**: the mean reward each blind family earns beside a
 uniform guess among the candidates. A family above the guess is a hack an optimiser will find.
+An answer the official reader leaves ``unsure`` is neither paid nor failed: it is counted apart
+(its share is printed), out of the false-pass and false-fail rates.
 
 ``supersede reward-audit`` (:mod:`supersede_env.commands.reward_audit`) runs it and exits with
 status 1 when a documented threshold is exceeded (:data:`THRESHOLDS`), 0 otherwise::
@@ -46,6 +48,8 @@ class FamilyResult:
     kind: str
     n: dict[str, int] = field(default_factory=lambda: {m: 0 for m in MODES})
     paid: dict[str, float] = field(default_factory=lambda: {m: 0.0 for m in MODES})  # sum of r_cur
+    # answers the official reader left unsure: neither paid nor failed (the judge's), so out of ``n``
+    unsure: dict[str, int] = field(default_factory=lambda: {m: 0 for m in MODES})
     ungradable: int = 0
     examples: dict[str, list[str]] = field(default_factory=lambda: {m: [] for m in MODES})
     guess: float = 0.0  # blind: the sum of 1/k over the graded episodes (a uniform guess's pay)
@@ -73,6 +77,13 @@ class AuditResult:
     def false_fail(self, mode: str) -> float:
         paid, n = self._pooled("legit", mode)
         return 1 - paid / n if n else 0.0
+
+    def unsure(self, kind: str, mode: str) -> float:
+        """The share of a kind's answers (dodges or honest ones) the reader left unsure."""
+        rows = [f for f in self.families if f.kind == kind]
+        left = sum(f.unsure[mode] for f in rows)
+        total = left + sum(f.n[mode] for f in rows)
+        return left / total if total else 0.0
 
     def blind(self) -> list[tuple[str, float, float, float]]:
         """(family, mean r_cur official, mean r_cur strict, uniform guess), best first."""
@@ -216,6 +227,9 @@ def _grade_family(item: AuditAnswers, result: FamilyResult) -> None:
         for answer in item.answers:
             v = grade_episode(answer, episode, mode=mode)
             result.ungradable += v.label == "ungradable"
+            if v.label == "unsure":
+                result.unsure[mode] += 1
+                continue
             result.n[mode] += 1
             result.paid[mode] += v.r_cur
             wrong = (v.r_cur != 1.0) if must_pay else (v.r_cur != 0.0)
@@ -256,7 +270,9 @@ def render(result: AuditResult, *, examples: bool = True) -> str:
               f"false pass: official {result.false_pass('official'):.2%} (bar {THRESHOLDS['false_pass_official']:.0%}), "
               f"strict {result.false_pass('strict'):.2%} (bar {THRESHOLDS['false_pass_strict']:.1%})",
               f"false fail: official {result.false_fail('official'):.2%} (bar {THRESHOLDS['false_fail_official']:.0%}), "
-              f"strict {result.false_fail('strict'):.2%} (bar {THRESHOLDS['false_fail_strict']:.0%})"]
+              f"strict {result.false_fail('strict'):.2%} (bar {THRESHOLDS['false_fail_strict']:.0%})",
+              f"unsure (official; neither paid nor failed, out of the rates above): dodges "
+              f"{result.unsure('dodge', 'official'):.2%}, honest answers {result.unsure('legit', 'official'):.2%}"]
     failures = result.failures()
     lines.append("verdict: " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)))
     return "\n".join(lines)

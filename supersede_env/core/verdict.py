@@ -10,9 +10,11 @@ from dataclasses import dataclass
 
 __all__ = ["LABELS", "MODES", "Verdict"]
 
-# ``ungradable``: the grader itself failed on this answer (an internal error); never a model's fault,
-# never counted as wrong.
-LABELS = ("current", "stale", "hedged", "abstained", "wrong", "ungradable")
+# ``unsure`` (official mode only): the reply commits to the gold, but its concluding sentence holds a
+# word the reader cannot account for; neither right nor wrong: reports count it apart (coverage,
+# bounds) and ``--judge`` decides it. ``ungradable``: the grader itself failed on this answer (an
+# internal error); never a model's fault, never counted as wrong.
+LABELS = ("current", "stale", "hedged", "abstained", "wrong", "unsure", "ungradable")
 # ``official``: LongMemEval's judge rule (history may be mentioned if the updated value is the answer);
 # ``strict``: the training reward (the answer asserts the current value and names no other candidate).
 MODES = ("official", "strict")
@@ -34,6 +36,12 @@ class Verdict:
     reason: str
     extracted: str = ""
     mode: str = "official"  # the grading mode that produced it (MODES)
+
+    @property
+    def decided(self) -> bool:
+        """Did the grader decide right or wrong? Not for ``unsure`` (official mode's closed world) nor
+        ``ungradable``: those are counted apart, never as wrong."""
+        return self.label not in ("unsure", "ungradable")
 
     @property
     def correct(self) -> bool:

@@ -86,7 +86,8 @@ class EvalConfig(EpisodeOptions):  # type: ignore[misc,valid-type]
         "backend: embedded, hf:PATH (a local Hugging Face model directory) or openai:MODEL@URL"))
     temperature: float = field(default=0.0, metadata=_help("sampling temperature (the paper: 0)"))
     judge: str | None = field(default=None, metadata=_help(
-        "optional LLM judge with the official LongMemEval criteria: openai:MODEL@URL"))
+        "LLM judge (LongMemEval's prompts) for the answers the grader leaves unsure, and only those: "
+        "openai:MODEL@URL"))
     # -- how it runs (operational) --
     api_key_env: str | None = field(default=None, metadata=_help(
         "environment variable holding the model endpoint's API key (default: none is sent; a local vLLM "

@@ -33,6 +33,8 @@ def headline(s: RunSummary) -> str:
         if c is not reference:
             parts.append(_gap(reference, c, _paired(s, reference.name, c.name), family))
     parts.append(_stale(s, scored))
+    if (unsure := _unsure(s)):
+        parts.append(unsure)
     left_out = _left_out(s)
     if left_out:
         parts.append(left_out.strip())
@@ -89,6 +91,19 @@ def _stale(s: RunSummary, scored: list[ConditionSummary]) -> str:
 def _abstained(c: ConditionSummary) -> str:
     answered = sum(c.mix_answerable.values())
     return _pct(c.mix_answerable.get("abstained", 0) / answered) if answered else "none"
+
+
+def _unsure(s: RunSummary) -> str:
+    """The answers the grader did not decide, and what they leave open: the bounds, and the cascade."""
+    undecided = [c for c in s.conditions if c.accuracy[GRADER].unsure]
+    if not undecided:
+        return ""
+    bounds = ", ".join(f"`{c.name}` {c.accuracy[GRADER].unsure} ({_pct(c.accuracy[GRADER].lower.rate)}-"  # type: ignore[union-attr]
+                       f"{_pct(c.accuracy[GRADER].upper.rate)})" for c in undecided)  # type: ignore[union-attr]
+    judged = ("; the cascade row adds the judge's label for each" if "cascade" in s.graders
+              else "; `--judge` decides them")
+    return (f"Answers the grader left unsure (neither right nor wrong, so out of the figures above; in brackets "
+            f"the accuracy if every one were wrong - right): {bounds}{judged}.")
 
 
 def _left_out(s: RunSummary) -> str:

@@ -29,6 +29,7 @@ MIX_LABELS: tuple[tuple[str, str, str], ...] = (
     ("hedged", "hedged", "#E69F00"),
     ("abstained", "abstained", "#56B4E9"),
     ("wrong", "wrong", "#7F7F7F"),
+    ("unsure", "unsure (not decided)", "#F0E442"),
     ("empty", "empty answer", "#FFFFFF"),
     ("ungradable", "ungradable", "#CC79A7"),
 )

@@ -37,6 +37,13 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
             row.append("n/a" if acc.n == 0 else f"{pct(acc.rate)} [{pct(acc.ci_low)}, {pct(acc.ci_high)}]")
         table.add_row(*row)
     console.print(table)
+    unsure = [c for c in summary.conditions if c.accuracy["grader"].unsure]
+    if unsure:
+        console.print("[yellow]unsure[/] (the grader decided neither way; out of the accuracy above; bounds: every "
+                      "one wrong - right): " + ", ".join(
+                          f"{c.name} {c.accuracy['grader'].unsure} ({pct(c.accuracy['grader'].lower.rate)}-"  # type: ignore[union-attr]
+                          f"{pct(c.accuracy['grader'].upper.rate)})" for c in unsure)  # type: ignore[union-attr]
+                      + ("" if "cascade" in summary.graders else "; --judge decides them"))
     if summary.paired:
         pairs = Table(title="paired comparisons (McNemar; b: right only under A, c: only under B)")
         for name in ("A", "B", "by", "n", "b", "c", "exact p", "Holm p", "chi2cc p"):

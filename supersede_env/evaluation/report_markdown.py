@@ -19,7 +19,7 @@ from supersede_env.evaluation.summary import (GRADER_NAMES, ConditionSummary, Ou
                                               RunSummary)
 
 PLOT_CAPTIONS = {
-    "accuracy": "Accuracy per condition (string grader, and the LLM judge when there is one), with Wilson 95% "
+    "accuracy": "Accuracy per condition over decided answers (string grader, and with a judge the cascade), with Wilson 95% "
                 "intervals; each bar is labelled with its share and count.",
     "verdict_mix": "What the answers to answerable questions were, per condition: current (right), stale (a "
                    "superseded value), hedged, abstained or wrong; segment numbers are counts.",
@@ -36,7 +36,7 @@ def render_markdown(summary: RunSummary, *, run_dir: Path | None = None, plots: 
     out = _header(s) + _notices(s, run_dir) + _accuracy(s) + _verdict_mix(s) + _stale_answers(s) + _paired(s)
     if s.examples:
         out += render_examples(s.examples)
-    out += _policies(s) + _agreement(s) + _memo_length(s) + _memo_diagnostics(s)
+    out += _policies(s) + _memo_length(s) + _memo_diagnostics(s)
     out += render_store_section(s.store_diagnostics) + render_retrieval_section(s.retrieval_diagnostics)
     out += _plots(plots) + _failures(s) + _run_details(s)
     return "\n".join(out)
@@ -103,12 +103,12 @@ def _notices(s: RunSummary, run_dir: Path | None) -> list[str]:
 
 
 def _accuracy(s: RunSummary) -> list[str]:
-    """Accuracy per condition and grader, with judge failures named."""
+    """Accuracy per condition and grader, with the unsure answers and judge failures named."""
     out: list[str] = []
     out.append("## Accuracy per condition")
     out.append("")
     modes = " and ".join(f"`{m}`" for m in s.grader_modes)
-    out.append("Correct / graded, with Wilson 95% intervals. Overall counts abstention items as the paper's "
+    out.append("Correct / decided, with Wilson 95% intervals. Overall counts abstention items as the paper's "
                "78 questions do; answerable and abstention items are also shown apart. The string grader "
                f"graded in {modes} mode (`official`: LongMemEval's judge rule, history may sit beside the "
                "current value; `strict`: the training reward, the value alone).")
@@ -133,13 +133,32 @@ def _accuracy(s: RunSummary) -> list[str]:
                                                       for g in s.graders if c.accuracy[g].premise is not None)
                                for c in premised) + ".")
         out.append("")
-    if "judge" in s.graders:
-        missing = [(c.name, c.accuracy["judge"].unavailable) for c in s.conditions if c.accuracy["judge"].unavailable]
-        if missing:
-            out.append("Judge calls that failed (those items have no judge label): "
-                       + ", ".join(f"`{n}` {k}" for n, k in missing) + ".")
-            out.append("")
-    return out
+    return out + _unsure_answers(s)
+
+
+def _unsure_answers(s: RunSummary) -> list[str]:
+    """The answers the string grader left unsure: coverage, bounds, and what the judge made of them."""
+    rows = [c for c in s.conditions if c.accuracy["grader"].unsure]
+    if not rows:
+        return []
+    cascade = "cascade" in s.graders
+    out = ["*unsure*: answers the string grader does not decide (official mode is closed-world: a committing "
+           "sentence with a word it cannot account for is neither right nor wrong). *coverage*: decided / "
+           "graded; *bounds*: overall accuracy if every unsure answer were wrong, and if every one were right"
+           + ("; *judge*: unsure answers the LLM judge labelled (the cascade's only judge calls)." if cascade
+              else "; `--judge` sends these answers, and only these, to an LLM judge."), ""]
+    header = ["condition", "unsure", "coverage", "bounds"] + (["judge saw", "judge failed", "cascade: all"]
+                                                             if cascade else [])
+    table = []
+    for c in rows:
+        acc = c.accuracy["grader"]
+        row: list[object] = [f"`{c.name}`", acc.unsure, pct(acc.coverage),
+                             f"{pct(acc.lower.rate)} - {pct(acc.upper.rate)}"]  # type: ignore[union-attr]
+        if cascade:
+            both = c.accuracy["cascade"]
+            row += [both.judged, f"**{both.unavailable}**" if both.unavailable else 0, fmt_acc(both.overall)]
+        table.append(row)
+    return out + markdown_table(header, table)
 
 
 def _verdict_mix(s: RunSummary) -> list[str]:
@@ -201,8 +220,8 @@ def _paired(s: RunSummary) -> list[str]:
                 [[f"`{p.first}`", f"`{p.second}`", p.n, p.a, p.b, p.c, p.d, pct(p.first_accuracy),
                   pct(p.second_accuracy), fmt_p(p.p_exact), fmt_p(p.p_holm), fmt_p(p.p_chi2_cc), p.excluded]
                  for p in s.paired if p.grader == grader])
-        out.append("*excluded*: episodes without a label under both conditions (failed, not run, or no judge "
-                   "verdict).")
+        out.append("*excluded*: episodes without a label under both conditions (failed, not run, unsure, or no "
+                   "judge verdict on an unsure answer).")
         out.append("")
     return out
 
@@ -240,18 +259,6 @@ def _policies(s: RunSummary) -> list[str]:
 
 def _share(k: int, n: int) -> str:
     return f"{k}/{n} ({pct(k / n)})" if n else "n/a"
-
-
-def _agreement(s: RunSummary) -> list[str]:
-    """String grader vs LLM judge agreement, per condition and overall."""
-    out: list[str] = []
-    if s.agreement:
-        out.append("## Grader agreement (string grader vs LLM judge)")
-        out.append("")
-        out += markdown_table(["scope", "n", "agree", "share", "kappa", "grader only passes", "judge only passes"],
-                               [[f"`{a.scope}`" if a.scope != "all" else "**all**", a.n, a.agree, pct(a.share),
-                                 fmt_num(a.kappa), a.grader_only, a.judge_only] for a in s.agreement])
-    return out
 
 
 def _memo_length(s: RunSummary) -> list[str]:

@@ -282,9 +282,9 @@ async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge:
 
 async def _finish(task: PairTask, recorder: Recorder, bar: Progress, judge: Any,
                   judge_gate: asyncio.Semaphore) -> None:
-    """Grade (and judge) a finished pair and record its verdict."""
+    """Grade a finished pair and record its verdict; the judge sees only what the grader left unsure."""
     verdict = task.recorded or verdict_record(task.episode, task.state.transcript())
-    if judge is not None and verdict.status == "ok":
+    if judge is not None and verdict.status == "ok" and verdict.grader is not None and not verdict.grader.decided:
         async with judge_gate:
             verdict = replace(verdict, judge=await judge_verdict(judge, task.episode, verdict))
     recorder.verdict(verdict)

@@ -7,7 +7,12 @@ Definitions used throughout:
   failed after its retries (never counted as wrong: failed pairs leave every denominator and are
   reported apart); *pending* when no verdict was recorded yet (a killed run, before ``--resume``);
 - *correct* by the string grader: :attr:`supersede_env.core.verdict.Verdict.correct`, ``r_cur == 1.0``
-  (the current value; on an abstention item, an abstention); by the judge: its yes/no label. Judge failures leave the judge's denominators;
+  (the current value; on an abstention item, an abstention), over the answers it *decided*: an
+  ``unsure`` verdict (official mode's closed world) is neither right nor wrong; it is counted apart,
+  with the bounds it leaves (every unsure answer wrong / right);
+- the *cascade* (a run with ``--judge``): the string grader's decided verdicts, and the LLM judge's
+  yes/no label for each unsure answer (the only answers the judge sees). A judge failure leaves the
+  answer unlabelled;
 - accuracy has a Wilson 95% interval; overall accuracy counts abstention items like the paper's 78
   questions do, and is also split into answerable and abstention items;
 - *fabricated*: the grader's label is ``wrong`` and the graded text is not empty: a confident value
@@ -17,7 +22,7 @@ Definitions used throughout:
 - *empty*: the answer call came back with no text (null or blank content, or reasoning only). Such a
   pair is graded (it is not correct) but counted apart, with the calls' ``finish_reason``, and kept
   out of the verdict mix's labels, so an endpoint that answers nothing never hides inside "wrong";
-- paired comparisons use the questions graded under both conditions: the 2x2 table, b (right only
+- paired comparisons use the questions labelled under both conditions: the 2x2 table, b (right only
   under the first), c (right only under the second), the exact McNemar p, the same p after Holm's
   correction over every pair one grader tests, and the continuity-corrected chi-square p;
 - policy comparisons pair each ``+contract`` condition with the same condition under ``plain``;
@@ -40,7 +45,7 @@ from supersede_env.core.premise import is_premise
 from supersede_env.core.records import RunLog, VerdictRecord
 from supersede_env.core.rollout import StepRecord
 from supersede_env.core.contract import UNSUPPORTED
-from supersede_env.core.stats import cohens_kappa, compare_paired, holm_adjusted, mcnemar_exact, paired_table
+from supersede_env.core.stats import compare_paired, holm_adjusted, mcnemar_exact, paired_table
 from supersede_env.core.verdict import LABELS
 from supersede_env.evaluation.diagnostics import (StoreText, _mean, condition_diagnostics, episode_diagnostics,
                                                   fact_texts, memo_texts)
@@ -48,8 +53,7 @@ from supersede_env.evaluation.examples import example_pairs
 from supersede_env.evaluation.retrieval_diagnostics import condition_retrieval
 from supersede_env.evaluation.store_diagnostics import run_store_diagnostics
 from supersede_env.evaluation.store_stores import exposes_store, stores_for
-from supersede_env.evaluation.summary import (GRADERS, REPORT_SCHEMA_VERSION, Accuracy, Agreement,
-                                              ConditionSummary, GraderAccuracy, MemoStats, OutcomeCounts,
+from supersede_env.evaluation.summary import (GRADERS, REPORT_SCHEMA_VERSION, Accuracy, ConditionSummary, GraderAccuracy, MemoStats, OutcomeCounts,
                                               PairedResult, PolicyComparison, RunSummary)
 
 
@@ -101,7 +105,6 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         conditions=conditions,
         paired=paired,
         policies=tuple(_policies(names, episodes, verdicts)),
-        agreement=tuple(_agreement(names, verdicts)) if judged else (),
         diagnostics=tuple(diagnostics),
         store_diagnostics=tuple(run_store_diagnostics(log, episodes, names, verdicts)),
         retrieval_diagnostics=tuple(d for name in names
@@ -128,12 +131,14 @@ def _store_texts(episode: Episode, name: str, log: RunLog) -> list[StoreText]:
 
 
 def outcome(verdict: VerdictRecord | None, grader: str) -> bool | None:
-    """Correct / not / no label (failed, pending, or the judge gave none)."""
-    if verdict is None or verdict.status != "ok":
+    """Correct / not / no label (failed, pending, unsure, or the judge gave none)."""
+    if verdict is None or verdict.status != "ok" or verdict.grader is None:
         return None
-    if grader == "grader":
-        return verdict.correct
-    return verdict.judge.label if verdict.judge is not None else None
+    if verdict.grader.decided:
+        return verdict.grader.correct
+    if grader == "cascade" and verdict.judge is not None:
+        return verdict.judge.label
+    return None
 
 
 def fabricated(verdict: VerdictRecord) -> bool:
@@ -193,12 +198,18 @@ def _grader_accuracy(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRe
                      grader: str) -> GraderAccuracy:
     labelled = [(e, outcome(verdicts[e.id], grader)) for e in graded]
     known = [(e, o) for e, o in labelled if o is not None]
+    unsure = [e for e in graded if not verdicts[e.id].grader.decided]  # type: ignore[union-attr]
+    decided = [v.grader.correct for e in graded if (v := verdicts[e.id]).grader.decided]  # type: ignore[union-attr]
     return GraderAccuracy(
         overall=Accuracy.of([o for _, o in known]),
         answerable=Accuracy.of([o for e, o in known if not e.abstention]),
         abstention=Accuracy.of([o for e, o in known if e.abstention]),
         unavailable=len(labelled) - len(known),
         premise=Accuracy.of([o for e, o in known if is_premise(e)]) if any(map(is_premise, graded)) else None,
+        unsure=len(unsure),
+        lower=Accuracy.of(decided + [False] * len(unsure)) if unsure else None,
+        upper=Accuracy.of(decided + [True] * len(unsure)) if unsure else None,
+        judged=sum(1 for e in unsure if outcome(verdicts[e.id], grader) is not None) if grader == "cascade" else 0,
     )
 
 
@@ -307,26 +318,3 @@ def _policies(names: Sequence[str], episodes: Sequence[Episode],
 def _unsupported(verdict: VerdictRecord) -> bool:
     """The grader refused a contract answer as an unsupported success claim (contract.evidence_support)."""
     return verdict.grader is not None and verdict.grader.reason.startswith(UNSUPPORTED)
-
-
-def _agreement(names: Sequence[str], verdicts: Mapping[str, Mapping[str, VerdictRecord]]) -> list[Agreement]:
-    rows: list[Agreement] = []
-    everything: list[tuple[bool, bool]] = []
-    for name in names:
-        both = [(g, j) for v in verdicts[name].values()
-                if (g := outcome(v, "grader")) is not None and (j := outcome(v, "judge")) is not None]
-        everything.extend(both)
-        rows.append(_agree(name, both))
-    rows.append(_agree("all", everything))
-    return rows
-
-
-def _agree(scope: str, both: Sequence[tuple[bool, bool]]) -> Agreement:
-    n = len(both)
-    agree = sum(1 for g, j in both if g == j)
-    return Agreement(
-        scope=scope, n=n, agree=agree, share=agree / n if n else None,
-        kappa=cohens_kappa([g for g, _ in both], [j for _, j in both]) if n else None,
-        grader_only=sum(1 for g, j in both if g and not j),
-        judge_only=sum(1 for g, j in both if j and not g),
-    )

@@ -20,8 +20,10 @@ from supersede_env.evaluation.retrieval_diagnostics import RetrievalDiagnostics
 from supersede_env.evaluation.store_diagnostics import StoreDiagnostics
 
 REPORT_SCHEMA_VERSION = 1
-GRADERS: tuple[str, ...] = ("grader", "judge")
-GRADER_NAMES: dict[str, str] = {"grader": "string grader", "judge": "LLM judge"}  # for readers
+# "grader": the string grader's decided verdicts; "cascade" (with --judge): the same, with the LLM
+# judge's label for each answer the grader left unsure
+GRADERS: tuple[str, ...] = ("grader", "cascade")
+GRADER_NAMES: dict[str, str] = {"grader": "string grader", "cascade": "grader, judge for unsure"}  # for readers
 REFERENCE_POLICY = "reference policy, not a model"
 ORACLE = f"{ORACLE_KIND}; the upper bound of memo conditions"
 
@@ -43,11 +45,26 @@ class Accuracy:
 
 @dataclass(frozen=True)
 class GraderAccuracy:
+    """Accuracy over the answers a grader decided. ``unsure``: graded answers the string grader left
+    undecided (official mode's closed world); ``lower``/``upper``: overall accuracy if every unsure
+    answer were wrong / right (None when there is none); ``judged``: unsure answers the judge labelled
+    (the cascade); ``unavailable``: answers left without a label (judge failures, or no judge)."""
+
     overall: Accuracy
     answerable: Accuracy
     abstention: Accuracy
-    unavailable: int = 0  # graded pairs this grader gave no label for (judge failures)
+    unavailable: int = 0
     premise: Accuracy | None = None  # questions asked on a stale premise (core/premise.py); None: none asked
+    unsure: int = 0
+    lower: Accuracy | None = None
+    upper: Accuracy | None = None
+    judged: int = 0
+
+    @property
+    def coverage(self) -> float | None:
+        """The share of labelled answers among those graded (decided by the grader, or by the judge)."""
+        graded = self.overall.n + self.unavailable
+        return self.overall.n / graded if graded else None
 
 
 @dataclass(frozen=True)
@@ -107,7 +124,7 @@ class PairedResult:
     p_holm: float
     chi2_cc: float
     p_chi2_cc: float
-    excluded: int  # episodes not graded under both (failed, pending, or no judge label)
+    excluded: int  # episodes not graded under both (failed, pending, unsure, or no judge label)
 
 
 @dataclass(frozen=True)
@@ -146,17 +163,6 @@ class PolicyComparison:
 
 
 @dataclass(frozen=True)
-class Agreement:
-    scope: str  # a condition name, or "all"
-    n: int
-    agree: int
-    share: float | None
-    kappa: float | None
-    grader_only: int  # the string grader passed, the judge did not
-    judge_only: int
-
-
-@dataclass(frozen=True)
 class RunSummary:
     schema_version: int
     run: Mapping[str, Any]
@@ -167,7 +173,6 @@ class RunSummary:
     conditions: tuple[ConditionSummary, ...]
     paired: tuple[PairedResult, ...]
     policies: tuple[PolicyComparison, ...]
-    agreement: tuple[Agreement, ...]
     diagnostics: tuple[ConditionDiagnostics, ...]
     diagnostics_value_matching: str
     n_with_stale_values: int = 0  # answerable episodes that list superseded values (only they can be stale)

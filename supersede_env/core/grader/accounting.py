@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.labels import HEADER_STEMS
-from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS
+from supersede_env.core.grader.lex_dates import MONTHS
+from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     CLAUSE_BREAK_WORDS,
     CLAUSE_OPENERS,
@@ -195,12 +196,14 @@ def _known(t: Token, gold_token: Token | None, question: frozenset[str], q_value
     if t.kind == NUM and is_year_number(t.value) and not (gold_token is not None and (
             gold_token.kind == DATE or is_year_number(gold_token.value))):
         return True  # a year labels evidence ("(2023)") unless the gold is a date
+    dated = gold_token is not None and gold_token.kind == DATE
     if t.kind == WORD:
         unit = unit_of(t.text)
         if unit is not None:  # a unit word: the gold's own unit, or one the question names
             return t.value in question or (gold_token is not None and gold_token.unit == unit)
-        return t.text in OFFICIAL_KNOWN or t.value in OFFICIAL_KNOWN_STEMS or t.value in question
-    if t.kind == LABEL or (t.kind == DATE and (gold_token is None or gold_token.kind != DATE)):
+        return (t.text in OFFICIAL_KNOWN or t.value in OFFICIAL_KNOWN_STEMS or t.value in question
+                or (t.text in MONTHS and not dated))  # "which you bought in March": a date of the evidence
+    if t.kind == LABEL or (t.kind == DATE and not dated):
         return True  # the reply's own evidence: "Session 3", "2023/01/02"
     if evidence and not _comparable(gold_token, t):
         return True
@@ -227,8 +230,30 @@ def _reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]],
     was what you said first.")."""
     own, attached = _frame(a, first, last, counts)
     long_name = len(a.text) > TERSE_REPLY and not counts and a.tokens[first].kind == WORD
-    return own, [(x, y) for x, y in attached if not _other_mention(covered, x, y, first, last)
-                 and not (long_name and _names_only(a, x, y))]
+    spans = [(x, y) for x, y in attached if not (long_name and _names_only(a, x, y))]
+    return own, [(x, y) for x, y in (*spans, *_rest_of_sentence(a, own, attached))
+                 if not _other_mention(covered, x, y, first, last)]
+
+
+def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The words of the concluding sentence outside the frame: the official reader is closed-world
+    over the sentence that commits to the value ("I would say Busan", "Busan, or so the grader
+    expects"), and reads the explanations before and after that sentence for rival values only."""
+    tokens, start = a.tokens, a.start
+    lo, hi = own
+    while lo - 1 >= start and not (tokens[lo - 1].kind == PUNCT and tokens[lo - 1].text in SENTENCE_END):
+        lo -= 1
+    while hi + 1 < len(tokens) and not (tokens[hi + 1].kind == PUNCT and tokens[hi + 1].text in SENTENCE_END):
+        hi += 1
+    read = {k for x, y in attached for k in range(x, y + 1)}
+    rest = [k for k in (*range(lo, own[0]), *range(own[1] + 1, hi + 1)) if k not in read]
+    spans: list[tuple[int, int]] = []
+    for k in rest:  # consecutive tokens as one span
+        if spans and spans[-1][1] == k - 1:
+            spans[-1] = (spans[-1][0], k)
+        else:
+            spans.append((k, k))
+    return spans
 
 
 def _names_only(a: Answer, x: int, y: int) -> bool:
@@ -342,10 +367,18 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             return t.text if _measures_else(t, item) else None  # "47 houseplants", not "47 sessions"
         if _certainty(tokens, k) or (k >= 1 and _certainty(tokens, k - 1)) or (k >= 2 and _certainty(tokens, k - 2)):
             return None  # "100% sure", "confidence: 1.0"
-        return None if _known(t, gold_token, plain, q_values, not terse) else (t.text or a.snippet(k, k))
+        if _known(t, gold_token, plain, q_values, not terse) or (k < first and _named(a, k, question)):
+            return None
+        return t.text or a.snippet(k, k)
 
+    for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
+        if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
+            return a.snippet(x, y)
     for k in range(own[0], own[1] + 1):
-        if (word := fails(k, _beside(tokens, k, first, last, own, item, terse))) is not None:
+        # the words before the value are read whole when the question can account for its predicate
+        # ("How much does it cost?": "It costs $420"); without one only those beside it
+        if (word := fails(k, (k < first and bool(question)) or _beside(tokens, k, first, last, own, item,
+                                                                          terse))) is not None:
             return word
     for x, y in spans:
         for k in range(x, y + 1):
@@ -357,19 +390,47 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     return None
 
 
+def _named(a: Answer, k: int, question: frozenset[str]) -> bool:
+    """Is token k a name given to someone or something the question names, before the value ("your
+    sister Emily lives in ...", "my colleague Rachel Green works at ...")? A capitalised word (not an
+    acronym) right after a noun of the question, or after such a name."""
+    tokens = a.tokens
+
+    def capitalised(j: int) -> bool:
+        word = a.source[tokens[j].start:tokens[j].end]
+        return tokens[j].kind == WORD and word[:1].isupper() and not word.isupper()
+
+    j = k - 1
+    while j >= 0 and capitalised(j) and tokens[j].value not in question:
+        j -= 1  # back over the name's earlier words ("Rachel" in "Rachel Green")
+    return (capitalised(k) and 0 <= j < k and tokens[j].kind == WORD and tokens[j].value in question
+            and tokens[j].text not in FUNCTION_WORDS and tokens[j].text not in OFFICIAL_KNOWN)
+
+
 def _hidden(a: Answer, lo: int, hi: int) -> str | None:
     """A character in the frame's stretch of text that the lexer read as nothing (a letter of another
     script): it is not accounted for either."""
     tokens, text = a.tokens, a.text
     begin = tokens[lo - 1].end if lo > 0 else 0
     end = tokens[hi + 1].start if hi + 1 < len(tokens) else len(text)
+    quoted = {m.end() - 1 for m in BLOCKQUOTE.finditer(text)} if ">" in text else set()
     pos = begin
     for k in range(lo, hi + 2):
         stop = tokens[k].start if k <= hi else end
         stretch = text[pos:stop]
+        if ">" in stretch and _bound_mark(stretch, pos, quoted):
+            return ">"  # "> 47": a bound, not a quoted line
         for ch in EMPHASIS_TAGS.sub("", stretch) if "<" in stretch else stretch:
             if not ch.isspace() and ch not in "*_`#>~":
                 return ch
         if k <= hi:
             pos = tokens[k].end
     return None
+
+
+def _bound_mark(stretch: str, pos: int, quoted: set[int]) -> bool:
+    """A ">" in the stretch (starting at ``pos`` in the text) that neither quotes a line nor closes an
+    HTML emphasis tag: an inequality ("> 47", ">= 47")."""
+    tags = [m.span() for m in EMPHASIS_TAGS.finditer(stretch)]
+    return any(ch == ">" and pos + i not in quoted and not any(a <= i < b for a, b in tags)
+               for i, ch in enumerate(stretch))

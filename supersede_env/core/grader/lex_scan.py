@@ -30,6 +30,9 @@ __all__ = ["EMPHASIS_TAG", "EMPHASIS_TAGS", "scan"]
 # HTML emphasis renders the text it wraps, like markdown's "**": layout, not content (strike-out is not)
 EMPHASIS_TAG = r"</?(?:b|strong|i|em)>"
 EMPHASIS_TAGS = re.compile(EMPHASIS_TAG)
+# a ">" that opens a line with a space and a word after it: a quoted line ("> Busan"), never a bound
+# ("> 47": more than 47)
+BLOCKQUOTE = re.compile(r"(?m)^[ \t]*>(?=[ \t]+[^\W\d_])")
 
 _MASTER = re.compile(
     r"""

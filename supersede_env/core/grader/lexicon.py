@@ -81,7 +81,7 @@ DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestl
 @dataclass(frozen=True, slots=True)
 class Cue:
     words: tuple[str, ...]
-    kind: str  # neg | past | hypo | other | hedge | softhedge | approx | now | next | pasttense | presenttense
+    kind: str  # neg | past | hypo | other | hedge | softhedge | approx | bound | now | next | pasttense | presenttense
     side: str  # fwd | bwd | both
     # a forward cue that found no value to bind speaks of the words after it ("not Hawaii", "from H&M",
     # "you'd like a Kia"), not of a value beside it; one that does not govern ("if not, Quebec City",
@@ -98,7 +98,7 @@ class Cue:
 
 
 # Content words a cue of each kind may bind across, within its clause
-CUE_REACH = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 4, "approx": 4, "now": 3,
+CUE_REACH = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 4, "approx": 4, "bound": 4, "now": 3,
              "next": 3, "pasttense": 2, "presenttense": 2}
 TIGHT_CUES = frozenset({("from",), ("ex",), ("after",)})  # only the value right after them ("from Denver")
 # approximations touch only the value beside them ("about 47"), not "about the car: ..."
@@ -208,13 +208,16 @@ CUES: tuple[Cue, ...] = tuple(
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
     + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, nearly, almost, ish, - ish, "
                               "more or less, approx, approx ., approximate, estimated, an estimated, est ., "
-                              "at least, at most, at minimum, at maximum, in the ballpark of, somewhere around")
-    # bounds: "up to 47", "47 or more", "47+" name a range that holds the value, not the value
-    + _cues("approx", "fwd", "up to, no more than, no less than, not more than, not less than")
-    + _cues("approx", "bwd", "or more, or less, or fewer, or thereabouts, thereabouts, or later, or earlier, "
-                             "or longer, or shorter, or higher, or lower, or above, or below, at the latest, "
-                             "at the earliest, and up, and above, and over, and below, and under, minimum, maximum, "
-                             "tops, +")
+                              "in the ballpark of, somewhere around")
+    + _cues("approx", "bwd", "or thereabouts, thereabouts")
+    # bounds: "at least 47", "up to 47", "47 or more", "47+" name a range that holds the value, not the
+    # value; whether one answers the question is the judge's call (the official reader's unsure)
+    + _cues("bound", "both", "at least, at most, at minimum, at maximum")
+    + _cues("bound", "fwd", "up to, no more than, no less than, not more than, not less than")
+    + _cues("bound", "bwd", "or more, or less, or fewer, or later, or earlier, "
+                            "or longer, or shorter, or higher, or lower, or above, or below, at the latest, "
+                            "at the earliest, and up, and above, and over, and below, and under, minimum, maximum, "
+                            "tops, +")
     + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
                            "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
                            "current, up to date, updated, still, is now, most up to date")
@@ -283,7 +286,7 @@ PLAIN_SYMBOLS = frozenset("€£¥")
 # Words that never count as plain in an answer, even when the question holds them: every
 # single-word cue of a role (negation, history, hypothesis, someone else's, hedge, approximation,
 # sequence), the key words of the longer ones, contrast words and number words.
-_ROLE_KINDS = frozenset({"neg", "past", "hypo", "other", "hedge", "softhedge", "approx", "next"})
+_ROLE_KINDS = frozenset({"neg", "past", "hypo", "other", "hedge", "softhedge", "approx", "bound", "next"})
 NOT_PLAIN = frozenset(
     {c.words[0] for c in CUES if c.kind in _ROLE_KINDS and len(c.words) == 1}
     | set("""or either nor but however although though whereas yet instead rather except unless whether

@@ -54,41 +54,11 @@ from supersede_env.core.grader.passes import (
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token
 
 _ROLE_OF_CUE = {"neg": "negated", "past": "past", "other": "other", "hypo": "hypothetical", "hedge": "hedged",
-                "softhedge": "hedged", "approx": "hedged"}
+                "softhedge": "hedged", "approx": "hedged", "bound": "hedged"}
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+_RANGES = frozenset({"approx", "bound"})  # cues that widen a value into a range, for the accounting to read
 _FRAME_KINDS = frozenset({"past", "hypo", "other"})
-
-
-
-
-
 
 
 @dataclass(slots=True)
@@ -99,22 +69,9 @@ class CueReading:
     matched: set[int]
     unbound: set[int]
     governed: set[int] = field(default_factory=set)  # words a cue governs ("not Hawaii", "thinking about a Kia")
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+    # bounds ("at least 6", "6+", "6 or more"): the official reader knows them, but whether a range
+    # answers the question is the judge's call, not a rule's (the accounting's unsure)
+    bounds: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _qualifies(a: Answer, hit: CueHit) -> bool:
@@ -126,7 +83,7 @@ def _qualifies(a: Answer, hit: CueHit) -> bool:
     tokens, cue = a.tokens, hit.cue
     if cue.kind == "next":
         return ends_fragment(tokens, hit)
-    if cue.kind not in _ROLE_OF_CUE or cue.kind == "approx" or cue.tight:
+    if cue.kind not in _ROLE_OF_CUE or cue.kind in _RANGES or cue.tight:
         return False
     if cue.kind == "other":
         return not _governed(a, hit)  # "your friend Sam's car": the cue introduces someone, named
@@ -158,8 +115,6 @@ def _governed(a: Answer, hit: CueHit) -> range:
     return range(nxt, end) if named else range(0)
 
 
-
-
 def _from_is_change(tokens: list[Token], hit: CueHit, target: Mention, firsts: list[int],
                     mentions: list[Mention]) -> Mention | None | bool:
     """"from X" is history in a change: after a change verb, or with "to <value>" after X. Returns
@@ -189,16 +144,10 @@ def _from_is_change(tokens: list[Token], hit: CueHit, target: Mention, firsts: l
 _ORDER_KINDS = frozenset({"past", "now", "next", "pasttense", "presenttense"})
 
 
-_CROSSING_KINDS = frozenset({"hedge", "softhedge", "approx", "past", "neg"})  # "X, but not anymore", "X - not sure"
+_CROSSING_KINDS = frozenset({"hedge", "softhedge", "approx", "bound", "past", "neg"})  # "X, but not anymore", "X - not sure"
 
 
-
-
-_AFTERTHOUGHT_KINDS = frozenset({"hedge", "softhedge", "approx", "past", "neg", "hypo"})
-
-
-
-
+_AFTERTHOUGHT_KINDS = frozenset({"hedge", "softhedge", "approx", "bound", "past", "neg", "hypo"})
 
 
 @dataclass(slots=True)
@@ -242,7 +191,7 @@ def _in_question_frame(b: _Binding, hit: CueHit) -> bool:
 SKIP_RULES: tuple[tuple[str, Callable[[_Binding, CueHit], bool]], ...] = (
     ("an interjection ('No, it's Portland')", lambda b, hit: is_interjection(b.a.tokens, hit)),
     ("order words answer an order question", lambda b, hit: b.ordering and hit.cue.kind in _ORDER_KINDS),
-    ("approximations are the accounting's business", lambda b, hit: hit.cue.kind == "approx"),
+    ("approximations and bounds are the accounting's business", lambda b, hit: hit.cue.kind in _RANGES),
     ("a mild hedge counts in a short reply only",
      lambda b, hit: hit.cue.kind == "softhedge" and len(b.a.text) > SHORT_REPLY),
     ("the question's own words", _in_question_frame),
@@ -261,7 +210,7 @@ BACKWARD_SKIP_RULES: tuple[tuple[str, Callable[[list[Token], CueHit], bool]], ..
      lambda tokens, hit: hit.cue.clause_final and hit.last + 1 < len(tokens)
      and tokens[hit.last + 1].kind != PUNCT and tokens[hit.last + 1].text not in NEXT_CLAUSE),
 )
-_HEDGES = frozenset({"hedge", "softhedge", "approx"})
+_HEDGES = frozenset({"hedge", "softhedge", "approx", "bound"})
 _SKIPPED = object()  # a hit the backward rules set aside: no role, no accounting
 
 
@@ -345,6 +294,8 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
     inside = {k for m in mentions if not m.loose for k in range(m.first, m.last + 1)}
     for hit in cue_hits_near(a, mentions, inside, tenses=len({m.text for m in mentions}) > 1):
         reading.matched.update(range(hit.first, hit.last + 1))
+        if hit.cue.kind == "bound":
+            reading.bounds.append((hit.first, hit.last))
         if any(rule(b, hit) for _, rule in SKIP_RULES):
             continue
         target = _target(b, hit)
@@ -369,12 +320,6 @@ def _post_passes(a: Answer, mentions: list[Mention], ordering: bool, dated_quest
     struck_through(a, mentions)
     if not ordering:
         sequences(mentions)
-
-
-
-
-
-
 
 
 BOUND_CUE = "an operand or a bound"  # the role's cue for "25 + 2", "more than 25": not a denial of the value

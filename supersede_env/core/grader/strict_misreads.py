@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS
+from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (COUNT_QUESTION_WORDS, MARKDOWN_MARKS, OTHER_OWNERS, THIRD_PERSONS,
                                                TIME_QUESTION_WORDS, USER_AS_SUBJECT)
 from supersede_env.core.grader.strict_world import World
@@ -49,7 +49,7 @@ def someone_elses(tokens: list[Token], world: World, gold: str) -> str | None:
 def unread_character(norm: str, tokens: list[Token]) -> str | None:
     """A character between tokens that the lexer read as nothing (">" of ">47", "~" of "Busan ~"), but
     markdown marks and emphasis tags: a symbol the reward cannot read can change what the value says."""
-    quoted = {m.end() - 1 for m in _BLOCKQUOTE.finditer(norm)}  # "> Busan": a quoted line, layout
+    quoted = {m.end() - 1 for m in BLOCKQUOTE.finditer(norm)}  # "> Busan": a quoted line, layout
     pos = 0
     for t in (*tokens, None):
         stop = len(norm) if t is None else t.start
@@ -64,9 +64,6 @@ def unread_character(norm: str, tokens: list[Token]) -> str | None:
 
 
 _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)$")
-# a ">" that opens a line with a space and a word after it: a quoted line ("> Busan"), never a bound
-# ("> 47": more than 47)
-_BLOCKQUOTE = re.compile(r"(?m)^[ \t]*>(?=[ \t]+[^\W\d_])")
 
 
 @lru_cache(maxsize=4096)
