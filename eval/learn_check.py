@@ -1,6 +1,6 @@
 """The learnability check (``make learn-check``): does GRPO with the strict reward raise a held-out reward?
 
-A benchmark, not a test (about half an hour on 2 CPU cores). Every phase is a ``supersede`` command,
+A benchmark, not a test (about an hour on 2 CPU cores). Every phase is a ``supersede`` command,
 as a user would run it:
 
 1. ``supersede episodes``: 200 held-out synthetic episodes (L1, 4 sessions, no abstention item, a seed
@@ -8,23 +8,26 @@ as a user would run it:
 2. ``supersede sft --config configs/sft-learn-check.yaml``: a small Llama built here (its own tokenizer,
    copy pretraining; training/README.md) and taught the memo task on the gold-memo teacher's
    transcripts, every weight trained;
-3. ``supersede eval --model hf:<sft>/model`` on the held-out episodes under ``memo:300``;
-4. for each arm, ``supersede train --config configs/grpo-learn-check.yaml`` from the warm start, a LoRA
-   adapter trained with the strict reward (arm ``episode``: the episode's reward alone; arm
-   ``dense``: plus the dense gold-state credit, ``--gold_credit_weight``), its held-out learning curve
-   every 10 steps;
-5. ``supersede eval --model hf:<grpo>/adapter-final`` on the same episodes.
+3. ``supersede sft --config configs/sft-learn-check-mixed.yaml``: the warm start with both habits, that
+   model trained on, with half the episodes' rows from the teacher's stale twin (``first_value_share``);
+4. ``supersede eval --model hf:<sft-mixed>/model`` on the held-out episodes under ``memo:300``;
+5. for each arm, ``supersede train --config configs/grpo-learn-check.yaml`` from the warm start, a LoRA
+   adapter trained with the strict reward (arm ``dense``: plus the dense gold-state credit,
+   ``--gold_credit_weight 1``; arm ``episode``: the episode's reward alone, the ablation), its held-out
+   learning curve every 10 steps;
+6. ``supersede eval --model hf:<grpo>/adapter-final`` on the same episodes.
 
 Then the paired comparison: the strict grader's ``r_cur`` (the training reward) of each episode
 after SFT and after SFT+GRPO, exact McNemar on the discordant pairs; the official grader's figure
 beside it. The check passes when the warm start lands between 15% and 60% and the first arm gains
 at least 10 points with p < 0.01; its exit status says so (0 passed, 1 did not, 2 a phase failed).
 A run that does not learn reports that, never success. Written: ``<out>/learn_check.json`` (every
-figure, the phases' wall times, the learning curves) and ``<out>/learning_curve.png``.
+figure, the phases' wall times, the learning curves, steps to the target per arm) and
+``<out>/learning_curve.png``.
 
     .venv/bin/python eval/learn_check.py                          # both arms (make learn-check)
     .venv/bin/python eval/learn_check.py --arms episode           # the episode-reward arm alone
-    .venv/bin/python eval/learn_check.py --reuse-sft              # keep <out>/sft if it is complete
+    .venv/bin/python eval/learn_check.py --reuse-sft              # keep <out>/sft and <out>/sft-mixed if complete
 """
 
 from __future__ import annotations
@@ -45,11 +48,12 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 SFT_CONFIG = REPO / "configs" / "sft-learn-check.yaml"
+MIXED_CONFIG = REPO / "configs" / "sft-learn-check-mixed.yaml"
 GRPO_CONFIG = REPO / "configs" / "grpo-learn-check.yaml"
 CONDITION = "memo:300"
 HELDOUT = ["--source", "synthetic", "--n", "200", "--seed", "1000003", "--difficulty", "L1", "--sessions", "4",
            "--abstention-rate", "0"]
-ARMS = {"episode": [], "dense": ["--gold_credit_weight", "1.0"]}
+ARMS = {"dense": ["--gold_credit_weight", "1.0"], "episode": ["--gold_credit_weight", "0.0"]}
 WARM_START = (0.15, 0.60)  # the warm start's held-out r_cur must land in this band
 TARGET_GAIN, TARGET_P = 0.10, 0.01
 SHARE_TOLERANCE = 1e-9  # shares of 200 episodes are not exact in floating point (0.26 + 0.10 > 0.36)
@@ -153,18 +157,24 @@ def plot(curves: dict[str, list[dict[str, float]]], start: float, path: Path) ->
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="runs/learn-check", help="folder for every phase (default runs/learn-check)")
-    parser.add_argument("--arms", default="episode,dense", help="GRPO arms: episode, dense (default both)")
-    parser.add_argument("--reuse-sft", action="store_true", help="keep <out>/sft when its model is complete")
+    parser.add_argument("--arms", default="dense,episode",
+                        help="GRPO arms, the first one checked: dense, episode (default both)")
+    parser.add_argument("--reuse-sft", action="store_true",
+                        help="keep <out>/sft and <out>/sft-mixed when their models are complete")
     args = parser.parse_args(argv)
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     if not arms or any(a not in ARMS for a in arms):
         parser.error(f"--arms: choose from {', '.join(ARMS)}")
     out = (REPO / args.out).resolve()
     log = out / "learn_check.log"
-    reuse = args.reuse_sft and (out / "sft" / "model" / "config.json").is_file()
+    reuse = {phase for phase in ("sft", "sft-mixed")
+             if args.reuse_sft and (out / phase / "model" / "config.json").is_file()}
+    if "sft" not in reuse:
+        reuse.clear()  # a new first phase: the second one starts from it again
+    keep = reuse | ({"heldout.jsonl"} if reuse else set()) | ({"eval-sft"} if "sft-mixed" in reuse else set())
     if out.exists():
         for entry in out.iterdir():
-            if not (reuse and entry.name in ("sft", "eval-sft", "heldout.jsonl")):
+            if entry.name not in keep:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     out.mkdir(parents=True, exist_ok=True)
     heldout = out / "heldout.jsonl"
@@ -173,11 +183,15 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     if not heldout.is_file():
         wall["episodes"], _ = supersede(log, "episodes", *HELDOUT, "--out", str(heldout))
-    if not reuse:
+    if "sft" not in reuse:
         wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"))
+    warm = out / "sft-mixed" / "model"
+    if "sft-mixed" not in reuse:
+        wall["sft_mixed"], _ = supersede(log, "sft", "--config", str(MIXED_CONFIG), "--model_name_or_path",
+                                         str(out / "sft" / "model"), "--output_dir", str(out / "sft-mixed"))
     if not (out / "eval-sft" / "report.json").is_file():  # a reused warm start not yet evaluated too
         shutil.rmtree(out / "eval-sft", ignore_errors=True)
-        wall["eval_sft"], _ = supersede(log, "eval", "--model", f"hf:{out / 'sft' / 'model'}", "--episodes",
+        wall["eval_sft"], _ = supersede(log, "eval", "--model", f"hf:{warm}", "--episodes",
                                         str(heldout), "--conditions", CONDITION, "--out", str(out / "eval-sft"))
     sft = graded(out / "eval-sft")
     start = sum(sft.strict.values()) / len(sft.strict)
@@ -187,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     for arm in arms:
         run_dir, eval_dir = out / f"grpo-{arm}", out / f"eval-grpo-{arm}"
         wall[f"grpo_{arm}"], not_trained = supersede(
-            log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(out / "sft" / "model"),
+            log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(warm),
             "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(heldout), *ARMS[arm],
             ok=(0, 1))
         wall[f"eval_grpo_{arm}"], _ = supersede(log, "eval", "--model", f"hf:{run_dir / 'adapter-final'}",
