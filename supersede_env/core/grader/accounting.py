@@ -1,22 +1,20 @@
-"""The official reader's accounting: the words around the answer must be words it can read.
+"""The official reader's accounting: the words of the sentence that commits to the value must be
+words it can read; the first one it cannot is returned, and the verdict is ``unsure``.
 
 The official reader pays history, explanations and notes beside the current value, as
-LongMemEval's judge does; but the words that qualify the value itself are never read as harmless
-when it cannot account for them. Its *frame* is the committed statement of the gold and what is
-attached to it:
+LongMemEval's judge does, in the sentences around the committing one (read for rival values by the
+mention finders, never word by word). The committing sentence itself is a closed world:
 
-- the statement's own fragment: from the last break before it to the first break or clause opener
-  after it ("Busan TBC", "Pas Busan", "e.g. Busan");
-- a short fragment right after it or right before it (three content words or fewer: "Busan,
-  iirc", "Busan (assuming no change)", "Busan [Quebec City]", "Hypothetically, Busan");
-- a short sentence right after it ("Busan. Just kidding.").
+- the statement's own fragment (from the last break before it to the first break or clause opener
+  after it): the words before the value when a question can account for its predicate ("It costs
+  $420"; not "Tal vez Busan"), and the word closing it after the value ("Busan TBC");
+- a short fragment or sentence attached to it ("Busan, iirc", "Busan. Just kidding.");
+- the rest of the sentence ("Busan, or so the grader expects");
+- a bound beside the value ("at least 47", "47+", "> 47"): whether a range answers is the judge's call.
 
-A longer fragment, or one that a clause opener starts ("..., which you bought in March"), is an
-explanation: it is read for rival values (by the mention finders), never word by word. In the frame
-every token must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, part of
-a candidate, a label or date of the reply's own evidence, or plain punctuation; and a role cue there
-that qualified no other value (:func:`~.mentions.assign_roles` returns them) speaks of the gold.
-The first token that fails is the reason the statement is not a commitment.
+Every token read must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, a
+name given to what the question names, part of a candidate, a label, date or month of the reply's own
+evidence, or plain punctuation; a role cue there that qualified no other value speaks of the gold.
 """
 
 from __future__ import annotations

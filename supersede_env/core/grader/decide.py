@@ -7,7 +7,8 @@ naming it as history. The two modes differ only in how much else the answer may 
 
 - ``official`` (evaluation; LongMemEval's judge rule): history, negations and explanations may sit
   beside the answer, as long as the updated value is the one given. Long answers are judged by
-  their conclusion.
+  their conclusion. A statement of the gold whose sentence holds a word the accounting cannot read
+  (:mod:`.accounting`) is ``unsure``: not decided, for the judge.
 - ``strict`` (the training reward): the answer place asserts the current value and names no other
   candidate at all, in any role, and nothing in it hedges or abstains. The cheapest way to be paid
   is to answer the current value plainly.
