@@ -269,3 +269,21 @@ def test_the_judge_sees_only_unsure_answers_and_the_report_gives_the_cascade(tmp
     md = (out / "report.md").read_text()
     assert "grader, judge for unsure: all" in md and "judge saw" in md and "*unsure*" in md
     assert "unsure" in stdout and "left unsure" in md
+
+
+def test_unsure_answers_without_a_judge_are_counted_apart_with_their_bounds(tmp_path):
+    """No judge: the unsure answers leave the accuracy's denominator, and the report says how many,
+    the coverage, the bounds and that --judge would decide them; the run still exits 0."""
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 6, abstention=(5,))
+    out = tmp_path / "run"
+    with FakeChatServer(reply=unsure_reply) as model:
+        code, stdout, stderr = run_cli(*eval_args(model, episodes, out, "--conditions", "full"))
+    assert code == 0, stderr
+    full = read_report(out)["conditions"][0]
+    grader = full["accuracy"]["grader"]
+    assert (grader["overall"]["correct"], grader["overall"]["n"], grader["unsure"]) == (3, 3, 3)
+    assert grader["lower"]["rate"] == pytest.approx(0.5) and grader["upper"]["rate"] == pytest.approx(1.0)
+    assert "cascade" not in full["accuracy"] and full["mix_answerable"]["unsure"] == 3
+    md = (out / "report.md").read_text()
+    assert "`--judge` sends these answers, and only these" in md and "| `full` | 3 | 50.0% | 50.0% - 100.0% |" in md
+    assert "unsure" in stdout and "--judge decides them" in stdout
