@@ -357,3 +357,24 @@ def test_a_history_sentence_with_its_own_object_is_not_an_afterthought() -> None
     assert v.label == "current", v.reason
     assert verdict("Lexington. Used to be.", "official").label == "wrong"
     assert verdict("Lexington. Could Be Wrong.", "official").label == "hedged"
+
+
+@pytest.mark.parametrize("answer", [
+    "Lexington... NOT!", "Lexington. Not!", "Lexington :(", "Lexington :-(", "Lexington :)", "Tal vez Lexington",
+    "Acho que Lexington", "The grader expects Lexington.", "The expected answer is Lexington.", "Lexington TBC",
+    "You live in Lexington, or so the grader expects.",
+])
+def test_what_official_cannot_read_is_unsure_never_paid(answer: str) -> None:
+    """Sarcasm, emoticons, doubt in another language, meta talk: official mode's closed world over the
+    committing sentence leaves them to the judge; strict pays none of them."""
+    v = grade(answer, "Lexington", stale=["Phoenix"], question="Where do I live now?", mode="official")
+    assert (v.label, v.r_cur, v.decided) == ("unsure", 0.0, False), (answer, v)
+    assert "is not accounted for" in v.reason
+    assert grade(answer, "Lexington", stale=["Phoenix"], question="Where do I live now?", mode="strict").r_cur == 0.0
+
+
+@pytest.mark.parametrize("answer", ["No, it's Lexington.", "No. Lexington.", "Lexington (since March 2024).",
+                                    "a) Lexington"])
+def test_an_opening_no_and_balanced_brackets_still_pay_officially(answer: str) -> None:
+    v = grade(answer, "Lexington", stale=["Phoenix"], question="Where do I live now?", mode="official")
+    assert v.label == "current", (answer, v)

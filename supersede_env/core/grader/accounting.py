@@ -352,11 +352,14 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     layout, terse = _table_words(a), len(a.text) <= TERSE_REPLY
     own, spans = _reading(a, first, last, covered, counts)
     in_candidates = {k for s, e in covered for k in range(s, e + 1)}  # a set: covered spans may be many
+    stray = _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else set()
 
     def fails(k: int, whole: bool) -> str | None:
         t = tokens[k]
         if first <= k <= last or k in layout or k in in_candidates:
             return None
+        if k in stray:
+            return t.text  # "Busan :(": an emoticon, not a parenthesis
         if k in cues.unbound and (whole or terse):
             return t.text
         if not whole or k in cues.matched or (t.text == "first" and any(s == k + 1 for s, _ in covered)):
@@ -386,6 +389,28 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if (gap := _hidden(a, x, y)) is not None:
             return gap
     return None
+
+
+def _unmatched_brackets(tokens: list[Token]) -> set[int]:
+    """Positions of parentheses that open or close nothing (emoticons: ":(", ":-)", "(:")."""
+    opened: list[int] = []
+    stray: set[int] = set()
+    for k, t in enumerate(tokens):
+        if t.kind == PUNCT and t.text == "(":
+            opened.append(k)
+        elif t.kind == PUNCT and t.text == ")":
+            if opened:
+                opened.pop()
+            elif not _list_marker(tokens, k):
+                stray.add(k)
+    return stray | set(opened)
+
+
+def _list_marker(tokens: list[Token], k: int) -> bool:
+    """"1) Busan", "b) Busan": a number or a letter before ")" at a line's start numbers an item."""
+    if k < 1 or not (tokens[k - 1].kind == NUM or (tokens[k - 1].kind == WORD and len(tokens[k - 1].text) == 1)):
+        return False
+    return k == 1 or (tokens[k - 2].kind == PUNCT and tokens[k - 2].text in ("\n", "\n\n"))
 
 
 def _named(a: Answer, k: int, question: frozenset[str]) -> bool:

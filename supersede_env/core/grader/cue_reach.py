@@ -75,11 +75,13 @@ def ends_fragment(tokens: list[Token], hit: CueHit) -> bool:
 
 def is_interjection(tokens: list[Token], hit: CueHit) -> bool:
     """"No, it's Portland": a "no" or "not" opening a sentence and standing alone denies nothing after it
-    ("Portland, NOT." denies what it follows)."""
+    ("Portland, NOT." denies what it follows, and so does a reply's last word: "Portland... NOT!")."""
     nxt, before = hit.last + 1, hit.first - 1
     opens = before < 0 or (tokens[before].kind == PUNCT and tokens[before].text in SENTENCE_END)
-    return opens and hit.cue.kind == "neg" and hit.cue.words[0] in ("no", "not", "never", "none") and (
-        nxt >= len(tokens) or (tokens[nxt].kind == PUNCT and tokens[nxt].text in (",", ".", "!", ";", ":", "\n")))
+    alone = nxt >= len(tokens) or (tokens[nxt].kind == PUNCT and tokens[nxt].text in (",", ".", "!", ";", ":", "\n"))
+    said_after = any(t.kind != PUNCT for t in tokens[nxt:])  # it opens what follows, not a retraction
+    return (opens and alone and (said_after or before < 0) and hit.cue.kind == "neg"
+            and hit.cue.words[0] in ("no", "not", "never", "none"))
 
 
 def afterthought(a: Answer, hit: CueHit, mentions: list[Mention], by_last: list[int],
