@@ -287,3 +287,21 @@ def test_unsure_answers_without_a_judge_are_counted_apart_with_their_bounds(tmp_
     md = (out / "report.md").read_text()
     assert "`--judge` sends these answers, and only these" in md and "| `full` | 3 | 50.0% | 50.0% - 100.0% |" in md
     assert "unsure" in stdout and "--judge decides them" in stdout
+
+
+def test_a_resumed_judged_run_judges_nothing_again_but_a_failed_judgement_with_retry_failed(tmp_path):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 6, abstention=(5,))
+    out = tmp_path / "run"
+    with FakeChatServer(reply=unsure_reply) as model, FakeChatServer(reply=judge_reply) as judge:
+        args = eval_args(model, episodes, out, "--conditions", "full,memo:300", "--judge", f"openai:j@{judge.url}")
+        assert run_cli(*args)[0] == EXIT_PAIRS_FAILED
+        first, lines = judge.calls, _verdict_lines(out)
+        assert run_cli("eval", "--resume", "--out", str(out), "--no-progress")[0] == EXIT_PAIRS_FAILED
+        assert (judge.calls, _verdict_lines(out)) == (first, lines)  # decided pairs are never re-queued
+        assert run_cli("eval", "--resume", "--retry-failed", "--out", str(out), "--no-progress")[0] == EXIT_PAIRS_FAILED
+        assert judge.calls == first + 2 * 2  # only q1's two failed judgements, asked again (and retried once)
+        assert _verdict_lines(out) == lines + 2
+
+
+def _verdict_lines(run) -> int:
+    return sum(1 for line in (run / "records.jsonl").read_text().splitlines() if json.loads(line)["kind"] == "verdict")

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 from supersede_env.core.records import RECORDS_FILE, load_run
-from tests.eval_support import cli_command, read_report, run_cli, scripted_reply, verdict_rows, write_city_episodes
+from tests.eval_support import (cli_command, read_report, run_cli, scripted_reply, unsure_reply, verdict_rows,
+                                write_city_episodes)
 from tests.fakeserver import Fault, FakeChatServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,3 +175,29 @@ def test_a_system_given_by_relative_path_resumes_from_another_folder_and_by_abso
     code, _, err = run_cli("eval", "--resume", "--out", str(run), "--memory", "mine/../mine/system.py:factory",
                            "--no-progress")
     assert code == 0, err
+
+
+def test_memory_systems_send_only_unsure_answers_to_the_judge_and_a_resume_asks_nothing_again(tmp_path):
+    """Built-in stores and a user's system go through the same cascade as the rollouts: the judge sees
+    each unsure answer once, never a decided one, and a resumed run neither re-judges nor re-records."""
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", N, abstention=(N - 1,))
+    out = tmp_path / "run"
+    with FakeChatServer(reply=unsure_reply) as model, FakeChatServer(reply=lambda p: "yes") as judge:
+        args = ("--model", f"openai:fake@{model.url}", "--episodes", str(episodes), "--no-progress",
+                "--judge", f"openai:judge@{judge.url}")
+        code, _, err = run_cli("eval", *args, "--conditions", "full,facts:300,rag:300", "--memory", EXAMPLE,
+                               "--out", str(out))
+        assert code == 0, err
+        verdicts = load_run(out).verdicts.values()
+        unsure = [v for v in verdicts if not v.grader.decided]
+        assert unsure and judge.calls == len(unsure)
+        assert all((v.judge is not None) == (not v.grader.decided) for v in verdicts)
+        lines = _verdict_lines(out)
+        assert lines == len(verdicts)
+        code, _, err = run_cli("eval", "--resume", "--out", str(out), "--no-progress")
+        assert code == 0, err
+        assert judge.calls == len(unsure) and _verdict_lines(out) == lines
+
+
+def _verdict_lines(run: Path) -> int:
+    return sum(1 for line in (run / RECORDS_FILE).read_text().splitlines() if json.loads(line)["kind"] == "verdict")

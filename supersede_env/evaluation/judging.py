@@ -1,4 +1,4 @@
-"""The LLM judge's verdict on a graded pair, beside the hardened grader's.
+"""The LLM judge's verdict on a pair the hardened grader left unsure (the cascade), beside the grader's.
 
 Both graders read the same text: the answer, or under the evidence contract its ANSWER field
 (``VerdictRecord.graded_text``), so their agreement compares like with like. A judge failure is
@@ -11,6 +11,14 @@ from typing import Any
 
 from supersede_env.core.episode import Episode
 from supersede_env.core.records import JudgeResult, VerdictRecord
+
+
+def needs_judgement(verdict: VerdictRecord | None, *, retry_failed: bool = True) -> bool:
+    """Does a judged run still owe this pair a judgement? Only an answer the grader left undecided
+    (``unsure``) goes to the judge, once; a failed judgement again only with ``retry_failed``."""
+    if verdict is None or verdict.status != "ok" or verdict.grader is None or verdict.grader.decided:
+        return False
+    return verdict.judge is None or (retry_failed and verdict.judge.label is None)
 
 
 async def judge_verdict(judge: Any, episode: Episode, verdict: VerdictRecord) -> JudgeResult | None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from supersede_env.core.conditions import Condition
 from supersede_env.evaluation.calls import PriorityGate, complete_batch, safe_complete
+from supersede_env.evaluation.judging import judge_verdict, needs_judgement
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
 from supersede_env.core.memory_builtin import builtin_system
@@ -98,8 +99,7 @@ def plan_system_pairs(episodes: Sequence[Episode], conditions: Sequence[Conditio
             steps = log.steps_for(episode.id, condition.name) if log else ()
             verdict = log.verdict_for(episode.id, condition.name) if log else None
             replayed += len(steps)
-            needs_judge = verdict is not None and verdict.status == "ok" and judged and (
-                verdict.judge is None or (retry_failed and verdict.judge.label is None))
+            needs_judge = judged and needs_judgement(verdict, retry_failed=retry_failed)
             if verdict is not None and not needs_judge and not (verdict.status == "failed" and retry_failed):
                 finished += 1
                 failed += verdict.status == "failed"
@@ -281,8 +281,6 @@ async def run_systems(tasks: Sequence[SystemPairTask], backend: Any, recorder: A
                       step_timeout: float | None = None) -> None:
     """The memory-system pairs (:mod:`.memory_runner`): their calls through the same gate (an
     in-process backend takes one at a time), recorded as they come."""
-    from supersede_env.evaluation.judging import judge_verdict
-
     batch = getattr(backend, "supports_batch", False)
     gate = PriorityGate(1 if batch else concurrency)
 
@@ -303,7 +301,7 @@ async def run_systems(tasks: Sequence[SystemPairTask], backend: Any, recorder: A
         recorder.writer.append(memory_record(task.episode.id, task.condition.name, memory))
 
     async def finish(task: SystemPairTask, verdict: VerdictRecord) -> None:
-        if judge is not None and verdict.status == "ok" and (verdict.judge is None or verdict.judge.label is None):
+        if judge is not None and needs_judgement(verdict):
             async with judge_gate:
                 verdict = replace(verdict, judge=await judge_verdict(judge, task.episode, verdict))
         recorder.verdict(verdict)

@@ -36,7 +36,7 @@ from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
 from supersede_env.evaluation.calls import PriorityGate, complete_batch, safe_complete
 from supersede_env.evaluation.failures import FailureNotices
-from supersede_env.evaluation.judging import judge_verdict
+from supersede_env.evaluation.judging import judge_verdict, needs_judgement
 from supersede_env.core.records import CallRecord, RecordWriter, RunLog, VerdictRecord, verdict_record
 from supersede_env.core.model_call import limit_batches
 from supersede_env.core.rollout import RolloutState, StepRequest
@@ -106,9 +106,7 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
             verdict = log.verdict_for(episode.id, condition.name) if log else None
             replayed += len(steps)
             if verdict is not None:
-                if verdict.status == "ok" and judged and (
-                    verdict.judge is None or (retry_failed and verdict.judge.label is None)
-                ):
+                if judged and needs_judgement(verdict, retry_failed=retry_failed):
                     state = _replay(episode, condition, steps)
                     tasks.append(PairTask(episode, condition, state, recorded=verdict))
                     continue
@@ -284,7 +282,7 @@ async def _finish(task: PairTask, recorder: Recorder, bar: Progress, judge: Any,
                   judge_gate: asyncio.Semaphore) -> None:
     """Grade a finished pair and record its verdict; the judge sees only what the grader left unsure."""
     verdict = task.recorded or verdict_record(task.episode, task.state.transcript())
-    if judge is not None and verdict.status == "ok" and verdict.grader is not None and not verdict.grader.decided:
+    if judge is not None and needs_judgement(verdict):
         async with judge_gate:
             verdict = replace(verdict, judge=await judge_verdict(judge, task.episode, verdict))
     recorder.verdict(verdict)
