@@ -269,6 +269,9 @@ def test_the_judge_sees_only_unsure_answers_and_the_report_gives_the_cascade(tmp
     md = (out / "report.md").read_text()
     assert "grader, judge for unsure: all" in md and "judge saw" in md and "*unsure*" in md
     assert "unsure" in stdout and "left unsure" in md
+    assert run_cli("view", str(out))[0] == 0  # the page says what the judge made of each unsure answer
+    page = (out / "view.html").read_text()
+    assert "class='v-unsure'" in page and "judge: yes" in page and "judge: failed (judge call failed" in page
 
 
 def test_unsure_answers_without_a_judge_are_counted_apart_with_their_bounds(tmp_path):

@@ -41,7 +41,7 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-
 .cond{border:1px solid #ddd;padding:6px;border-radius:4px}
 pre{white-space:pre-wrap;margin:2px 0;background:#f6f6f6;padding:3px}
 .kept{background:#d8f5d0}.stale{background:#f9d0d0}.lost{color:#a00}
-.v-current{color:#070;font-weight:bold}.v-stale{color:#b00;font-weight:bold}.v-failed{color:#b00}
+.v-current{color:#070;font-weight:bold}.v-stale{color:#b00;font-weight:bold}.v-failed{color:#b00}.v-unsure{color:#a60;font-style:italic}
 .muted{color:#777}img{max-width:48%;margin:4px}
 """
 
@@ -141,8 +141,12 @@ def _verdict_line(verdict: VerdictRecord | None, label: str) -> str:
     if verdict.status == "failed":
         return f"<p class='v-failed'>failed: {_e(verdict.error or 'unknown')}</p>"
     reason = verdict.grader.reason if verdict.grader is not None else ""
+    judged = ""
+    if verdict.judge is not None:  # an unsure answer the judge decided (the cascade), or failed to
+        said = {True: "yes", False: "no", None: f"failed ({verdict.judge.error or 'no label'})"}[verdict.judge.label]
+        judged = f" <span class='muted'>judge: {_e(said)}</span>"
     return (f"<p><b>answer:</b><pre>{_e(verdict.answer or '')}</pre>"
-            f"<span class='v-{_e(label)}'>{_e(label)}</span> <span class='muted'>{_e(reason)}</span></p>")
+            f"<span class='v-{_e(label)}'>{_e(label)}</span> <span class='muted'>{_e(reason)}</span>{judged}</p>")
 
 
 def _label(verdict: VerdictRecord | None) -> str:
