@@ -53,8 +53,9 @@ from supersede_env.evaluation.examples import example_pairs
 from supersede_env.evaluation.retrieval_diagnostics import condition_retrieval
 from supersede_env.evaluation.store_diagnostics import run_store_diagnostics
 from supersede_env.evaluation.store_stores import exposes_store, stores_for
-from supersede_env.evaluation.summary import (GRADERS, REPORT_SCHEMA_VERSION, Accuracy, ConditionSummary, GraderAccuracy, MemoStats, OutcomeCounts,
-                                              PairedResult, PolicyComparison, RunSummary)
+from supersede_env.evaluation.summary import (GRADERS, REPORT_SCHEMA_VERSION, Accuracy, ConditionSummary,
+                                              GraderAccuracy, MemoStats, OutcomeCounts, PairedResult,
+                                              PolicyComparison, RunSummary)
 
 
 def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:

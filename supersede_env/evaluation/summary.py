@@ -19,7 +19,7 @@ from supersede_env.evaluation.examples import ExamplePair
 from supersede_env.evaluation.retrieval_diagnostics import RetrievalDiagnostics
 from supersede_env.evaluation.store_diagnostics import StoreDiagnostics
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2  # 2: unsure answers counted apart, the cascade in place of the judge column
 # "grader": the string grader's decided verdicts; "cascade" (with --judge): the same, with the LLM
 # judge's label for each answer the grader left unsure
 GRADERS: tuple[str, ...] = ("grader", "cascade")
