@@ -95,6 +95,9 @@ def main() -> None:
     (out / f"result-{rank}.json").write_text(json.dumps({"loss": losses, "fillers": fillers}))
     if rank == 0:
         save_file(lora_state(trainer.model), str(out / "lora-final.safetensors"))
+    if torch.distributed.is_initialized():  # close gloo before exit: its threads, torn down at exit, can abort
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":
