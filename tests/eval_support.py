@@ -115,6 +115,13 @@ def read_report(run_dir: Path) -> dict:
     return json.loads((run_dir / "report.json").read_text())
 
 
+def verdict_lines(run_dir: Path) -> int:
+    """How many verdict lines a run's records hold (a retry or a late judgement writes one again)."""
+    from supersede_env.core.records import RECORDS_FILE
+
+    return sum(1 for line in (run_dir / RECORDS_FILE).read_text().splitlines() if json.loads(line)["kind"] == "verdict")
+
+
 def verdict_rows(run_dir: Path) -> dict[tuple[str, str], dict]:
     """The effective verdict of every pair, as plain dicts (for comparing runs)."""
     from supersede_env.core.records import load_run, to_dict

@@ -6,7 +6,8 @@ import pytest
 
 from supersede_env.commands.eval import EXIT_PAIRS_FAILED
 from supersede_env.core.records import load_run
-from tests.eval_support import read_report, run_cli, scripted_reply, unsure_reply, write_city_episodes
+from tests.eval_support import (read_report, run_cli, scripted_reply, unsure_reply, verdict_lines,
+                                write_city_episodes)
 from tests.fakeserver import Fault, FakeChatServer
 
 CONDITIONS = "full,memo:300,ledger:300"
@@ -298,13 +299,10 @@ def test_a_resumed_judged_run_judges_nothing_again_but_a_failed_judgement_with_r
     with FakeChatServer(reply=unsure_reply) as model, FakeChatServer(reply=judge_reply) as judge:
         args = eval_args(model, episodes, out, "--conditions", "full,memo:300", "--judge", f"openai:j@{judge.url}")
         assert run_cli(*args)[0] == EXIT_PAIRS_FAILED
-        first, lines = judge.calls, _verdict_lines(out)
+        first, lines = judge.calls, verdict_lines(out)
         assert run_cli("eval", "--resume", "--out", str(out), "--no-progress")[0] == EXIT_PAIRS_FAILED
-        assert (judge.calls, _verdict_lines(out)) == (first, lines)  # decided pairs are never re-queued
+        assert (judge.calls, verdict_lines(out)) == (first, lines)  # decided pairs are never re-queued
         assert run_cli("eval", "--resume", "--retry-failed", "--out", str(out), "--no-progress")[0] == EXIT_PAIRS_FAILED
         assert judge.calls == first + 2 * 2  # only q1's two failed judgements, asked again (and retried once)
-        assert _verdict_lines(out) == lines + 2
+        assert verdict_lines(out) == lines + 2
 
-
-def _verdict_lines(run) -> int:
-    return sum(1 for line in (run / "records.jsonl").read_text().splitlines() if json.loads(line)["kind"] == "verdict")

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from supersede_env.core.records import RECORDS_FILE, load_run
-from tests.eval_support import (cli_command, read_report, run_cli, scripted_reply, unsure_reply, verdict_rows,
-                                write_city_episodes)
+from tests.eval_support import (cli_command, read_report, run_cli, scripted_reply, unsure_reply, verdict_lines,
+                                verdict_rows, write_city_episodes)
 from tests.fakeserver import Fault, FakeChatServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,12 +192,9 @@ def test_memory_systems_send_only_unsure_answers_to_the_judge_and_a_resume_asks_
         unsure = [v for v in verdicts if not v.grader.decided]
         assert unsure and judge.calls == len(unsure)
         assert all((v.judge is not None) == (not v.grader.decided) for v in verdicts)
-        lines = _verdict_lines(out)
+        lines = verdict_lines(out)
         assert lines == len(verdicts)
         code, _, err = run_cli("eval", "--resume", "--out", str(out), "--no-progress")
         assert code == 0, err
-        assert judge.calls == len(unsure) and _verdict_lines(out) == lines
+        assert judge.calls == len(unsure) and verdict_lines(out) == lines
 
-
-def _verdict_lines(run: Path) -> int:
-    return sum(1 for line in (run / RECORDS_FILE).read_text().splitlines() if json.loads(line)["kind"] == "verdict")
