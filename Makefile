@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Re-install whenever the project's dependency list changes.
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: install test test-slow bench learn-check demo clean gpu-wheels
+.PHONY: install test test-slow test-browser bench learn-check demo clean gpu-wheels
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ test: install
 
 test-slow: install
 	$(BIN)/pytest -q -m slow
+
+# the run viewer in a real browser: Debian's Chromium (apt-get install chromium) driven by Playwright
+test-browser: install
+	@test -x "$${SUPERSEDE_CHROMIUM:-/usr/bin/chromium}" || { echo "test-browser: no Chromium at $${SUPERSEDE_CHROMIUM:-/usr/bin/chromium}; apt-get install chromium (or set SUPERSEDE_CHROMIUM)"; exit 2; }
+	$(BIN)/pip install --quiet 'playwright>=1.45'
+	$(BIN)/pytest -q -m browser
 
 bench: install
 	$(BIN)/pytest -q tests/benchmarks --benchmark-only -m 'slow or not slow'

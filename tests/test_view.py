@@ -64,3 +64,34 @@ def test_the_page_shows_every_episode_side_by_side_and_escapes_the_run(tmp_path)
 def test_view_refuses_a_folder_that_is_not_a_run_and_a_foreign_out_file(tmp_path):
     code, _, err = run_cli("view", str(tmp_path))
     assert code == 2 and "not a run directory" in err
+
+
+def test_serve_answers_the_page_and_nothing_else(tmp_path):
+    """``--serve``: the page on 127.0.0.1 with a policy that lets it load nothing; any other path is 404."""
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from supersede_env.evaluation.view_server import CONTENT_SECURITY_POLICY, page_server
+
+    server = page_server(b"<!doctype html><p>the page", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with urllib.request.urlopen(base + "/") as answer:
+            assert answer.read() == b"<!doctype html><p>the page"
+            assert answer.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+        for path in ("/records.jsonl", "/../records.jsonl", "/view.html/x"):
+            try:
+                urllib.request.urlopen(base + path)
+                raise AssertionError(f"{path} was served")
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_view_refuses_a_port_before_writing_the_page(tmp_path):
+    code, _, err = run_cli("view", str(tmp_path / "run"), "--serve", "--port", "70000")
+    assert code == 2 and "--port: 70000 is not a port number" in err and not (tmp_path / "run").exists()
