@@ -594,3 +594,30 @@ def test_the_prime_rl_example_loads_and_plays_an_episode_of_each_source(tmp_path
             assert all(set(t.rewards) == {"r_cur", "r_stale"} for t in played.traces)
             assert played.traces[-1].info["supersede_verdict"]["grader"]["label"] in {"wrong", "abstained", "current",
                                                                                       "stale"}
+
+
+def test_many_questions_one_memo_the_reward_is_their_mean(tmp_path):
+    """``--env.taskset.questions all``: the memo is written once, then each slot's question is its own
+    answer call (a trace on the answer seat), and every trace carries the mean of the questions' rewards."""
+    from supersede_env.core.episode import SlotQuestion
+
+    two = Episode(
+        id="two", source="custom",
+        sessions=tuple(Session((Turn("user", t), Turn("assistant", "Noted."))) for t in
+                       ["My city is Denver.", "My city is now Portland."]),
+        question="Which city do I live in now?", answer="Portland", stale_values=("Denver",), slot="home_city",
+        slot_questions=(SlotQuestion("home_city", "Which city do I live in now?", "Portland", ("Denver",)),
+                        SlotQuestion("work_city", "Which city is my office in?", "Austin")))
+    write_episodes(tmp_path / "episodes.jsonl", [two])
+    with ChatServer(reply=scripted_model, api_key=API_KEY) as server:
+        result = vf_eval(server, tmp_path / "episodes.jsonl", tmp_path / "outputs", "--env.taskset.questions", "all",
+                         "-n", "1", "-r", "1", "--no-rich")
+        prompts = [r.prompt for r in server.requests]
+    assert result.returncode == 0, result.stderr[-3000:]
+    (record,) = read_run(tmp_path / "outputs")[1]
+    kinds = [t["info"]["supersede_step"]["kind"] for t in record["traces"]]
+    assert kinds == ["memo", "memo", "answer", "answer"]  # the memo once, then one call per question
+    assert sum("Which city is my office in?" in p for p in prompts) == 1
+    for trace in record["traces"]:  # Portland is right for the first question, wrong for the second
+        assert trace["rewards"]["r_cur"]["score"] == pytest.approx(0.5)
+        assert [q["grader"]["label"] for q in trace["info"]["supersede_questions"]] == ["current", "wrong"]

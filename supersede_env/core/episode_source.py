@@ -29,6 +29,7 @@ from supersede_env.core.errors import EpisodeError, SourceError
 from supersede_env.core.episode import Episode
 from supersede_env.core.limits import MAX_EPISODES
 from supersede_env.core.premise import with_premises
+from supersede_env.core.questions import QUESTION_MODES, with_questions
 from supersede_env.core.synthetic import DIFFICULTIES, parse_session_range
 
 __all__ = ["SOURCES", "DIFFICULTIES", "EpisodeSource", "load_episodes", "fetch_source", "source_help",
@@ -84,6 +85,10 @@ class EpisodeSource:
         0.0, "share of the answerable episodes with a superseded value whose question is asked on the stale "
         "premise that it still holds (any source; chosen by id; docs/data.md)", flat=float, parse=float,
         metavar="RATE")
+    questions: str = _option(
+        "one", "one: each episode asks its own question; all: the memo is built once and every slot's "
+        "question is asked of it (synthetic episodes carry one per tracked slot; others ask their own; "
+        "docs/data.md)", flat=str, choices=QUESTION_MODES)
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
@@ -109,6 +114,8 @@ class EpisodeSource:
         rate = self.premise_rate
         if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
             raise SourceError("premise_rate", f"expected a number in [0, 1], got {rate!r}")
+        if self.questions not in QUESTION_MODES:
+            raise SourceError("questions", f"{self.questions!r} is not one of {', '.join(QUESTION_MODES)}")
         if not isinstance(self.abstention, bool):
             raise SourceError("abstention", f"expected true or false, got {self.abstention!r}")
         _kind(self.source).check_source(self)  # the kind's own checks (path needed or refused, ranges)
@@ -124,7 +131,7 @@ def load_episodes(source: EpisodeSource) -> list[Episode]:
     episodes, where = _kind(source.source).load_source(source)
     if source.limit is not None:
         episodes = episodes[: source.limit]
-    episodes = with_premises(episodes, source.premise_rate)
+    episodes = with_questions(with_premises(episodes, source.premise_rate), source.questions)
     if not episodes:
         raise EpisodeError(f"{where}: no episodes")
     return episodes

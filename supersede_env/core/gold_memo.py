@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from supersede_env.core import rollout
+from supersede_env.core import questions, rollout
 from supersede_env.core.conditions import Condition, parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.errors import ConditionError
@@ -129,7 +129,9 @@ def teacher_text(episode: Episode, condition: Condition, request: StepRequest, *
         raise TeacherError(f"{condition} is a memory system; the gold-memo teacher plays memo conditions and full")
     if request.kind == "memo":
         return _memo_reply(episode, condition, request.step, keeps_first)
-    return _answer_reply(episode, condition, keeps_first)
+    # the answer steps follow the memo steps, one per question the episode asks (core/questions.py)
+    index = request.step - (len(episode.sessions) if condition.is_memo else 0)
+    return _answer_reply(questions.asked(episode)[index], condition, keeps_first)
 
 
 def _memo_reply(episode: Episode, condition: Condition, session_index: int, keeps_first: bool) -> str:

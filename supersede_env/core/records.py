@@ -417,13 +417,34 @@ class RunLog:
     # verdicts written again for a pair that had a final one (not failed, its judgement not failed):
     # no run does that (a retry follows a failure only), so the file was edited or two runs mixed
     duplicate_verdicts: int = 0
+    # question id -> (id of the episode whose rollout answered it, the question's index): see per_question
+    questions: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+
+    def per_question(self, asked: Mapping[str, Sequence[str]]) -> RunLog:
+        """The log as the reports read it when episodes ask many questions (``asked``: episode id -> its
+        question ids, in order): the calls of question ``k`` are its episode's memo calls and its own
+        answer call, and its memory records its episode's. The runner reads the log as it is (every call
+        of a rollout under the episode's id)."""
+        mapping = {q: (episode, k) for episode, ids in asked.items() if len(ids) > 1 for k, q in enumerate(ids)}
+        return replace(self, questions=mapping) if mapping else self
 
     def memory_for(self, episode_id: str, condition: str) -> tuple[MemoryRecord, ...]:
         """A memory-system pair's session records, in session order (the last one of each session)."""
-        return self.memory.get((episode_id, condition), ())
+        return self.memory.get((self.questions.get(episode_id, (episode_id, 0))[0], condition), ())
 
     def calls_for(self, episode_id: str, condition: str) -> tuple[CallRecord, ...]:
-        return self.calls.get((episode_id, condition), ())
+        if episode_id not in self.questions:
+            return self.calls.get((episode_id, condition), ())
+        episode, index = self.questions[episode_id]
+        calls = self.calls.get((episode, condition), ())
+        answers = [c for c in calls if c.step.kind == "answer"]
+        return tuple(c for c in calls if c.step.kind == "memo") + tuple(answers[index:index + 1])
+
+    def rollout_steps(self, episode_ids: Sequence[str], condition: str) -> list[StepRecord]:
+        """Every call of the rollouts that answered these episodes' questions, each rollout once (a memo
+        shared by many questions was written once)."""
+        rollouts = dict.fromkeys(self.questions.get(i, (i, 0))[0] for i in episode_ids)
+        return [call.step for r in rollouts for call in self.calls.get((r, condition), ())]
 
     def steps_for(self, episode_id: str, condition: str) -> tuple[StepRecord, ...]:
         """The effective step records of a pair, in order (what :func:`rollout.replay` takes)."""

@@ -12,7 +12,9 @@ what backends take) plus where it sits in the rollout. Because the
 state is a function of the replies alone, a killed run resumes by replaying recorded replies.
 
 Memo modes take one step per session (the model sees only the current notes and that session) and
-then one answer step that sees only the notes; ``full`` takes a single answer step.
+then one answer step that sees only the notes; ``full`` takes a single answer step. An episode that
+asks many questions (:mod:`.questions`) takes one answer step per question after the memo steps, each
+from the same notes; :meth:`RolloutState.transcripts` gives one transcript per question.
 Failure rules: an empty reply to a memo step keeps the previous notes (recorded as ``empty``);
 a failed call (the sampler gave up after its retries) ends the rollout with status ``failed``, so a
 failure is never graded as a wrong answer.
@@ -24,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from supersede_env.core import contract, ledger, notes, prompts
+from supersede_env.core import contract, ledger, notes, prompts, questions
 from supersede_env.core.conditions import Condition
 from supersede_env.core.errors import ConditionError
 from supersede_env.core.model_call import ChatRequest, Messages, ModelReply
@@ -134,10 +136,19 @@ class RolloutState:
     lines: tuple[ledger.LedgerLine, ...] = ()  # the code-kept ledger (ledger-ops only)
     steps: tuple[StepRecord, ...] = ()
     failed: bool = False
+    questions: tuple[Episode, ...] = ()  # what the answer steps ask, in order (questions.asked; set by start)
+
+    @property
+    def asked(self) -> tuple[Episode, ...]:
+        return self.questions or (self.episode,)
+
+    @property
+    def answers(self) -> int:
+        return sum(1 for s in self.steps if s.kind == "answer")
 
     @property
     def done(self) -> bool:
-        return self.failed or any(s.kind == "answer" for s in self.steps)
+        return self.failed or self.answers >= len(self.asked)
 
     @property
     def session_index(self) -> int:
@@ -145,21 +156,39 @@ class RolloutState:
         return sum(1 for s in self.steps if s.kind == "memo")
 
     def transcript(self) -> Transcript:
+        """The transcript of a rollout that asks one question (:meth:`transcripts` for many)."""
+        if len(self.asked) != 1:
+            raise RuntimeError(f"rollout of {self.episode.id} asks {len(self.asked)} questions: use transcripts()")
+        return self.transcripts()[0]
+
+    def transcripts(self) -> tuple[Transcript, ...]:
+        """One transcript per question: the memo steps and that question's answer step. When a call
+        failed, every question it left unanswered is ``failed`` (its steps end at the failed call)."""
         if not self.done:
             raise RuntimeError(f"rollout of {self.episode.id} under {self.condition} is not finished")
-        answer_step = next((s for s in self.steps if s.kind == "answer"), None)
         form = contract.answer_form(self.condition)
-        if self.failed or answer_step is None:
-            return Transcript(self.episode.id, self.condition.name, "failed", self.steps, None, False, form)
-        well_formed = contract.well_formed(self.condition, answer_step.output)
-        return Transcript(self.episode.id, self.condition.name, "ok", self.steps, answer_step.output, well_formed, form)
+        shared = tuple(s for s in self.steps if s.kind == "memo")  # a failed memo call among them
+        failed = tuple(s for s in self.steps if s.kind == "answer" and s.status == "failed")  # another question's
+        answer_steps = [s for s in self.steps if s.kind == "answer"]
+        out = []
+        for index, question in enumerate(self.asked):
+            step = answer_steps[index] if index < len(answer_steps) else None
+            if step is None or step.status == "failed":
+                steps = shared + (step,) if step is not None else shared + failed
+                out.append(Transcript(question.id, self.condition.name, "failed", steps, None, False, form))
+                continue
+            well_formed = contract.well_formed(self.condition, step.output)
+            out.append(Transcript(question.id, self.condition.name, "ok", shared + (step,), step.output,
+                                  well_formed, form))
+        return tuple(out)
 
 
 def start(episode: Episode, condition: Condition) -> RolloutState:
     if condition.is_system:  # rag, facts, memory: supersede_env.core.memory_rollout drives them
         raise ConditionError(f"{condition} is a memory system: it runs in supersede eval only; the rollout (the "
                              "verifiers environment, the trainer) takes full, memo, ledger and ledger-ops")
-    return RolloutState(episode=episode, condition=condition)
+    asked = questions.asked(episode)
+    return RolloutState(episode=episode, condition=condition, questions=asked if len(asked) > 1 else ())
 
 
 def next_request(state: RolloutState) -> StepRequest | None:
@@ -172,7 +201,7 @@ def next_request(state: RolloutState) -> StepRequest | None:
         messages = prompts.memo_step_messages(state.condition, state.notes, state.episode.sessions[index])
         return StepRequest(state.episode.id, state.condition.name, step, "memo",
                            ChatRequest(messages, state.condition.memo_max_tokens))
-    messages = prompts.answer_messages(state.condition, state.episode, state.notes)
+    messages = prompts.answer_messages(state.condition, state.asked[state.answers], state.notes)
     return StepRequest(state.episode.id, state.condition.name, step, "answer",
                        ChatRequest(messages, state.condition.answer_max_tokens))
 

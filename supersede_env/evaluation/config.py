@@ -160,7 +160,11 @@ class EvalConfig(EpisodeOptions):  # type: ignore[misc,valid-type]
                               "line (a control character or a line break): name the folder plainly")
         if self.resume and not self.out:
             raise ConfigError("option --resume: needs --out DIR (the run to continue)")
-        self.resolved_conditions()  # parses every condition string, one-line error on the first bad one
+        conditions = self.resolved_conditions()  # parses every condition string, one-line error on the first bad one
+        systems = [c.name for c in conditions if c.is_system]
+        if self.questions != "one" and systems:
+            raise ConfigError(f"option --questions: {self.questions} asks many questions of one memo; the memory "
+                              f"systems ({', '.join(systems)}) ask one question an episode: run them apart")
 
     # -- derived ----------------------------------------------------------------------------------
     def episode_source(self) -> EpisodeSource:

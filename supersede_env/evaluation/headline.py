@@ -18,7 +18,7 @@ GRADER = "grader"  # the headline speaks for the string grader, which grades eve
 def headline(s: RunSummary) -> str:
     """A few sentences saying the run's result."""
     modes = "/".join(s.grader_modes)
-    parts = [f"{s.model_label} on {s.n_episodes} episodes ({s.run['config'].get('source')}), graded by the "
+    parts = [f"{s.model_label} on {s.sample} ({s.run['config'].get('source')}), graded by the "
              f"string grader ({modes} mode)."]
     scored = [c for c in s.conditions if c.accuracy[GRADER].overall.rate is not None]
     if not scored:

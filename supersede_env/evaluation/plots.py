@@ -104,7 +104,7 @@ def _accuracy_plot(summary: RunSummary, path: Path, plt) -> Path:  # noqa: ANN00
     ax.set_ylabel("correct (%)")
     failed = sum(c.failed for c in summary.conditions)
     title = (f"Accuracy per condition: {summary.model_label}\n"
-             f"{summary.n_episodes} episodes, Wilson 95% CI")
+             f"{summary.sample}, Wilson 95% CI")
     if failed:
         title += f"; {failed} failed pair(s) excluded"
     ax.set_title(title, fontsize=9.5)

@@ -71,6 +71,7 @@ class RunRead:
 
 def read_run(run_dir: Path) -> RunRead:
     """A run directory's records, its episode snapshot (fingerprint-checked) and their summary."""
+    from supersede_env.core.questions import all_asked, asked
     from supersede_env.core.records import RECORDS_FILE, load_run
     from supersede_env.evaluation.rundir import read_snapshot
     from supersede_env.evaluation.summarize import summarize
@@ -82,4 +83,7 @@ def read_run(run_dir: Path) -> RunRead:
         raise ConfigError(f"{run_dir / RECORDS_FILE} is a symbolic link; a run's records must be its own file")
     log = load_run(run_dir)
     episodes = read_snapshot(run_dir, log.header.episodes_sha256)
-    return RunRead(run_dir, log, episodes, summarize(log, episodes))
+    # a pair of the report is a question under a condition (one per episode unless it asks many)
+    log = log.per_question({e.id: [q.id for q in asked(e)] for e in episodes})
+    questions = all_asked(episodes)
+    return RunRead(run_dir, log, questions, summarize(log, questions))

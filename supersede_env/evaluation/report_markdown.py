@@ -54,7 +54,7 @@ def _header(s: RunSummary) -> list[str]:
                + (f"; judge: `{run['judge'].get('model')}`" if run["judge"] else "; no LLM judge"))
     if run["config"].get("memory"):
         out.append(f"- memory system (condition `memory`): `{run['config']['memory']}`")
-    out.append(f"- episodes: {s.n_episodes} ({s.n_answerable} answerable, {s.n_abstention} abstention); "
+    out.append(f"- {s.sample}: {s.n_answerable} answerable, {s.n_abstention} abstention; "
                f"source: {run['config'].get('source')}; conditions: "
                + ", ".join(f"`{c.name}`" for c in s.conditions))
     if run.get("git_revision"):
@@ -133,7 +133,21 @@ def _accuracy(s: RunSummary) -> list[str]:
                                                       for g in s.graders if c.accuracy[g].premise is not None)
                                for c in premised) + ".")
         out.append("")
-    return out + _unsure_answers(s)
+    return out + _many_questions(s) + _unsure_answers(s)
+
+
+def _many_questions(s: RunSummary) -> list[str]:
+    """Where episodes ask many questions of one memo: accuracy per slot asked, and whole episodes right."""
+    asked = [c for c in s.conditions if c.accuracy[s.graders[0]].by_slot is not None]
+    if not asked:
+        return []
+    grader = s.graders[0]
+    out = ["Many questions per episode (the memo built once, every slot's question asked of it; each question "
+           f"graded and paired on its own), {GRADER_NAMES[grader]}: episodes with every question right: "
+           + "; ".join(f"`{c.name}` {fmt_acc(c.accuracy[grader].every_question)}" for c in asked) + ".", ""]
+    slots = sorted({slot for c in asked for slot in c.accuracy[grader].by_slot or {}})
+    rows = [[f"`{slot}`", *(fmt_acc(acc) if (acc := (c.accuracy[grader].by_slot or {}).get(slot)) else "n/a" for c in asked)] for slot in slots]
+    return out + markdown_table(["slot asked", *(f"`{c.name}`" for c in asked)], rows)
 
 
 def _unsure_answers(s: RunSummary) -> list[str]:

@@ -18,6 +18,10 @@ checks every recorded prompt against the one the code would send now, and contin
 nothing recorded is lost or asked again. A failed call ends its pair as ``failed``; with
 ``retry_failed`` the failed call is dropped and the pair continues from that step.
 
+An episode that asks many questions (:mod:`supersede_env.core.questions`) is one rollout: its calls are
+recorded under the episode's id, and each question's verdict under that question's id, so a pair of
+the report is a question under a condition.
+
 Memory-system conditions (``rag``, ``facts``, ``memory``) are planned and driven by
 :mod:`.memory_runner` beside these, over the same backend, gate, records and judge.
 """
@@ -27,10 +31,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from supersede_env.core import rollout
+from supersede_env.core import questions, rollout
 from supersede_env.core.conditions import Condition
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
@@ -47,12 +52,14 @@ from supersede_env.evaluation.memory_runner import (SystemPairTask, expected_sys
 
 @dataclass
 class PairTask:
-    """One episode under one condition, from wherever its records left it."""
+    """One episode under one condition (its questions' pairs), from wherever its records left it."""
 
     episode: Episode
     condition: Condition
     state: RolloutState
-    recorded: VerdictRecord | None = None  # a graded pair that only needs its judge call again
+    # verdicts already recorded for its questions, by question id: kept as they are, or (when the
+    # grader left them unsure and the judge has not decided) judged again; the others are written
+    recorded: Mapping[str, VerdictRecord] = field(default_factory=dict)
 
     @property
     def steps_total(self) -> int:
@@ -85,7 +92,8 @@ class RunStats:
 def expected_steps(episode: Episode, condition: Condition) -> int:
     if condition.is_system:
         return expected_system_calls(episode, condition)
-    return len(episode.sessions) + 1 if condition.is_memo else 1
+    answers = len(questions.asked(episode))
+    return len(episode.sessions) + answers if condition.is_memo else answers
 
 
 # -- planning (fresh or resumed) ----------------------------------------------------------------
@@ -97,28 +105,29 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
     system_tasks, finished, failed, replayed = plan_system_pairs(
         episodes, conditions, system_factories(conditions, memory), log, retry_failed=retry_failed, judged=judged)
     expected = sum(expected_steps(e, c) for c in conditions if c.is_system for e in episodes)
+    pairs = sum(1 for c in conditions if c.is_system) * len(episodes)
     for condition in conditions:
         if condition.is_system:
             continue
         for episode in episodes:
+            asked = questions.asked(episode)
+            pairs += len(asked)
             expected += expected_steps(episode, condition)
             steps = log.steps_for(episode.id, condition.name) if log else ()
-            verdict = log.verdict_for(episode.id, condition.name) if log else None
             replayed += len(steps)
-            if verdict is not None:
-                if judged and needs_judgement(verdict, retry_failed=retry_failed):
-                    state = _replay(episode, condition, steps)
-                    tasks.append(PairTask(episode, condition, state, recorded=verdict))
-                    continue
-                if not (verdict.status == "failed" and retry_failed):
-                    finished += 1
-                    failed += verdict.status == "failed"
-                    continue
+            verdicts = {q.id: v for q in asked if log and (v := log.verdict_for(q.id, condition.name)) is not None}
+            rejudge = {i: v for i, v in verdicts.items() if judged and needs_judgement(v, retry_failed=retry_failed)}
+            kept = {i: v for i, v in verdicts.items() if i not in rejudge and not (v.status == "failed" and retry_failed)}
+            if len(kept) == len(asked):  # every question's verdict recorded and final
+                finished += len(kept)
+                failed += sum(v.status == "failed" for v in kept.values())
+                continue
             if retry_failed and steps and steps[-1].status == "failed":
                 steps = steps[:-1]
-            tasks.append(PairTask(episode, condition, _replay(episode, condition, steps)))
-    return RunPlan(tuple(tasks), len(episodes) * len(conditions), finished, failed, replayed, expected,
-                   tuple(system_tasks))
+            finished += sum(v.status == "ok" for v in kept.values())  # kept; the failed ones are answered again
+            recorded = {**{i: v for i, v in kept.items() if v.status == "ok"}, **rejudge}
+            tasks.append(PairTask(episode, condition, _replay(episode, condition, steps), recorded=recorded))
+    return RunPlan(tuple(tasks), pairs, finished, failed, replayed, expected, tuple(system_tasks))
 
 
 def _replay(episode: Episode, condition: Condition, steps: Sequence[rollout.StepRecord]) -> RolloutState:
@@ -280,13 +289,18 @@ async def run_pairs(plan: RunPlan, backend: Any, writer: RecordWriter, *, judge:
 
 async def _finish(task: PairTask, recorder: Recorder, bar: Progress, judge: Any,
                   judge_gate: asyncio.Semaphore) -> None:
-    """Grade a finished pair and record its verdict; the judge sees only what the grader left unsure."""
-    verdict = task.recorded or verdict_record(task.episode, task.state.transcript())
-    if judge is not None and needs_judgement(verdict):
-        async with judge_gate:
-            verdict = replace(verdict, judge=await judge_verdict(judge, task.episode, verdict))
-    recorder.verdict(verdict)
-    bar.pair_done(failed=verdict.status == "failed")
+    """Grade a finished rollout and record a verdict for each of its questions not yet final; the judge
+    sees only what the grader left unsure."""
+    for question, transcript in zip(task.state.asked, task.state.transcripts(), strict=True):
+        verdict = task.recorded.get(question.id)
+        if verdict is not None and not (judge is not None and needs_judgement(verdict)):
+            continue  # recorded and final: counted as finished by the plan
+        verdict = verdict or verdict_record(question, transcript)
+        if judge is not None and needs_judgement(verdict):
+            async with judge_gate:
+                verdict = replace(verdict, judge=await judge_verdict(judge, question, verdict))
+        recorder.verdict(verdict)
+        bar.pair_done(failed=verdict.status == "failed")
 
 
 def _after_call(task: PairTask, recorder: Recorder, bar: Progress) -> None:

@@ -38,9 +38,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
+from typing import Any
 
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
+from supersede_env.core import questions
 from supersede_env.core.premise import is_premise
 from supersede_env.core.records import RunLog, VerdictRecord
 from supersede_env.core.rollout import StepRecord
@@ -99,7 +101,8 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         graders=graders,
         grader_modes=tuple(sorted({v.grader.mode for v in log.verdicts.values() if v.grader is not None})
                            or ("official",)),
-        n_episodes=len(episodes),
+        n_episodes=len({questions.asked_in(e) for e in episodes}),
+        n_questions=len(episodes),
         n_answerable=sum(1 for e in episodes if not e.abstention),
         n_abstention=sum(1 for e in episodes if e.abstention),
         n_with_stale_values=sum(1 for e in episodes if e.stale_values and not e.abstention),
@@ -159,7 +162,7 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
         label = "empty" if e.id in empty else verdicts[e.id].grader.label  # type: ignore[union-attr]
         (mix_abs if e.abstention else mix_ans)[label] += 1
 
-    calls = [s for e in episodes for s in log.steps_for(e.id, name)]
+    calls = log.rollout_steps([e.id for e in episodes], name)
     empty_calls = [c for c in calls if c.status == "empty"]
     condition = parse_condition(name)
     memo = _memo_stats(calls) if condition.is_memo else None
@@ -207,11 +210,29 @@ def _grader_accuracy(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRe
         abstention=Accuracy.of([o for e, o in known if e.abstention]),
         unavailable=len(labelled) - len(known),
         premise=Accuracy.of([o for e, o in known if is_premise(e)]) if any(map(is_premise, graded)) else None,
+        **_many_questions(graded, known),
         unsure=len(unsure),
         lower=Accuracy.of(decided + [False] * len(unsure)) if unsure else None,
         upper=Accuracy.of(decided + [True] * len(unsure)) if unsure else None,
         judged=sum(1 for e in unsure if outcome(verdicts[e.id], grader) is not None) if grader == "cascade" else 0,
     )
+
+
+def _many_questions(graded: Sequence[Episode], known: Sequence[tuple[Episode, bool]]) -> dict[str, Any]:
+    """Per-slot accuracy and the share of episodes with every question right, where episodes ask many
+    questions (:mod:`supersede_env.core.questions`); nothing otherwise. An episode counts once each of
+    its graded questions has a label (one left unsure or unjudged leaves the episode out)."""
+    if not any(questions.ASKED_IN in e.meta for e in graded):
+        return {}
+    by_slot: dict[str, list[bool]] = {}
+    by_episode: dict[str, list[bool]] = {}
+    for e, o in known:
+        by_slot.setdefault(e.slot or "(none)", []).append(o)
+        by_episode.setdefault(questions.asked_in(e), []).append(o)
+    asked = Counter(questions.asked_in(e) for e in graded)
+    complete = [all(os) for episode, os in by_episode.items() if len(os) == asked[episode]]
+    return {"by_slot": {slot: Accuracy.of(os) for slot, os in sorted(by_slot.items())},
+            "every_question": Accuracy.of(complete)}
 
 
 def _memo_stats(calls: Sequence[StepRecord]) -> MemoStats:

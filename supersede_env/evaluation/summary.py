@@ -55,6 +55,10 @@ class GraderAccuracy:
     abstention: Accuracy
     unavailable: int = 0
     premise: Accuracy | None = None  # questions asked on a stale premise (core/premise.py); None: none asked
+    # episodes that ask many questions (core/questions.py): accuracy per slot asked, and the episodes whose
+    # every question was decided, right when all of them were right (None: every episode asks one)
+    by_slot: Mapping[str, Accuracy] | None = None
+    every_question: Accuracy | None = None
     unsure: int = 0
     lower: Accuracy | None = None
     upper: Accuracy | None = None
@@ -168,7 +172,7 @@ class RunSummary:
     run: Mapping[str, Any]
     graders: tuple[str, ...]
     n_episodes: int
-    n_answerable: int
+    n_answerable: int  # questions: one an episode, or many (core/questions.py; n_questions)
     n_abstention: int
     conditions: tuple[ConditionSummary, ...]
     paired: tuple[PairedResult, ...]
@@ -180,6 +184,13 @@ class RunSummary:
     examples: tuple[ExamplePair, ...] = ()  # a few questions per pair of conditions
     store_diagnostics: tuple[StoreDiagnostics, ...] = ()  # FEB-30's update diagnostics (.store_diagnostics)
     retrieval_diagnostics: tuple[RetrievalDiagnostics, ...] = ()  # what rag retrieved (.retrieval_diagnostics)
+    n_questions: int = 0  # the pairs per condition: n_episodes, or more where episodes ask many questions
+
+    @property
+    def sample(self) -> str:
+        """What was asked: "20 episodes", or "20 episodes (62 questions)" where episodes ask many."""
+        many = self.n_questions > self.n_episodes
+        return f"{self.n_episodes} episodes" + (f" ({self.n_questions} questions)" if many else "")
 
     @property
     def reference_policy(self) -> bool:

@@ -143,6 +143,9 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
             one_of("curriculum_levels", level, DIFFICULTIES)
         self.episodes_source = self.episode_source(self.curriculum_levels[0]).source  # checks every episodes_ option
         self.heldout_source = self.heldout_episode_source().source  # and every heldout_ option
+        if self.heldout_questions != "one":  # its records and pairs are one question an episode
+            raise ValueError("heldout_questions: the held-out evaluation asks one question an episode (training "
+                             "episodes may ask many: episodes_questions)")
         for name in ("stale_weight", "gold_credit_weight"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}: must be at least 0, got {getattr(self, name)}")

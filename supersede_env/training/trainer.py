@@ -76,7 +76,7 @@ from trl.models import unwrap_model_for_generation
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import selective_log_softmax, selective_log_softmax_and_entropy, use_adapter
 
-from supersede_env.core import rollout
+from supersede_env.core import questions, rollout
 from supersede_env.core.conditions import parse_condition
 from supersede_env.core.episode import Episode
 from supersede_env.core.records import VerdictRecord, verdict_record
@@ -113,9 +113,19 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class RolloutResult:
+    """One rollout: its episode, the transcript of the episode's own question, its calls as samples; and
+    where the episode asks many questions (core/questions.py), every question and its transcript."""
+
     episode: Episode
     transcript: Transcript
     samples: tuple[CallSample, ...]
+    questions: tuple[Episode, ...] = ()
+    transcripts: tuple[Transcript, ...] = ()
+
+    @property
+    def asked(self) -> tuple[tuple[Episode, Transcript], ...]:
+        """(question, transcript) for each question the rollout answered (one unless it asks many)."""
+        return tuple(zip(self.questions, self.transcripts, strict=True)) or ((self.episode, self.transcript),)
 
 
 @dataclass(frozen=True)
@@ -233,8 +243,9 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
 
         started = time.perf_counter()
         # each rollout graded once: the reward column and the rollouts log read the same verdict
-        records = [verdict_record(r.episode, r.transcript, mode=REWARD_MODE) for r in results]
-        rewards = self._rewards(results, records)  # every process's rollouts, NaN where unscorable
+        graded = [[verdict_record(q, t, mode=REWARD_MODE) for q, t in r.asked] for r in results]
+        records = [first for first, *_ in graded]  # the episode's own question: the rollout log, the verdict mix
+        rewards = self._rewards(results, graded)  # every process's rollouts, NaN where unscorable
         reward_s = time.perf_counter() - started
         all_advantages = group_advantages(rewards, self.num_generations, self.scale_rewards)
         first = self.accelerator.process_index * len(episodes)
@@ -265,17 +276,29 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
                 callback.on_rollout_batch(summary)
         return batch
 
-    def _rewards(self, results: Sequence[RolloutResult], records: Sequence[VerdictRecord]) -> torch.Tensor:
-        """One reward per rollout of every process, from TRL's reward functions and weights (NaN: unscorable)."""
-        inputs = [{"episode": r.episode, "transcript": r.transcript, "verdict": rec.grader}
-                  for r, rec in zip(results, records, strict=True)]
-        prompts = [r.episode.question for r in results]
-        completions = [r.transcript.graded_text for r in results]
-        answer_ids = [list(r.samples[-1].completion_ids) if r.samples else [] for r in results]
-        per_func = self._calculate_rewards(inputs, prompts, completions, answer_ids).cpu()  # gathered
+    def _rewards(self, results: Sequence[RolloutResult], graded: Sequence[Sequence[VerdictRecord]]) -> torch.Tensor:
+        """One reward per rollout of every process, from TRL's reward functions and weights (NaN: unscorable):
+        the mean over its questions' rewards where it asks many (each question one row of the functions)."""
+        rows = [(question, transcript, record, answer)
+                for r, records in zip(results, graded, strict=True)
+                for (question, transcript), record, answer in zip(r.asked, records, _answer_ids(r), strict=True)]
+        # TRL gathers the functions' rows over processes, which needs as many on each: pad with copies of the
+        # last row, dropped after the gather
+        counts = self.accelerator.gather(torch.tensor([len(rows)], device=self.accelerator.device)).cpu()
+        most = int(counts.max())
+        padded = rows + [rows[-1]] * (most - len(rows))
+        inputs = [{"episode": q, "transcript": t, "verdict": rec.grader} for q, t, rec, _ in padded]
+        per_func = self._calculate_rewards(inputs, [q.question for q, *_ in padded],
+                                           [t.graded_text for _, t, *_ in padded],
+                                           [ids for *_, ids in padded]).cpu()  # gathered
+        per_func = torch.cat([per_func[p * most: p * most + int(n)] for p, n in enumerate(counts.tolist())])
         weights = self.reward_weights.to(per_func.dtype)
-        rewards = (per_func * weights.unsqueeze(0)).nansum(dim=1)
-        rewards[torch.isnan(per_func).all(dim=1)] = math.nan  # TRL's rule: unscorable when every function said None
+        per_question = (per_func * weights.unsqueeze(0)).nansum(dim=1)
+        per_question[torch.isnan(per_func).all(dim=1)] = math.nan  # TRL's rule: unscorable when every function said None
+        sizes = self.accelerator.gather(torch.tensor([len(r.asked) for r in results],
+                                                     device=self.accelerator.device)).cpu().tolist()
+        # a rollout's reward: the mean of its questions' known rewards (NaN: none known, unscorable)
+        rewards = torch.tensor([_nanmean(part) for part in torch.split(per_question, sizes)], dtype=per_question.dtype)
         for i, name in enumerate(self.reward_func_names):
             column = per_func[:, i]
             known = column[~torch.isnan(column)]
@@ -461,7 +484,9 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
                         truncated=sampled.truncated,
                     )
                 )
-            results.append(RolloutResult(episode, state.transcript(), tuple(samples)))
+            transcripts = state.transcripts()
+            many = (questions.asked(episode), transcripts) if len(transcripts) > 1 else ((), ())
+            results.append(RolloutResult(episode, transcripts[0], tuple(samples), *many))
         return results
 
     def _generation_rounds(self, *, greedy: bool) -> GenerationRounds:
@@ -740,3 +765,9 @@ def _nanmean(values: torch.Tensor) -> float:
 
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
+
+
+def _answer_ids(result: RolloutResult) -> list[list[int]]:
+    """The completion token ids of each question's answer call (empty where the call failed or never ran)."""
+    answers = [list(s.completion_ids) for s in result.samples if s.kind == "answer"]
+    return [answers[i] if i < len(answers) else [] for i in range(len(result.asked))]

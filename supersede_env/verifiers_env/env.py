@@ -48,7 +48,7 @@ from supersede_env.core.model_call import ModelReply
 from supersede_env.core.rollout import RolloutState, StepRecord, Transcript
 from supersede_env.core.safe_text import clean
 from supersede_env.core.verdict import LABELS, Verdict
-from supersede_env.verifiers_env.taskset import VERDICT_INFO, SupersedeTask
+from supersede_env.verifiers_env.taskset import QUESTIONS_INFO, VERDICT_INFO, SupersedeTask
 
 STEP_INFO = "supersede_step"
 # A child of verifiers' library logger: vf-eval and prime-rl route these lines with their own.
@@ -166,10 +166,16 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
             trace.info[STEP_INFO] = mask_values(state.steps[-1].to_dict(), self.secrets)
 
     async def finalize(self, task: SupersedeTask, episode: vf.Episode) -> None:
-        transcript = replayed(task, episode.traces).transcript()
+        state = replayed(task, episode.traces)
+        asked = list(zip(state.asked, state.transcripts(), strict=True))  # one unless it asks many questions
+        transcript = asked[0][1]
         traces = sorted(episode.traces, key=lambda trace: trace.info[STEP_INFO]["step"])
-        row = task.score_transcript(transcript) if transcript.status == "ok" else None
+        ok = all(t.status == "ok" for _, t in asked)  # a failed call fails the whole episode
+        rows = [task.score_transcript(t, q) for q, t in asked] if ok else []
+        row = rows[0] if rows else None
         verdict = row.grader if row is not None else None
+        if not ok:
+            transcript = next(t for _, t in asked if t.status != "ok")
         # A call that ended with no reply and no error (e.g. an agent limit refused it) must still
         # fail the episode, so that it is redone rather than kept as ungraded.
         silent_failure = verdict is None and all(trace.ok for trace in traces)
@@ -178,8 +184,11 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
             mark_failed(traces, task, failed)
         else:
             info = mask_values(to_dict(row), self.secrets)  # type: ignore[arg-type]
+            many = [mask_values(to_dict(r), self.secrets) for r in rows] if len(rows) > 1 else None
             for trace in traces:
                 trace.info[VERDICT_INFO] = info
+                if many is not None:
+                    trace.info[QUESTIONS_INFO] = many
                 await task.score(trace)  # the task's rewards, at the weights the config gives them
             traces[-1].record_metrics(episode_metrics(transcript, verdict))
         log_episode(task, traces, transcript, verdict)

@@ -46,6 +46,8 @@ REWARDS: tuple[str, ...] = ("r_cur", "r_stale")
 # Where the env leaves the episode's graded row (records.to_dict of its VerdictRecord) on each of its
 # traces, for the reward functions to read.
 VERDICT_INFO = "supersede_verdict"
+# an episode that asks many questions (core/questions.py): every question's graded row, in order
+QUESTIONS_INFO = "supersede_questions"
 
 
 def _source_options() -> type[vf.TasksetConfig]:
@@ -183,11 +185,12 @@ class SupersedeTask(vf.Task[SupersedeData]):
         """The hardened grader's verdict on one answer text for this episode."""
         return grade_episode(text, self.episode, mode=self.data.grader_mode)
 
-    def score_transcript(self, transcript: Transcript) -> VerdictRecord:
-        """The graded row of a finished rollout; a failed rollout is never graded and raises."""
+    def score_transcript(self, transcript: Transcript, question: Episode | None = None) -> VerdictRecord:
+        """The graded row of a finished rollout (of ``question``, one of the episode's questions, where it
+        asks many); a failed rollout is never graded and raises."""
         if transcript.status != "ok" or transcript.answer is None:
             raise ValueError(f"episode {transcript.episode_id}: a failed rollout is never graded")
-        return verdict_record(self.episode, transcript, mode=self.data.grader_mode)
+        return verdict_record(question or self.episode, transcript, mode=self.data.grader_mode)
 
     def verdict_of(self, trace: vf.Trace) -> Verdict:
         """The episode's verdict as the env recorded it on ``trace``; a trace without one (a task
@@ -198,15 +201,24 @@ class SupersedeTask(vf.Task[SupersedeData]):
         replies = trace.assistant_messages
         return self.grade_text((replies[-1].content or "") if replies else "")
 
+    def verdicts_of(self, trace: vf.Trace) -> list[Verdict]:
+        """Every question's verdict where the episode asks many (recorded by the env), else the one."""
+        rows = trace.info.get(QUESTIONS_INFO)
+        return [Verdict(**row["grader"]) for row in rows] if rows else [self.verdict_of(trace)]
+
     @vf.reward(weight=1.0)
     async def r_cur(self, trace: vf.Trace) -> float:
-        """+1 when the answer conveys the current value (on an abstention episode: abstains)."""
-        return float(self.verdict_of(trace).r_cur)
+        """+1 when the answer conveys the current value (on an abstention episode: abstains); the mean
+        over the questions where the episode asks many."""
+        verdicts = self.verdicts_of(trace)
+        return sum(v.r_cur for v in verdicts) / len(verdicts)
 
     @vf.reward(weight=0.0)
     async def r_stale(self, trace: vf.Trace) -> float:
-        """-1 when the answer asserts a superseded value; weighted by lambda (0 unless set)."""
-        return float(self.verdict_of(trace).r_stale)
+        """-1 when the answer asserts a superseded value; weighted by lambda (0 unless set); the mean over
+        the questions where the episode asks many."""
+        verdicts = self.verdicts_of(trace)
+        return sum(v.r_stale for v in verdicts) / len(verdicts)
 
     async def validate(self, runtime: vf.Runtime) -> bool:
         """With no model: the gold's answer form (:func:`~supersede_env.core.grader.gold.answer_form`: the
