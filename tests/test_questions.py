@@ -148,3 +148,56 @@ def test_a_question_id_taken_by_another_episode_is_refused(episodes):
     with pytest.raises(EpisodeError, match=f"item {first.id}~{slot}: field id: .* is taken by another episode"):
         questions.with_questions([first, clash], "all")
     assert questions.with_questions([first, clash], "one") == [first, clash]
+
+
+def _statuses(out, asked, condition="memo:300"):
+    log = load_run(out)
+    return [(v.status if (v := log.verdict_for(q.id, condition)) else None) for q in asked]
+
+
+def _verdict_lines(out):
+    return [line for line in (out / "records.jsonl").read_text().splitlines() if '"kind":"verdict"' in line]
+
+
+def test_a_retried_answer_keeps_the_questions_answered_before_it_and_a_kill_after_it_resumes(tmp_path, episodes):
+    path = tmp_path / "eps.jsonl"
+    write_episodes(path, episodes[:2])
+    asked = questions.asked(questions.ask_all(episodes[1]))
+    out = tmp_path / "run"
+    with FakeChatServer(reply=lambda p: _serve(p, fail_on=asked[1].question)) as server:
+        assert _eval(server, path, out)[0] == 3
+    assert _statuses(out, asked) == ["ok", "failed", "failed"][: len(asked)] + ["failed"] * (len(asked) - 3)
+    lines = (out / "records.jsonl").read_text().splitlines(keepends=True)
+    with FakeChatServer(reply=_serve) as server:
+        assert _eval(server, path, out, "--resume", "--retry-failed")[0] == 0
+    assert _statuses(out, asked) == ["ok"] * len(asked)  # the first question's verdict was kept, not lost
+    # killed after the retried rollout's first new verdict: the other questions' old failed verdicts no
+    # longer hold, so a plain resume answers them
+    new = (out / "records.jsonl").read_text().splitlines(keepends=True)[len(lines):]
+    first_new = next(i for i, line in enumerate(new) if '"kind":"verdict"' in line)
+    (out / "records.jsonl").write_text("".join(lines + new[: first_new + 1]))
+    with FakeChatServer(reply=_serve) as server:
+        code, _, err = _eval(server, path, out, "--resume")
+    assert code == 0, err
+    assert _statuses(out, asked) == ["ok"] * len(asked) and load_run(out).duplicate_verdicts == 0
+
+
+def test_a_kill_between_the_verdicts_of_a_failed_rollout_writes_none_twice(tmp_path, episodes):
+    path = tmp_path / "eps.jsonl"
+    write_episodes(path, episodes[:1])
+    asked = questions.asked(questions.ask_all(episodes[0]))
+    out = tmp_path / "run"
+    with FakeChatServer(reply=lambda p: _serve(p, fail_on=asked[1].question)) as server:
+        assert _eval(server, path, out)[0] == 3
+    verdicts = _verdict_lines(out)
+    text = (out / "records.jsonl").read_text().splitlines(keepends=True)
+    memo_second = [i for i, line in enumerate(text) if '"kind":"verdict"' in line and "memo:300" in line][1]
+    (out / "records.jsonl").write_text("".join(text[: memo_second + 1]))  # cut after the failed question's verdict
+    with FakeChatServer(reply=lambda p: _serve(p, fail_on=asked[1].question)) as server:
+        assert _eval(server, path, out, "--resume")[0] == 3
+    after = _verdict_lines(out)
+    assert len(after) == len(verdicts) and len({line for line in after}) == len(after)
+    report = json.loads((out / "report.json").read_text())
+    memo = next(c for c in report["conditions"] if c["name"] == "memo:300")
+    # the episode has a failed question: it is not among the episodes with every question right
+    assert memo["failed"] == len(asked) - 1 and memo["accuracy"]["grader"]["every_question"]["n"] == 0

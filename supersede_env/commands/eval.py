@@ -326,7 +326,12 @@ def exit_status(summary: RunSummary, run_dir: Any) -> int:
 
 def _announce(opened: Any, plan: Any) -> None:
     what = "resuming" if opened.resuming else "running"
-    print(f"supersede eval: {what} {plan.pairs_total} pairs ({len(opened.episodes)} episodes x "
+    from supersede_env.core.questions import all_asked
+
+    asked = len(all_asked(opened.episodes))
+    sample = f"{asked} questions of {len(opened.episodes)} episodes" if asked > len(opened.episodes) else \
+        f"{len(opened.episodes)} episodes"
+    print(f"supersede eval: {what} {plan.pairs_total} pairs ({sample} x "
           f"{len(opened.conditions)} conditions: {', '.join(c.name for c in opened.conditions)}); "
           f"{plan.pairs_finished} already finished, {plan.calls_replayed} calls replayed; records: "
           f"{opened.records_path}", file=sys.stderr)

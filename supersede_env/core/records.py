@@ -62,6 +62,7 @@ from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
 from supersede_env.core.memory_rollout import SessionMemory
 from supersede_env.core.memory_system import OP_KINDS, Fact, MemoryOp
+from supersede_env.core.questions import SEPARATOR
 from supersede_env.core.rollout import StepRecord, Transcript
 from supersede_env.core.safe_text import clean_value
 from supersede_env.core.verdict import LABELS, Verdict
@@ -489,7 +490,7 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
                 )
             if number < len(steps):  # a retry of the failed step replaces it
                 del steps[number:]
-                verdicts.pop(key, None)
+                _drop_failed_verdicts(verdicts, record.episode_id, record.condition)
             steps.append(record)
         elif isinstance(record, MemoryRecord):  # derived from the calls: a replay may write one again
             memory.setdefault((record.episode_id, record.condition), {})[record.session] = record
@@ -506,6 +507,15 @@ def build_run_log(result: ReadResult, *, where: str = "<records>") -> RunLog:
         memory={k: tuple(v[i] for i in sorted(v)) for k, v in memory.items()},
         duplicate_verdicts=duplicates,
     )
+
+
+def _drop_failed_verdicts(verdicts: dict[tuple[str, str], VerdictRecord], episode_id: str, condition: str) -> None:
+    """A retried call: the failed verdicts its rollout wrote no longer hold (the episode's, and those of
+    its other questions, ``<id>~<slot>``); a question it answered before the failure keeps its verdict."""
+    prefix = episode_id + SEPARATOR
+    for key in [k for k, v in verdicts.items() if k[1] == condition and v.status == "failed"
+                and (k[0] == episode_id or k[0].startswith(prefix))]:
+        del verdicts[key]
 
 
 def _is_final(verdict: VerdictRecord | None, *, judged: bool) -> bool:

@@ -54,7 +54,8 @@ def _header(s: RunSummary) -> list[str]:
                + (f"; judge: `{run['judge'].get('model')}`" if run["judge"] else "; no LLM judge"))
     if run["config"].get("memory"):
         out.append(f"- memory system (condition `memory`): `{run['config']['memory']}`")
-    out.append(f"- {s.sample}: {s.n_answerable} answerable, {s.n_abstention} abstention; "
+    many = f", {s.n_questions} questions" if s.n_questions > s.n_episodes else ""
+    out.append(f"- episodes: {s.n_episodes}{many} ({s.n_answerable} answerable, {s.n_abstention} abstention); "
                f"source: {run['config'].get('source')}; conditions: "
                + ", ".join(f"`{c.name}`" for c in s.conditions))
     if run.get("git_revision"):

@@ -57,9 +57,11 @@ class PairTask:
     episode: Episode
     condition: Condition
     state: RolloutState
-    # verdicts already recorded for its questions, by question id: kept as they are, or (when the
-    # grader left them unsure and the judge has not decided) judged again; the others are written
+    # verdicts already recorded for its questions, by question id: final ones (kept as they are), and
+    # those the judge must decide again (the grader left them unsure; the judge has not decided); the
+    # other questions' verdicts are written when the rollout ends
     recorded: Mapping[str, VerdictRecord] = field(default_factory=dict)
+    rejudge: Mapping[str, VerdictRecord] = field(default_factory=dict)
 
     @property
     def steps_total(self) -> int:
@@ -118,15 +120,13 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
             verdicts = {q.id: v for q in asked if log and (v := log.verdict_for(q.id, condition.name)) is not None}
             rejudge = {i: v for i, v in verdicts.items() if judged and needs_judgement(v, retry_failed=retry_failed)}
             kept = {i: v for i, v in verdicts.items() if i not in rejudge and not (v.status == "failed" and retry_failed)}
+            finished += len(kept)
+            failed += sum(v.status == "failed" for v in kept.values())
             if len(kept) == len(asked):  # every question's verdict recorded and final
-                finished += len(kept)
-                failed += sum(v.status == "failed" for v in kept.values())
                 continue
             if retry_failed and steps and steps[-1].status == "failed":
                 steps = steps[:-1]
-            finished += sum(v.status == "ok" for v in kept.values())  # kept; the failed ones are answered again
-            recorded = {**{i: v for i, v in kept.items() if v.status == "ok"}, **rejudge}
-            tasks.append(PairTask(episode, condition, _replay(episode, condition, steps), recorded=recorded))
+            tasks.append(PairTask(episode, condition, _replay(episode, condition, steps), kept, rejudge))
     return RunPlan(tuple(tasks), pairs, finished, failed, replayed, expected, tuple(system_tasks))
 
 
@@ -292,10 +292,9 @@ async def _finish(task: PairTask, recorder: Recorder, bar: Progress, judge: Any,
     """Grade a finished rollout and record a verdict for each of its questions not yet final; the judge
     sees only what the grader left unsure."""
     for question, transcript in zip(task.state.asked, task.state.transcripts(), strict=True):
-        verdict = task.recorded.get(question.id)
-        if verdict is not None and not (judge is not None and needs_judgement(verdict)):
+        if question.id in task.recorded:
             continue  # recorded and final: counted as finished by the plan
-        verdict = verdict or verdict_record(question, transcript)
+        verdict = task.rejudge.get(question.id) or verdict_record(question, transcript)
         if judge is not None and needs_judgement(verdict):
             async with judge_gate:
                 verdict = replace(verdict, judge=await judge_verdict(judge, question, verdict))

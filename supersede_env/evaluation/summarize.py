@@ -78,8 +78,10 @@ def summarize(log: RunLog, episodes: Sequence[Episode]) -> RunSummary:
         for first, second in combinations(names, 2) for grader in graders
     ])
     diagnostics = []
+    # each memo read once, against its episode's own question (where episodes ask many, the others share it)
+    own = [e for e in episodes if questions.ASKED_IN not in e.meta]
     for name in names:
-        items = [d for e in episodes
+        items = [d for e in own
                  if (d := episode_diagnostics(e, _store_texts(e, name, log), verdicts[name].get(e.id))) is not None]
         if items:
             diagnostics.append(condition_diagnostics(name, items))
@@ -154,7 +156,7 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
                        log: RunLog, graders: Sequence[str]) -> ConditionSummary:
     graded = [e for e in episodes if e.id in verdicts and verdicts[e.id].status == "ok"]
     failed = [e for e in episodes if e.id in verdicts and verdicts[e.id].status == "failed"]
-    accuracy = {grader: _grader_accuracy(graded, verdicts, grader) for grader in graders}
+    accuracy = {grader: _grader_accuracy(graded, verdicts, grader, episodes) for grader in graders}
     empty = {e.id for e in graded if _answer_was_empty(log.steps_for(e.id, name))}
     mix_ans: Counter[str] = Counter({label: 0 for label in (*LABELS, "empty")})
     mix_abs: Counter[str] = Counter({label: 0 for label in (*LABELS, "empty")})
@@ -199,7 +201,7 @@ def _condition_summary(name: str, episodes: Sequence[Episode], verdicts: Mapping
 
 
 def _grader_accuracy(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRecord],
-                     grader: str) -> GraderAccuracy:
+                     grader: str, asked: Sequence[Episode]) -> GraderAccuracy:
     labelled = [(e, outcome(verdicts[e.id], grader)) for e in graded]
     known = [(e, o) for e, o in labelled if o is not None]
     unsure = [e for e in graded if not verdicts[e.id].grader.decided]  # type: ignore[union-attr]
@@ -210,7 +212,7 @@ def _grader_accuracy(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRe
         abstention=Accuracy.of([o for e, o in known if e.abstention]),
         unavailable=len(labelled) - len(known),
         premise=Accuracy.of([o for e, o in known if is_premise(e)]) if any(map(is_premise, graded)) else None,
-        **_many_questions(graded, known),
+        **_many_questions(asked, known),
         unsure=len(unsure),
         lower=Accuracy.of(decided + [False] * len(unsure)) if unsure else None,
         upper=Accuracy.of(decided + [True] * len(unsure)) if unsure else None,
@@ -218,19 +220,20 @@ def _grader_accuracy(graded: Sequence[Episode], verdicts: Mapping[str, VerdictRe
     )
 
 
-def _many_questions(graded: Sequence[Episode], known: Sequence[tuple[Episode, bool]]) -> dict[str, Any]:
+def _many_questions(asked: Sequence[Episode], known: Sequence[tuple[Episode, bool]]) -> dict[str, Any]:
     """Per-slot accuracy and the share of episodes with every question right, where episodes ask many
-    questions (:mod:`supersede_env.core.questions`); nothing otherwise. An episode counts once each of
-    its graded questions has a label (one left unsure or unjudged leaves the episode out)."""
-    if not any(questions.ASKED_IN in e.meta for e in graded):
+    questions (:mod:`supersede_env.core.questions`; ``asked``: every question of the run); nothing
+    otherwise. An episode counts once every one of its questions has a label (one failed, not run, left
+    unsure or unjudged leaves the episode out)."""
+    if not any(questions.ASKED_IN in e.meta for e in asked):
         return {}
     by_slot: dict[str, list[bool]] = {}
     by_episode: dict[str, list[bool]] = {}
     for e, o in known:
         by_slot.setdefault(e.slot or "(none)", []).append(o)
         by_episode.setdefault(questions.asked_in(e), []).append(o)
-    asked = Counter(questions.asked_in(e) for e in graded)
-    complete = [all(os) for episode, os in by_episode.items() if len(os) == asked[episode]]
+    total = Counter(questions.asked_in(e) for e in asked)
+    complete = [all(os) for episode, os in by_episode.items() if len(os) == total[episode]]
     return {"by_slot": {slot: Accuracy.of(os) for slot, os in sorted(by_slot.items())},
             "every_question": Accuracy.of(complete)}
 

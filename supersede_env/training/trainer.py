@@ -164,9 +164,9 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
     """``GRPOTrainer`` whose generation step rolls out memo episodes and trains every model call.
 
     ``args`` is a :class:`.config.SupersedeGRPOConfig`; ``pools`` holds the training episodes per
-    curriculum level; ``reward_funcs`` are TRL reward functions called once per rollout with the
-    columns ``episode``, ``transcript`` and ``verdict`` (the rollout's strict-mode grade; default:
-    :class:`.reward.SupersessionReward`);
+    curriculum level; ``reward_funcs`` are TRL reward functions called once per rollout (once per
+    question where episodes ask many; the rollout's reward is their mean) with the columns ``episode``,
+    ``transcript`` and ``verdict`` (the strict-mode grade; default: :class:`.reward.SupersessionReward`);
     ``log_dir`` is where ``rollouts.jsonl`` goes (None writes none); ``run_options`` are the options
     each checkpoint records (:func:`.run_dir.run_options`); ``secrets`` (API keys, :mod:`.keys`) are
     masked in the rollout log and the held-out records.
