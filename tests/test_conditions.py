@@ -50,3 +50,28 @@ def test_paper_defaults_and_token_limits():
 def test_direct_construction_is_validated():
     with pytest.raises(ConditionError):
         Condition(mode="memo", budget=None)
+
+
+def test_a_per_session_budget_gives_each_episode_its_sessions_times_the_budget():
+    """``memo:50/session``: short and long histories get notes in proportion (the scale study)."""
+    from supersede_env.core import rollout
+    from supersede_env.core.gold_memo import teacher_rollout
+    from supersede_env.core.model_call import ModelReply
+    from supersede_env.core.synthetic import generate_episodes
+
+    condition = parse_condition("memo:50/session+dates")
+    assert condition.name == "memo:50/session+dates" and parse_condition(condition.name) == condition
+    for sessions in (4, 7):
+        (episode,) = generate_episodes(1, seed=3, difficulty="L1", sessions=(sessions, sessions))
+        state = rollout.start(episode, condition)
+        assert state.condition.notes_budget == 50 * sessions and state.condition.name == condition.name
+        request = rollout.next_request(state)
+        assert f"cut off after {50 * sessions} characters" in request.messages[-1]["content"]
+        state = rollout.advance(state, ModelReply("x" * 1000))
+        assert len(state.notes) == 50 * sessions
+        assert teacher_rollout(episode, condition).transcript().status == "ok"
+    with pytest.raises(ValueError, match="resolved for an episode first"):
+        condition.notes_budget
+    for text in ("rag:50/session", "facts:50/session", "full/session", "memo:/session"):
+        with pytest.raises(ConditionError):
+            parse_condition(text)

@@ -1,8 +1,11 @@
 """Conditions: how an episode is shown to the model, written as short strings.
 
-Grammar: ``MODE[:BUDGET][:turns][+dates][+contract|+plain]``, for example ``full``, ``memo:300``,
-``memo:300+dates``, ``ledger:300``, ``ledger-ops:300``, ``memo:1000+contract``, ``rag:300``,
-``rag:300:turns``, ``facts:300``, ``memory``.
+Grammar: ``MODE[:BUDGET[/session]][:turns][+dates][+contract|+plain]``, for example ``full``,
+``memo:300``, ``memo:300+dates``, ``ledger:300``, ``ledger-ops:300``, ``memo:1000+contract``,
+``memo:50/session``, ``rag:300``, ``rag:300:turns``, ``facts:300``, ``memory``.
+
+A per-session budget (memo modes: ``memo:50/session``) gives an episode of n sessions n x BUDGET
+characters, so short and long histories of the same facts get notes in proportion (the scale study).
 
 - ``full``: all sessions in one prompt (LongMemEval's rendering, session dates shown), then the question.
 - ``memo``: the paper's condition. One call per session sees only the notes and that session and
@@ -31,8 +34,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from supersede_env.core.errors import ConditionError
 from supersede_env.core.limits import MAX_CONDITION_CHARS
@@ -51,8 +54,8 @@ ANSWER_TOKENS = {"plain": 64, "contract": 160}
 MAX_BUDGET = 1_000_000
 
 # ASCII digits only: "memo:३००" is not a budget (Python's \d matches every script's digits)
-_CONDITION = re.compile(r"^(?P<mode>[a-z-]+)(?::(?P<budget>[0-9]+))?(?::(?P<unit>turns))?(?P<flags>(?:\+[a-z]+)*)$",
-                        re.ASCII)
+_CONDITION = re.compile(r"^(?P<mode>[a-z-]+)(?::(?P<budget>[0-9]+)(?P<per>/session)?)?(?::(?P<unit>turns))?"
+                        r"(?P<flags>(?:\+[a-z]+)*)$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,10 @@ class Condition:
     dates: bool = False
     policy: Policy = "plain"
     passages: Passages = "sessions"  # rag only: what one retrieved passage is
+    # memo modes: ``budget`` is per session (``memo:30/session``): an episode of n sessions gets n x budget;
+    # ``sessions`` is n once the condition is resolved for an episode (:meth:`for_episode`; not in the name)
+    per_session: bool = False
+    sessions: int | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -79,6 +86,22 @@ class Condition:
                 raise ConditionError(f"the {self.mode} condition takes no budget")
         elif self.budget is None or not (1 <= self.budget <= MAX_BUDGET):
             raise ConditionError(f"{self.mode} needs a budget between 1 and {MAX_BUDGET} characters")
+        if self.per_session and self.mode not in MEMO_MODES:
+            raise ConditionError(f"{self.mode} takes no per-session budget (memo, ledger and ledger-ops do)")
+
+    def for_episode(self, episode: Any) -> Condition:
+        """The condition as one episode's rollout runs it: a per-session budget knows its session count."""
+        return replace(self, sessions=len(episode.sessions)) if self.per_session else self
+
+    @property
+    def notes_budget(self) -> int:
+        """The notes budget in characters (0 where the mode has none); a per-session budget times the
+        episode's sessions, so it is known only once resolved (:meth:`for_episode`)."""
+        if not self.per_session:
+            return self.budget or 0
+        if self.sessions is None:
+            raise ValueError(f"{self.name}: a per-session budget is resolved for an episode first (for_episode)")
+        return min(MAX_BUDGET, (self.budget or 0) * self.sessions)
 
     @property
     def is_memo(self) -> bool:
@@ -92,7 +115,8 @@ class Condition:
 
     @property
     def memo_max_tokens(self) -> int:
-        return max(PAPER_MEMO_TOKENS, math.ceil((self.budget or 0) / 3))
+        budget = self.notes_budget if not self.per_session or self.sessions is not None else self.budget or 0
+        return max(PAPER_MEMO_TOKENS, math.ceil(budget / 3))
 
     @property
     def answer_max_tokens(self) -> int:
@@ -101,7 +125,7 @@ class Condition:
     @property
     def name(self) -> str:
         """Canonical string; ``parse_condition(c.name) == c``."""
-        text = self.mode if self.budget is None else f"{self.mode}:{self.budget}"
+        text = self.mode if self.budget is None else f"{self.mode}:{self.budget}" + ("/session" * self.per_session)
         if self.passages != "sessions":
             text += f":{self.passages}"
         if self.dates and self.mode != "full":
@@ -121,7 +145,8 @@ def parse_condition(text: str) -> Condition:
     spec = text.strip().lower()
     match = _CONDITION.fullmatch(spec)
     if not match:
-        raise ConditionError(f"cannot parse condition {excerpt(text)}; expected MODE[:BUDGET][:turns][+dates][+contract]")
+        raise ConditionError(f"cannot parse condition {excerpt(text)}; expected "
+                             "MODE[:BUDGET[/session]][:turns][+dates][+contract]")
     mode = match["mode"]
     if mode not in MODES:
         raise ConditionError(f"condition {text!r}: unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -143,6 +168,6 @@ def parse_condition(text: str) -> Condition:
             raise ConditionError(f"condition {text!r}: unknown flag +{flag}; expected +dates, +plain or +contract")
     try:
         return Condition(mode=mode, budget=budget, dates=dates, policy=policy,  # type: ignore[arg-type]
-                         passages="turns" if unit else "sessions")
+                         passages="turns" if unit else "sessions", per_session=bool(match["per"]))
     except ConditionError as exc:
         raise ConditionError(f"condition {text!r}: {exc}") from None

@@ -127,6 +127,7 @@ def teacher_text(episode: Episode, condition: Condition, request: StepRequest, *
     its stale twin's."""
     if condition.is_system:
         raise TeacherError(f"{condition} is a memory system; the gold-memo teacher plays memo conditions and full")
+    condition = condition.for_episode(episode)
     if request.kind == "memo":
         return _memo_reply(episode, condition, request.step, keeps_first)
     # the answer steps follow the memo steps, one per question the episode asks (core/questions.py)
@@ -135,7 +136,7 @@ def teacher_text(episode: Episode, condition: Condition, request: StepRequest, *
 
 
 def _memo_reply(episode: Episode, condition: Condition, session_index: int, keeps_first: bool) -> str:
-    budget = condition.budget or 0
+    budget = condition.notes_budget
     if condition.mode == "ledger-ops":
         now = {line.slot: line for line in gold_lines(episode, session_index, keeps_first=keeps_first)}
         before = ({line.slot: line.value for line in gold_lines(episode, session_index - 1, keeps_first=keeps_first)}
@@ -154,7 +155,7 @@ def _answer_reply(episode: Episode, condition: Condition, keeps_first: bool) -> 
         missing = NEVER_MENTIONED
     else:
         last = len(episode.sessions) - 1
-        held = {line.slot: line.value for line in gold_memo(episode, last, condition.budget or 0,
+        held = {line.slot: line.value for line in gold_memo(episode, last, condition.notes_budget,
                                                             keeps_first=keeps_first)}
         value = None if episode.abstention else held.get(episode.slot or "")
         missing = NOT_IN_NOTES

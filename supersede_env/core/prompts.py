@@ -54,7 +54,7 @@ def memo_step_messages(condition: Condition, notes: str, session: Session) -> Me
         session=session_text(session),
         date_clause=date_clause,
         date_form=" (date)" if condition.dates else "",
-        budget=condition.budget,
+        budget=condition.notes_budget,
     )
     return _user(content)
 

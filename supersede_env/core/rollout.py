@@ -188,7 +188,8 @@ def start(episode: Episode, condition: Condition) -> RolloutState:
         raise ConditionError(f"{condition} is a memory system: it runs in supersede eval only; the rollout (the "
                              "verifiers environment, the trainer) takes full, memo, ledger and ledger-ops")
     asked = questions.asked(episode)
-    return RolloutState(episode=episode, condition=condition, questions=asked if len(asked) > 1 else ())
+    return RolloutState(episode=episode, condition=condition.for_episode(episode),
+                        questions=asked if len(asked) > 1 else ())
 
 
 def next_request(state: RolloutState) -> StepRequest | None:
@@ -255,7 +256,7 @@ def update_notes(condition: Condition, notes_before: str, lines: tuple[ledger.Le
                  text: str) -> NotesUpdate:
     """The notes after ``session`` given the reply ``text``: the rule every memo mode applies (also
     :class:`supersede_env.core.memory_builtin.NotesSystem`, the same modes on the memory-system contract)."""
-    budget = condition.budget or 0
+    budget = condition.notes_budget
     if condition.mode == "ledger-ops":
         result = ledger.update(lines, notes.strip_reasoning(text), budget=budget,
                                date=notes.short_date(session.date) if condition.dates else None)

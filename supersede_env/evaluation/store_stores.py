@@ -63,7 +63,8 @@ def _ledger_ops_stores(episode: Episode, condition: Condition, memo_steps: Seque
     for index, step in enumerate(memo_steps):
         date = notes.short_date(episode.sessions[index].date) if condition.dates else None
         reply = step.reply or ""
-        result = ledger.update(lines, notes.strip_reasoning(reply), budget=condition.budget or 0, date=date)
+        result = ledger.update(lines, notes.strip_reasoning(reply), budget=condition.for_episode(episode).notes_budget,
+                               date=date)
         ops = ledger_memory_ops(lines, reply, result.lines, date)
         lines = result.lines
         out.append(StoreAfter(_lines(step.notes_after), ops))  # the store as recorded

@@ -130,6 +130,9 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
         if not condition.is_memo:
             raise ValueError(f"condition: {self.condition} is not a memo condition; training needs one call per "
                              "session (memo, ledger or ledger-ops)")
+        if condition.per_session:  # the longest memo call must be known before any episode is drawn
+            raise ValueError(f"condition: {self.condition} has a per-session budget; training takes a fixed one "
+                             "(memo:300)")
         # The longest call; each round uses its calls' own limits (see trainer._generation_settings).
         self.max_completion_length = max(condition.memo_max_tokens, condition.answer_max_tokens)
         _check_loss_type(self)
