@@ -159,13 +159,19 @@ def _verdict_lines(out):
     return [line for line in (out / "records.jsonl").read_text().splitlines() if '"kind":"verdict"' in line]
 
 
-def test_a_retried_answer_keeps_the_questions_answered_before_it_and_a_kill_after_it_resumes(tmp_path, episodes):
+def _failing_run(tmp_path, episodes):
+    """A run of ``episodes`` whose last one's second question fails under memo:300: (file, its questions, run)."""
     path = tmp_path / "eps.jsonl"
-    write_episodes(path, episodes[:2])
-    asked = questions.asked(questions.ask_all(episodes[1]))
+    write_episodes(path, episodes)
+    asked = questions.asked(questions.ask_all(episodes[-1]))
     out = tmp_path / "run"
     with FakeChatServer(reply=lambda p: _serve(p, fail_on=asked[1].question)) as server:
         assert _eval(server, path, out)[0] == 3
+    return path, asked, out
+
+
+def test_a_retried_answer_keeps_the_questions_answered_before_it_and_a_kill_after_it_resumes(tmp_path, episodes):
+    path, asked, out = _failing_run(tmp_path, episodes[:2])
     assert _statuses(out, asked) == ["ok", "failed", "failed"][: len(asked)] + ["failed"] * (len(asked) - 3)
     lines = (out / "records.jsonl").read_text().splitlines(keepends=True)
     with FakeChatServer(reply=_serve) as server:
@@ -183,12 +189,7 @@ def test_a_retried_answer_keeps_the_questions_answered_before_it_and_a_kill_afte
 
 
 def test_a_kill_between_the_verdicts_of_a_failed_rollout_writes_none_twice(tmp_path, episodes):
-    path = tmp_path / "eps.jsonl"
-    write_episodes(path, episodes[:1])
-    asked = questions.asked(questions.ask_all(episodes[0]))
-    out = tmp_path / "run"
-    with FakeChatServer(reply=lambda p: _serve(p, fail_on=asked[1].question)) as server:
-        assert _eval(server, path, out)[0] == 3
+    path, asked, out = _failing_run(tmp_path, episodes[:1])
     verdicts = _verdict_lines(out)
     text = (out / "records.jsonl").read_text().splitlines(keepends=True)
     memo_second = [i for i, line in enumerate(text) if '"kind":"verdict"' in line and "memo:300" in line][1]

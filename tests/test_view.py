@@ -34,13 +34,19 @@ def reply(prompt):
     return scripted_reply(prompt)
 
 
-def test_the_page_shows_every_episode_side_by_side_and_escapes_the_run(tmp_path):
-    episodes = write_city_episodes(tmp_path / "eps.jsonl", 4)
-    out = tmp_path / "run"
+def hostile_run(folder, n):
+    """A run of ``n`` city episodes under full and memo:300 (model markup in e2's answer, e1 failed under full)."""
+    episodes = write_city_episodes(folder / "eps.jsonl", n)
+    out = folder / "run"
     with FakeChatServer(reply=reply) as server:
         code, _, err = run_cli("eval", "--model", f"openai:fake@{server.url}", "--episodes", str(episodes),
                                "--conditions", "full,memo:300", "--out", str(out), "--no-progress", "--retries", "0")
     assert code in (0, 3), err
+    return out
+
+
+def test_the_page_shows_every_episode_side_by_side_and_escapes_the_run(tmp_path):
+    out = hostile_run(tmp_path, 4)
     code, stdout, err = run_cli("view", str(out))
     assert code == 0, err
     assert stdout.strip() == f"view: {out / 'view.html'}"

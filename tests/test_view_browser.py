@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.eval_support import run_cli, write_city_episodes
-from tests.fakeserver import FakeChatServer
-from tests.test_view import HOSTILE, reply
+from tests.eval_support import run_cli
+from tests.test_view import HOSTILE, hostile_run
 
 pytestmark = pytest.mark.browser
 
@@ -27,13 +26,7 @@ QUIET = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
 
 @pytest.fixture(scope="module")
 def run_page(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("view")
-    episodes = write_city_episodes(tmp / "eps.jsonl", 6)
-    out = tmp / "run"
-    with FakeChatServer(reply=reply) as server:
-        code, _, err = run_cli("eval", "--model", f"openai:fake@{server.url}", "--episodes", str(episodes),
-                               "--conditions", "full,memo:300", "--out", str(out), "--no-progress", "--retries", "0")
-    assert code in (0, 3), err
+    out = hostile_run(tmp_path_factory.mktemp("view"), 6)
     assert run_cli("view", str(out))[0] == 0
     return out / "view.html"
 
