@@ -4,8 +4,8 @@ The CI smoke test, the CPU parts of ``training/gpu_check.sh`` and the test fixtu
 model that loads in a second and runs a GRPO step in seconds on two cores, on machines that reach
 no model hub. This module builds one from nothing:
 
-- a byte-level BPE tokenizer trained on the fly with the ``tokenizers`` library on the project's
-  own prompt templates plus seeded synthetic conversations and the gold-memo teacher's notes,
+- a byte-level BPE tokenizer trained on the fly with the ``tokenizers`` library on the gold-memo
+  teacher's rollouts of seeded synthetic episodes (the task's prompts as sent, conversations, notes),
   wrapped in ``PreTrainedTokenizerFast`` with a ChatML chat template (Qwen's format:
   ``<|im_start|>role\\n...<|im_end|>``), padding on the left as TRL requires;
 - a ``Qwen2`` model with random weights from a small config (or any size: ``gpu_check.py`` asks
@@ -21,8 +21,9 @@ Three sizes are named (:data:`TINY_SPECS`, the ``tiny_spec`` option):
 - ``learn``: a Llama of 4 layers of width 128 (about 1.9 M parameters) sized so that two CPU cores teach it the
   memo task in minutes (``make learn-check``). Three choices make that possible, all of them about
   this small model, none about the environment: its tokenizer merges across spaces
-  (``whole_words: false``), so the corpus' fixed phrases (the prompt templates, the conversations'
-  sentences) become a few tokens each and a memo prompt is a median of 56 tokens (L1, chat template included); every
+  (``whole_words: false``), so the corpus' fixed phrases (the prompts' text, the conversations'
+  sentences) become a few tokens each and a memo prompt is a median of 58 tokens (the memo calls of 50
+  L1 episodes of 4 sessions, chat template included); every
   value the synthetic generator can draw (``value_tokens``) is one token, so copying a value is one
   step; and before any fine-tuning it is trained for a few hundred steps to copy text it has seen
   (``copy_pretrain_steps``: a passage, other text, the passage again), which lets the attention
@@ -93,14 +94,11 @@ def tiny_spec(name: str, seed: int = 0) -> TinyModelSpec:
 
 
 def training_corpus(seed: int = 0, episodes: int = 40) -> Iterator[str]:
-    """Text the tokenizer learns from: every prompt template, then the prompts and replies of the gold-memo
-    teacher's rollouts of ``episodes`` synthetic episodes (conversations, questions, notes)."""
-    from importlib import resources
-
-    prompts = resources.files("supersede_env.prompts")
-    for entry in sorted(prompts.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".txt"):
-            yield entry.read_text(encoding="utf-8")
+    """Text the tokenizer learns from: the prompts and replies of the gold-memo teacher's rollouts of
+    ``episodes`` synthetic episodes (conversations, questions, notes), the task's own prompts as sent.
+    The other prompt templates (the contract, ledgers, memory systems, the judge) are left out, so an
+    edit to one of them does not change this tokenizer, nor the models built on it (the learn-check's
+    warm start; training/README.md)."""
     yield from teacher_text(seed, episodes)
     # Digits, punctuation and common answer words, so that short answers tokenize sensibly.
     yield "0 1 2 3 4 5 6 7 8 9 10 12 15 20 25 30 45 50 100 1,000 $ % : . , ; ! ? ( ) - / am pm"
