@@ -115,8 +115,7 @@ class Condition:
 
     @property
     def memo_max_tokens(self) -> int:
-        budget = self.notes_budget if not self.per_session or self.sessions is not None else self.budget or 0
-        return max(PAPER_MEMO_TOKENS, math.ceil(budget / 3))
+        return max(PAPER_MEMO_TOKENS, math.ceil(self.notes_budget / 3))
 
     @property
     def answer_max_tokens(self) -> int:

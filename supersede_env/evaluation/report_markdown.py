@@ -146,8 +146,9 @@ def _many_questions(s: RunSummary) -> list[str]:
     out = ["Many questions per episode (the memo built once, every slot's question asked of it; each question "
            f"graded and paired on its own), {GRADER_NAMES[grader]}: episodes with every question right: "
            + "; ".join(f"`{c.name}` {fmt_acc(c.accuracy[grader].every_question)}" for c in asked) + ".", ""]
-    slots = sorted({slot for c in asked for slot in c.accuracy[grader].by_slot or {}})
-    rows = [[f"`{slot}`", *(fmt_acc(acc) if (acc := (c.accuracy[grader].by_slot or {}).get(slot)) else "n/a" for c in asked)] for slot in slots]
+    by_slot = [c.accuracy[grader].by_slot or {} for c in asked]
+    slots = sorted({slot for table in by_slot for slot in table})
+    rows = [[f"`{slot}`", *(fmt_acc(table[slot]) if slot in table else "n/a" for table in by_slot)] for slot in slots]
     return out + markdown_table(["slot asked", *(f"`{c.name}`" for c in asked)], rows)
 
 

@@ -119,7 +119,8 @@ def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log
             replayed += len(steps)
             verdicts = {q.id: v for q in asked if log and (v := log.verdict_for(q.id, condition.name)) is not None}
             rejudge = {i: v for i, v in verdicts.items() if judged and needs_judgement(v, retry_failed=retry_failed)}
-            kept = {i: v for i, v in verdicts.items() if i not in rejudge and not (v.status == "failed" and retry_failed)}
+            kept = {i: v for i, v in verdicts.items()
+                    if i not in rejudge and not (v.status == "failed" and retry_failed)}
             finished += len(kept)
             failed += sum(v.status == "failed" for v in kept.values())
             if len(kept) == len(asked):  # every question's verdict recorded and final

@@ -294,7 +294,8 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
         per_func = torch.cat([per_func[p * most: p * most + int(n)] for p, n in enumerate(counts.tolist())])
         weights = self.reward_weights.to(per_func.dtype)
         per_question = (per_func * weights.unsqueeze(0)).nansum(dim=1)
-        per_question[torch.isnan(per_func).all(dim=1)] = math.nan  # TRL's rule: unscorable when every function said None
+        # TRL's rule: unscorable when every function said None
+        per_question[torch.isnan(per_func).all(dim=1)] = math.nan
         sizes = self.accelerator.gather(torch.tensor([len(r.asked) for r in results],
                                                      device=self.accelerator.device)).cpu().tolist()
         # a rollout's reward: the mean of its questions' known rewards (NaN: none known, unscorable)
@@ -485,6 +486,7 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
                     )
                 )
             transcripts = state.transcripts()
+            # the questions under their own ids (the state's carry the copy's key)
             many = (questions.asked(episode), transcripts) if len(transcripts) > 1 else ((), ())
             results.append(RolloutResult(episode, transcripts[0], tuple(samples), *many))
         return results

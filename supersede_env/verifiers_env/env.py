@@ -168,14 +168,12 @@ class SupersedeEnv(vf.Env[SupersedeEnvConfig]):
     async def finalize(self, task: SupersedeTask, episode: vf.Episode) -> None:
         state = replayed(task, episode.traces)
         asked = list(zip(state.asked, state.transcripts(), strict=True))  # one unless it asks many questions
-        transcript = asked[0][1]
+        # a failed call fails the whole episode: then the transcript shown is the first failed question's
+        transcript = next((t for _, t in asked if t.status != "ok"), asked[0][1])
         traces = sorted(episode.traces, key=lambda trace: trace.info[STEP_INFO]["step"])
-        ok = all(t.status == "ok" for _, t in asked)  # a failed call fails the whole episode
-        rows = [task.score_transcript(t, q) for q, t in asked] if ok else []
+        rows = [task.score_transcript(t, q) for q, t in asked] if transcript.status == "ok" else []
         row = rows[0] if rows else None
         verdict = row.grader if row is not None else None
-        if not ok:
-            transcript = next(t for _, t in asked if t.status != "ok")
         # A call that ended with no reply and no error (e.g. an agent limit refused it) must still
         # fail the episode, so that it is redone rather than kept as ungraded.
         silent_failure = verdict is None and all(trace.ok for trace in traces)
