@@ -300,7 +300,7 @@ def test_stale_number_as_history() -> None:
         ("25 or 27", "hedged"),
         ("It's 25, or maybe 27.", "hedged"),
         ("Somewhere between 20-30.", "wrong"),
-        ("About 25-30 titles.", "hedged"),
+        ("About 25-30 titles.", "unsure"),  # a range holding the gold, like a bound: the judge's call
         ("25/27", "hedged"),
         ("25 or so", "current"),
         ("at least 25", "unsure"),
@@ -311,6 +311,26 @@ def test_stale_number_as_history() -> None:
 )
 def test_hedges_bounds_and_operands(answer: str, expected: str) -> None:
     assert label(answer, "25") == expected
+
+
+def test_a_range_holding_the_gold_is_unsure_in_official_and_unpaid_in_strict() -> None:
+    assert label("You can redeem 2-3 free nights.", "Two") == "unsure"
+    assert grade("You can redeem 2-3 free nights.", "Two", mode="strict").r_cur == 0.0
+    assert label("You can redeem 2-3 free nights.", "Two", stale=["3"]) == "hedged"  # a superseded end is a rival
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "expected"),
+    [
+        # the gold's end named, its start described otherwise: maybe the same place, the judge's call
+        ("You got it serviced at Rhythm Central on Main St.", "The music shop on Main St.", "unsure"),
+        ("Your status is Premier Gold.", "Premier Silver", "wrong"),  # the gold's end replaced
+        ("You keep them in your closet.", "in a shoe rack in my closet", "wrong"),  # one word of three
+        ("Your favourite is Kansas City style.", "Kansas City Masterpiece", "wrong"),
+    ],
+)
+def test_part_of_a_worded_gold(answer: str, gold: str, expected: str) -> None:
+    assert label(answer, gold, question="Where is it?") == expected
 
 
 def test_a_second_time_of_day_is_a_hedge() -> None:
@@ -357,6 +377,14 @@ def test_abstentions_are_recognised(answer: str) -> None:
 def test_a_concrete_answer_on_an_abstention_item_is_wrong(answer: str) -> None:
     v = grade(answer, ABS_GOLD, abstention=True)
     assert v.label == "wrong" and v.r_cur == 0.0
+
+
+@pytest.mark.parametrize("answer", ["Let's go through the sessions step by step.", "The user does not see him.",
+                                    "I'll do my best to help you estimate it."])  # I'll is no name
+def test_an_answer_that_neither_abstains_nor_guesses_is_unsure(answer: str) -> None:
+    # closed-world: no abstention it knows and no value put forward, so it cannot say wrong either
+    assert grade(answer, ABS_GOLD, abstention=True).label == "unsure"
+    assert grade(answer, ABS_GOLD, abstention=True, mode="strict").r_cur == 0.0
 
 
 def test_abstention_gold_is_never_matched_as_text() -> None:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from supersede_env.core.grader.abstention_item import grade_abstention_item
 from supersede_env.core.grader.answer import Answer, read_answer
-from supersede_env.core.grader.decide import grade_value, verdict
+from supersede_env.core.grader.decide import grade_value, part_of_gold, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
 from supersede_env.core.grader.lexicon import META_WORDS
 from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, AnswerPlace, answer_place
@@ -184,6 +184,9 @@ def _grade_place(text: str, gold_text: str, stale: tuple[str, ...], decoys: tupl
                              result.reason + " (no explicit conclusion; whole answer read)", result.extracted,
                              result.mode)
     if result is None:
+        named = part_of_gold(a, parsed, question)
+        if named is not None:  # closed-world: a statement naming part of the gold may mean the rest too
+            return verdict("unsure", f"names {named!r} of the gold but does not state it", a.conclusion_text, mode)
         return verdict("wrong", "does not state the gold value", a.conclusion_text, mode)
     return result
 

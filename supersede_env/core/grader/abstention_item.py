@@ -98,6 +98,8 @@ def grade_abstention_item(a: Answer, stale: tuple[str, ...], decoys: tuple[str, 
         if abstentions(a, 0):
             return verdict("wrong", "reasons that the information is missing but concludes with an answer", concl,
                            mode)
+        if not _value_like(a, question):  # neither an abstention it knows nor a value: unread (closed-world)
+            return verdict("unsure", "neither abstains in words it knows nor puts a value forward", concl, mode)
         return verdict("wrong", "gives an answer where the information is not available", concl, mode)
     last = in_conclusion[-1]
     if len(a.text) <= SHORT_REPLY and (joined := _joined_to_abstention(a, in_conclusion)) is not None:

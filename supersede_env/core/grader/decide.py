@@ -33,7 +33,7 @@ from supersede_env.core.grader.lexicon import (
     AFTER_WORDS,
     BEFORE_WORDS,
 )
-from supersede_env.core.grader.mention import OFFERED, Mention
+from supersede_env.core.grader.mention import OFFERED, RANGE_CUE, Mention
 from supersede_env.core.grader.passes import tense_decides
 from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.roles import BOUND_CUE, CueReading, assign_roles
@@ -41,7 +41,7 @@ from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, tokenize, values_equal
 from supersede_env.core.verdict import Verdict
 
-__all__ = ["decide", "grade_value", "verdict"]
+__all__ = ["decide", "grade_value", "part_of_gold", "verdict"]
 
 
 def verdict(label: str, reason: str, extracted: str, mode: str, *, r_stale: float = 0.0,
@@ -218,6 +218,9 @@ def _judge_commitment(c: _Case, chosen: list[Mention], widened: bool, cues: CueR
     where = a.snippet(chosen[0].first, chosen[0].last)
     if c.offered:
         rival = c.stale_offered[0] if c.stale_offered else c.offered[0]
+        if c.mode == "official" and all(m.cue == RANGE_CUE for m in c.offered) and not c.stale_offered:
+            # "2-3" for gold 2, like a bound: whether a range holding the gold answers is the judge's call
+            return c.verdict("unsure", f"gives {where!r} as one end of a range (to {_name(rival)!r})")
         if rival.kind == "option" and not c.stale_offered:
             order = _order_says_gold_first(a, gold, chosen[0], rival)
             if order is True:
@@ -277,3 +280,20 @@ def _judge_without_commitment(c: _Case) -> Verdict | None:
 def _denied_gold(gold_mentions: list[Mention]) -> Mention | None:
     """A statement of the gold that denies it, beside another that states it (official mode)."""
     return next((m for m in gold_mentions if m.role == "negated" and not m.loose and m.cue != BOUND_CUE), None)
+
+
+def part_of_gold(a: Answer, gold: Gold, question: str | None) -> str | None:
+    """The gold's own words (not the question's) that a concluding span without any statement of the
+    gold names, when they are at least half of them and end where the gold ends ("Rhythm Central on
+    Main St." for "The music shop on Main St."): whether the rest names the same thing is beyond a
+    string reader, so official leaves such an answer unsure. "Ford Mustang" for "Ford F-150 pickup
+    truck" or "Premier Gold" for "Premier Silver" replace the gold's end: a different thing, wrong."""
+    asked = question_info(question).stems
+    said = {a.tokens[i].value for i in a.content if a.tokens[i].kind == WORD}
+    for alt in gold.alternatives:
+        words = [t.value for p in alt.parts if not p.is_value for t in p.required if t.kind == WORD]
+        own = [w for w in dict.fromkeys(words) if w not in asked]
+        named = [w for w in own if w in said]
+        if named and words[-1] in said and 2 * len(named) >= len(own):
+            return " ".join(named)
+    return None

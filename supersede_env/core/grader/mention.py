@@ -14,6 +14,7 @@ ROLES = ("current", "past", "negated", "other", "planned", "hypothetical", "hedg
 
 
 OFFERED = frozenset({"current", "hedged", "hypothetical"})  # roles that put a value forward as the answer
+RANGE_CUE = "a range"  # the cue of the other end of a range holding the gold ("2-3" for gold 2)
 
 
 # "planned": a plan or wish ("you'd like a Kia", "thinking about Denver"), never the fact asked about

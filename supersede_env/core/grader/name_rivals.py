@@ -26,7 +26,7 @@ from supersede_env.core.grader.lexicon import (
     TO_WORDS,
     WEEKDAYS,
 )
-from supersede_env.core.grader.mention import Mention, is_bare_item, is_capitalised_name
+from supersede_env.core.grader.mention import RANGE_CUE, Mention, is_bare_item, is_capitalised_name
 from supersede_env.core.grader.names import name_runs
 from supersede_env.core.grader.tokens import (
     LABEL,
@@ -95,7 +95,7 @@ def disjunction_rivals(s: RivalSearch) -> list[Mention]:
                         other = tokens[other_i]
                         if other.kind in VALUE_KINDS and other_i not in cover and not gold.accepts(other):
                             out.append(Mention(a.snippet(other_i, other_i), "rival", other_i, other_i,
-                                               role="hedged", cue="a range", anchor=(first, last)))
+                                               role="hedged", cue=RANGE_CUE, anchor=(first, last)))
                     break
                 if t.kind in VALUE_KINDS or (t.kind == WORD and t.text not in SOFT):
                     hops += 1

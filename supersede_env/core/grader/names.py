@@ -33,7 +33,8 @@ _COPULAS = COPULAS | {"remains", "stays"}  # "Porto is current."
 
 
 def namelike(t: Token, q_stems: frozenset[str]) -> bool:
-    return (t.text not in PRONOUNS and t.text not in CUE_STARTS and t.text not in NOT_NAMES
+    # a pronoun's contraction ("I'll", "You've") is the pronoun, however it is capitalised
+    return (t.text.partition("'")[0] not in PRONOUNS and t.text not in CUE_STARTS and t.text not in NOT_NAMES
             and t.text not in ABSTAIN_TRIGGERS and t.value not in q_stems and not t.text.endswith("n't"))
 
 
