@@ -373,6 +373,19 @@ def test_what_official_cannot_read_is_unsure_never_paid(answer: str) -> None:
     assert grade(answer, "Lexington", stale=["Phoenix"], question="Where do I live now?", mode="strict").r_cur == 0.0
 
 
+@pytest.mark.parametrize(("answer", "gold", "label"), [
+    ("59 minutes iirc", "59 minutes", "unsure"), ("59 minutes TBC", "59 minutes", "unsure"),
+    ("47 prolly", "47", "unsure"), ("47 houseplants", "47", "current"), ("your 47th plant", "47", "current"),
+    ("You spent two weeks traveling.", "two weeks", "unsure"),  # a word it cannot read: the judge's call
+    ("Your commute is 59 minutes now.", "59 minutes", "current"),
+])
+def test_the_word_after_a_value_is_read_unless_it_is_what_a_count_counts(answer: str, gold: str, label: str) -> None:
+    """A note after a value ("iirc", "TBC") is read like any word beside it; only a plural after a count
+    (or a noun after an ordinal) is passed as the thing counted."""
+    v = grade(answer, gold, question="How many plants do I have, and how long is my commute?")
+    assert v.label == label, (answer, v.reason)
+
+
 @pytest.mark.parametrize("answer", ["No, it's Lexington.", "No. Lexington.", "Lexington (since March 2024).",
                                     "a) Lexington"])
 def test_an_opening_no_and_balanced_brackets_still_pay_officially(answer: str) -> None:

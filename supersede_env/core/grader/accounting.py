@@ -334,6 +334,18 @@ def _measures_else(t: Token, item: _Item) -> bool:
     return t.text in DURATION_UNITS and g.kind == NUM and g.unit is None
 
 
+def _counted_noun(t: Token) -> bool:
+    """Can the word after a count be the thing counted? A plural ("47 houseplants"): a hedge or note
+    written after the number ("47 iirc", "47 tbc") is not one."""
+    return len(t.text) > 3 and t.text.endswith("s") and not t.text.endswith("ss") and t.text.isalpha()
+
+
+def _ordinal(a: Answer, k: int) -> bool:
+    """Is number token k written as an ordinal ("5th", "21st")?"""
+    t = a.tokens[k]
+    return a.text[t.start:t.end].lower().endswith(("st", "nd", "rd", "th"))
+
+
 def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]], cues: CueReading,
                 gold_token: Token | None, question: frozenset[str], q_values: tuple[Token, ...],
                 gold_words: frozenset[str] = frozenset()) -> str | None:
@@ -365,7 +377,11 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if not whole or k in cues.matched or (t.text == "first" and any(s == k + 1 for s, _ in covered)):
             return None  # "First Chevy Malibu, then ...": the order of a value it names
         if k == last + 1 and gold_token is not None and t.kind == WORD:
-            return t.text if _measures_else(t, item) else None  # "47 houseplants", not "47 sessions"
+            if _measures_else(t, item):
+                return t.text  # "47 sessions", "47 km"
+            if counts and (_counted_noun(t) or _ordinal(a, last) and t.text.isalpha()):
+                return None  # "47 houseplants", "your 5th project": the thing counted or ordered
+            # any other word right after a value is read like the rest ("59 minutes iirc", "47 tbc")
         if _certainty(tokens, k) or (k >= 1 and _certainty(tokens, k - 1)) or (k >= 2 and _certainty(tokens, k - 2)):
             return None  # "100% sure", "confidence: 1.0"
         if _known(t, gold_token, plain, q_values, not terse) or (k < first and _named(a, k, question)):
