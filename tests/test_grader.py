@@ -426,6 +426,13 @@ def test_yes_no_read_from_a_statement() -> None:
     assert label("You actually go to the gym less frequently than before.", "Yes", question=q2) == "wrong"
 
 
+def test_a_restated_topic_is_no_yes() -> None:
+    # the question's name is what it asks about; a statement needs more than the name
+    q = "Did I finish reading Nightingale?"
+    assert label("Nightingale", "Yes", question=q) == "wrong"
+    assert label("You finished it.", "Yes", question=q) == "current"
+
+
 # -- long answers: judged by what they conclude -------------------------------------------------
 LONG = """To answer this question, I will follow these steps:
 

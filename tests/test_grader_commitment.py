@@ -373,6 +373,18 @@ def test_what_official_cannot_read_is_unsure_never_paid(answer: str) -> None:
     assert grade(answer, "Lexington", stale=["Phoenix"], question="Where do I live now?", mode="strict").r_cur == 0.0
 
 
+@pytest.mark.parametrize(("answer", "gold"), [
+    ("Lexington.\nOr maybe somewhere else.", "Lexington"),  # an alternative opened by "or" is read whole
+    ("I think it's Lexington (Lexington).", "Lexington"),  # the doubt stands beside the restatement
+    ("59 of your notes mention it.", "59 minutes"),  # a bare number that counts something else
+    ("ANSWER: Lexington\nor maybe something else", "Lexington"),  # a contract field continued
+])
+def test_doubts_restatements_and_other_counts_are_never_paid(answer: str, gold: str) -> None:
+    v = grade(answer, gold, stale=["Phoenix", "45 minutes"], question="Where do I live now?")
+    assert (v.label, v.r_cur) == ("unsure", 0.0), (answer, v)
+    assert grade(answer, gold, stale=["Phoenix"], question="Where do I live now?", mode="strict").r_cur == 0.0
+
+
 @pytest.mark.parametrize(("answer", "gold", "label"), [
     ("59 minutes iirc", "59 minutes", "unsure"), ("59 minutes TBC", "59 minutes", "unsure"),
     ("47 prolly", "47", "unsure"), ("47 houseplants", "47", "current"), ("your 47th plant", "47", "current"),

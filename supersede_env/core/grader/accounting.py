@@ -29,9 +29,11 @@ from supersede_env.core.grader.lexicon import (
     CLAUSE_BREAK_WORDS,
     CLAUSE_OPENERS,
     CORRECTIONS,
+    DOUBT_WORDS,
     DURATION_UNITS,
     FRAGMENT_BREAKS,
     FUNCTION_WORDS,
+    JOINERS,
     LABEL_WORDS,
     OFFICIAL_KNOWN,
     OFFICIAL_KNOWN_STEMS,
@@ -159,8 +161,8 @@ def _frame(a: Answer, first: int, last: int, counts: bool) -> tuple[tuple[int, i
         # an explanation an opener starts is read only when it is short ("..., which is untrue"); a
         # sentence that corrects the answer always ("Correction: iPhone 14 Plus.")
         limit = OPENED_FRAGMENT if after is not None and _opens(tokens[after[0]]) else SHORT_FRAGMENT
-        if ends and after is not None and tokens[after[0]].text in CORRECTIONS:
-            limit = len(tokens)
+        if ends and after is not None and (tokens[after[0]].text in CORRECTIONS or tokens[after[0]].text in JOINERS):
+            limit = len(tokens)  # "Busan.\nOr maybe something else.": an alternative to the answer, read whole
         if after is not None and _content_words(tokens, *after) <= limit and not (counts and _is_list(tokens, *after)):
             attached.append(after)
     if lo - 1 >= start and tokens[lo - 1].kind == PUNCT and tokens[lo - 1].text not in SENTENCE_END:
@@ -340,6 +342,11 @@ def _counted_noun(t: Token) -> bool:
     return len(t.text) > 3 and t.text.endswith("s") and not t.text.endswith("ss") and t.text.isalpha()
 
 
+def _partitive(value: Token, t: Token, gold: Token) -> bool:
+    """"59 of your notes" for a gold with a unit: a bare number followed by "of" counts something else."""
+    return t.text == "of" and value.kind == NUM and value.unit is None and (gold.kind != NUM or gold.unit is not None)
+
+
 def _ordinal(a: Answer, k: int) -> bool:
     """Is number token k written as an ordinal ("5th", "21st")?"""
     t = a.tokens[k]
@@ -376,9 +383,11 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             return t.text
         if not whole or k in cues.matched or (t.text == "first" and any(s == k + 1 for s, _ in covered)):
             return None  # "First Chevy Malibu, then ...": the order of a value it names
+        if t.text in DOUBT_WORDS:
+            return t.text  # a doubt beyond any cue's reach still doubts: "Busan. Or maybe something else."
         if k == last + 1 and gold_token is not None and t.kind == WORD:
-            if _measures_else(t, item):
-                return t.text  # "47 sessions", "47 km"
+            if _measures_else(t, item) or _partitive(tokens[last], t, gold_token):
+                return t.text  # "47 sessions", "47 km", "59 of your notes" for 59 minutes
             if counts and (_counted_noun(t) or _ordinal(a, last) and t.text.isalpha()):
                 return None  # "47 houseplants", "your 5th project": the thing counted or ordered
             # any other word right after a value is read like the rest ("59 minutes iirc", "47 tbc")

@@ -230,6 +230,9 @@ def _judge_commitment(c: _Case, chosen: list[Mention], widened: bool, cues: CueR
         how = f" ({rival.role}: {rival.cue!r})" if rival.role != "current" and rival.cue else ""
         return c.verdict("hedged", f"gives {where!r} and also puts forward {_name(rival)!r}{how}",
                          r_stale=-1.0 if c.stale_offered else 0.0)
+    doubted = next((m for m in c.gold_mentions if m.role in ("hedged", "hypothetical") and not m.loose), None)
+    if doubted is not None:  # "I think it's Busan (Busan).": which statement stands is the judge's call
+        return c.verdict("unsure", f"states {where!r} but also gives it {doubted.role} ({doubted.cue!r})")
     if len(a.text) <= SHORT_REPLY and (denied := _denied_gold(c.gold_mentions)) is not None:
         # "Lexington, not Lexington": a short reply that also denies the gold commits to nothing
         return c.verdict("hedged", f"states {where!r} and also denies it ({denied.cue!r})")

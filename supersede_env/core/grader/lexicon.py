@@ -235,6 +235,8 @@ CUES: tuple[Cue, ...] = tuple(
 )
 # the words a cue can start with (where the answer reader marks possible cues; never names)
 CUE_STARTS: frozenset[str] = frozenset(cue.words[0] for cue in CUES)
+# one-word doubts ("maybe", "probably", "likely"): read word by word, one that qualified no value still doubts
+DOUBT_WORDS: frozenset[str] = frozenset(c.words[0] for c in CUES if c.kind in ("hedge", "softhedge") and len(c.words) == 1)
 
 
 # first word -> the cues starting with it, longest first ("no longer" before "no")

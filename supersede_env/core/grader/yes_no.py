@@ -15,6 +15,7 @@ from supersede_env.core.grader.mention import Mention
 from supersede_env.core.grader.passes import tense_decides
 from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.roles import assign_roles
+from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, WORD, tokenize
 from supersede_env.core.verdict import Verdict
 
@@ -33,18 +34,29 @@ def _polarity(a: Answer, question: str | None) -> str | None:
     if found is not None:
         return found.group(1)
     q_stems = question_info(question).content_stems
+    # the question's names ("Nightingale") are its topic: a sentence that only restates them says nothing
+    topic = _names_of(question or "")
     for sentence in reversed([s for s in _SENTENCE_SPLIT.split(concl) if s.strip()]):
         if sentence.rstrip().endswith("?"):
             continue  # a question (the restated one) answers nothing
         toks = tokenize(sentence)
         stems = {t.value for t in toks if t.kind == WORD}
-        if q_stems and not (stems & q_stems):
+        if q_stems and not (stems & q_stems) - topic:
             continue
         negated = any(t.kind == WORD and (t.text in NEGATORS or t.text.endswith("n't")) for t in toks)
         # "less frequently" answering "more frequently?" says no
         flipped = any(ANTONYMS.get(s) in q_stems and s not in q_stems for s in stems)
         return "no" if negated != flipped else "yes"
     return None
+
+
+def _names_of(question: str) -> frozenset[str]:
+    """Stems of the question's capitalised words after its first ("Did I finish reading Nightingale?")."""
+    normalised = normalise_text(question)
+    if len(normalised) != len(question):
+        return frozenset()  # the casing cannot be read back
+    return frozenset(t.value for t in tokenize(normalised)[1:] if t.kind == WORD and t.text != "i"
+                     and question[t.start:t.start + 1].isupper())
 
 
 def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: tuple[str, ...] = ()) -> Verdict | None:
