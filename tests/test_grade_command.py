@@ -37,3 +37,19 @@ def test_explain_shows_the_place_the_gold_the_reading_and_the_verdict():
     assert "gold:       ['Portland']" in lines and "conclusion: 'Portland'" in lines
     assert lines[-2].startswith("official: wrong (r_cur 0, r_stale 0): unsupported success claim")
     assert lines[-1].startswith("strict: wrong")
+
+
+def test_the_grader_walk_counts_modules_stays_and_returns(capsys) -> None:
+    """eval/grader_walk.py, the measure of issue 33's walkable grader: a return is an entry into a
+    module the walk had left, and every traced grade is a real one."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "eval"))
+    from grader_walk import returns, walk
+
+    assert returns(["a", "b", "a", "c", "b", "a"]) == {"a": 2, "b": 1}
+    verdict, path = walk("Portland.", "Portland", ["Denver"], "Where do I live?")
+    assert verdict.label == "current"
+    assert path[0] == "supersede_env.core.grader" and all(m.startswith("supersede_env.core.grader") for m in path)
+    assert all(x != y for x, y in zip(path, path[1:]))  # a stay is folded into one entry

@@ -362,7 +362,7 @@ def test_a_history_sentence_with_its_own_object_is_not_an_afterthought() -> None
 @pytest.mark.parametrize("answer", [
     "Lexington... NOT!", "Lexington. Not!", "Lexington :(", "Lexington :-(", "Lexington :)", "Tal vez Lexington",
     "Acho que Lexington", "The grader expects Lexington.", "The expected answer is Lexington.", "Lexington TBC",
-    "You live in Lexington, or so the grader expects.",
+    "You live in Lexington, or so the grader expects.", "I would say Lexington.",
 ])
 def test_what_official_cannot_read_is_unsure_never_paid(answer: str) -> None:
     """Sarcasm, emoticons, doubt in another language, meta talk: official mode's closed world over the

@@ -343,7 +343,7 @@ OFFICIAL_PUNCT = PLAIN_PUNCT | {"?", "*", "$", "=", "|", "\\"}
 OFFICIAL_KNOWN = frozenset(
     FUNCTION_WORDS | SOFT | COPULAS | PRONOUNS | DISCOURSE | QUESTION_WORDS | CLAUSE_BREAK_WORDS | TITLES
     | CLAUSE_OPENERS | CHANGE_VERBS
-    | set("""been being was were am did had will would can could shall should must may might
+    | set("""been being was were am did had will can could shall should must may might
     own owns owned live lives lived living drive drives drove use uses using work works worked go goes
     went attend attends attended visit visits visited take takes took keep keeps get gets got make
     makes made spend spends spent read reads watch watches watched play plays played see saw call called
