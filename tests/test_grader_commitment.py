@@ -378,6 +378,10 @@ def test_what_official_cannot_read_is_unsure_never_paid(answer: str) -> None:
     ("I think it's Lexington (Lexington).", "Lexington"),  # the doubt stands beside the restatement
     ("59 of your notes mention it.", "59 minutes"),  # a bare number that counts something else
     ("ANSWER: Lexington\nor maybe something else", "Lexington"),  # a contract field continued
+    ("Lexington. The notes don't actually say.", "Lexington"),  # a terse reply's later sentence is read
+    ("Lexington.\n\nBut I can't verify that.", "Lexington"),  # ... across a paragraph break too
+    ("Lexington. Or was it?", "Lexington"),  # a terse reply that questions itself
+    ("Lexington, but", "Lexington"), ("59 minutes... or", "59 minutes"),  # broken off on a conjunction
 ])
 def test_doubts_restatements_and_other_counts_are_never_paid(answer: str, gold: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "45 minutes"], question="Where do I live now?")
@@ -385,10 +389,19 @@ def test_doubts_restatements_and_other_counts_are_never_paid(answer: str, gold: 
     assert grade(answer, gold, stale=["Phoenix"], question="Where do I live now?", mode="strict").r_cur == 0.0
 
 
+@pytest.mark.parametrize("answer", ["Lexington. You told me in session 3.", "Lexington. You moved there from Phoenix.",
+                                    "Lexington (you used to live in Phoenix).", "Lexington, though."])
+def test_a_terse_reply_with_a_plain_note_still_pays(answer: str) -> None:
+    v = grade(answer, "Lexington", stale=["Phoenix"], question="Where do I live now?")
+    assert v.label == "current", (answer, v.reason)
+
+
 @pytest.mark.parametrize(("answer", "gold", "label"), [
     ("59 minutes iirc", "59 minutes", "unsure"), ("59 minutes TBC", "59 minutes", "unsure"),
     ("47 prolly", "47", "unsure"), ("47 houseplants", "47", "current"), ("your 47th plant", "47", "current"),
     ("You spent two weeks traveling.", "two weeks", "unsure"),  # a word it cannot read: the judge's call
+    ("59 messages discuss it.", "59 minutes", "unsure"),  # a bare number counting something else
+    ("You mentioned 47 sessions.", "47", "unsure"), ("There are 47 instances.", "47", "unsure"),
     ("Your commute is 59 minutes now.", "59 minutes", "current"),
 ])
 def test_the_word_after_a_value_is_read_unless_it_is_what_a_count_counts(answer: str, gold: str, label: str) -> None:

@@ -35,6 +35,8 @@ from supersede_env.core.grader.lexicon import (
     FUNCTION_WORDS,
     JOINERS,
     LABEL_WORDS,
+    NEGATORS,
+    NUMBER_JOINERS,
     OFFICIAL_KNOWN,
     OFFICIAL_KNOWN_STEMS,
     OFFICIAL_PUNCT,
@@ -42,6 +44,7 @@ from supersede_env.core.grader.lexicon import (
     SENTENCE_END,
     SOFT,
     STATEMENT_SUBJECTS,
+    UNFINISHED,
 )
 from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
@@ -224,15 +227,47 @@ def _table_words(a: Answer) -> set[int]:
 
 
 def _reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]],
-             counts: bool) -> tuple[tuple[int, int], list[tuple[int, int]]]:
-    """What the accounting reads: the statement's own fragment, and the fragments attached to it that
-    it reads word by word, but for notes that speak of another candidate ("Toyota Prius. Chevy Malibu
-    was what you said first.")."""
+             counts: bool) -> tuple[tuple[int, int], list[tuple[int, int]], list[tuple[int, int]]]:
+    """What the accounting reads: the statement's own fragment, the fragments attached to it that it
+    reads word by word, and in a terse reply every later sentence (it has no room for explanations),
+    but for notes that speak of another candidate ("Toyota Prius. Chevy Malibu was what you said first.")."""
     own, attached = _frame(a, first, last, counts)
     long_name = len(a.text) > TERSE_REPLY and not counts and a.tokens[first].kind == WORD
     spans = [(x, y) for x, y in attached if not (long_name and _names_only(a, x, y))]
-    return own, [(x, y) for x, y in (*spans, *_rest_of_sentence(a, own, attached))
-                 if not _other_mention(covered, x, y, first, last)]
+    rest = _rest_of_sentence(a, own, attached)
+    later = _later_sentences(a, max(y for _, y in (own, *spans, *rest))) if len(a.text) <= TERSE_REPLY else []
+    return own, *([(x, y) for x, y in group if not _other_mention(covered, x, y, first, last)]
+                  for group in ((*spans, *rest), later))
+
+
+def _later_sentences(a: Answer, end: int) -> list[tuple[int, int]]:
+    """The sentences after token ``end``, across paragraph breaks ("Marcus.\n\nThat was a coin flip.")."""
+    tokens, spans = a.tokens, []
+    k = end + 1
+    while k < len(tokens):
+        if tokens[k].kind == PUNCT and tokens[k].text in SENTENCE_END:
+            k += 1
+            continue
+        lo = k
+        while k + 1 < len(tokens) and not (tokens[k + 1].kind == PUNCT and tokens[k + 1].text in SENTENCE_END):
+            k += 1
+        spans.append((lo, k))
+        k += 1
+    return spans
+
+
+def _doubts(t: Token) -> bool:
+    return t.text in DOUBT_WORDS or t.text in NEGATORS or t.text.endswith("n't")
+
+
+def _dangling(tokens: list[Token], last: int) -> str | None:
+    """The conjunction a reply breaks off on after its value ("Portland, but", "59 minutes... or"): the
+    statement is unfinished, and what it would have said is not known."""
+    end = len(tokens) - 1
+    while end > last and tokens[end].kind == PUNCT:
+        end -= 1
+    t = tokens[end]
+    return t.text if end > last and t.kind == WORD and t.text in UNFINISHED else None
 
 
 def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -336,15 +371,20 @@ def _measures_else(t: Token, item: _Item) -> bool:
     return t.text in DURATION_UNITS and g.kind == NUM and g.unit is None
 
 
-def _counted_noun(t: Token) -> bool:
-    """Can the word after a count be the thing counted? A plural ("47 houseplants"): a hedge or note
-    written after the number ("47 iirc", "47 tbc") is not one."""
-    return len(t.text) > 3 and t.text.endswith("s") and not t.text.endswith("ss") and t.text.isalpha()
+def _counted_noun(t: Token, question: frozenset[str]) -> bool:
+    """Can the word after a count be the thing counted? A plural ("47 houseplants"), and one the
+    question asks about when there is one ("How many plants?"): a hedge or note written after the
+    number ("47 iirc", "47 tbc") is not one, nor a count of something else ("47 times", "3 sessions")."""
+    plural = len(t.text) > 3 and t.text.endswith("s") and not t.text.endswith("ss") and t.text.isalpha()
+    nouns = [q for q in question if len(q) > 2 and q not in OFFICIAL_KNOWN_STEMS]  # "What is it now?" names none
+    return plural and (not nouns or any(q in t.text for q in nouns))
 
 
 def _partitive(value: Token, t: Token, gold: Token) -> bool:
-    """"59 of your notes" for a gold with a unit: a bare number followed by "of" counts something else."""
-    return t.text == "of" and value.kind == NUM and value.unit is None and (gold.kind != NUM or gold.unit is not None)
+    """"59 of your notes", "59 messages" for a gold with a unit (59 minutes): a bare number followed by
+    a word counts something else."""
+    return value.kind == NUM and value.unit is None and (gold.kind != NUM or gold.unit is not None) \
+        and t.text not in NUMBER_JOINERS
 
 
 def _ordinal(a: Answer, k: int) -> bool:
@@ -369,7 +409,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     plain = question | gold_words
     counts = gold_token is not None and gold_token.kind == NUM and gold_token.unit is None
     layout, terse = _table_words(a), len(a.text) <= TERSE_REPLY
-    own, spans = _reading(a, first, last, covered, counts)
+    own, spans, later = _reading(a, first, last, covered, counts)
     in_candidates = {k for s, e in covered for k in range(s, e + 1)}  # a set: covered spans may be many
     stray = _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else set()
 
@@ -388,7 +428,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if k == last + 1 and gold_token is not None and t.kind == WORD:
             if _measures_else(t, item) or _partitive(tokens[last], t, gold_token):
                 return t.text  # "47 sessions", "47 km", "59 of your notes" for 59 minutes
-            if counts and (_counted_noun(t) or _ordinal(a, last) and t.text.isalpha()):
+            if counts and (_counted_noun(t, question) or _ordinal(a, last) and t.text.isalpha()):
                 return None  # "47 houseplants", "your 5th project": the thing counted or ordered
             # any other word right after a value is read like the rest ("59 minutes iirc", "47 tbc")
         if _certainty(tokens, k) or (k >= 1 and _certainty(tokens, k - 1)) or (k >= 2 and _certainty(tokens, k - 2)):
@@ -397,6 +437,10 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             return None
         return t.text or a.snippet(k, k)
 
+    if (word := _dangling(tokens, last)) is not None:
+        return word
+    if terse and any(t.text == "?" for t in tokens[last + 1:]):
+        return "?"  # a terse reply that questions after its value ("Marcus. Or was it?", "Marcus, right?")
     for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
         if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
             return a.snippet(x, y)
@@ -410,7 +454,13 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         for k in range(x, y + 1):
             if (word := fails(k, True)) is not None:
                 return word
-    for x, y in (own, *spans):
+    for x, y in later:  # a later sentence of a terse reply that doubts or denies speaks of the answer
+        for k in range(x, y + 1):
+            if k not in cues.bound and _doubts(tokens[k]):
+                return tokens[k].text  # "Busan. The notes don't say.", "Busan. I can't verify that."
+            if (word := fails(k, True)) is not None:
+                return word
+    for x, y in (own, *spans, *later):
         if (gap := _hidden(a, x, y)) is not None:
             return gap
     return None

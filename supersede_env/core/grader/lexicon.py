@@ -415,6 +415,10 @@ AFTER_A_BARE_NO = frozenset("now currently anymore before previously earlier the
 GUESSING_PAST = frozenset({"previously", "formerly", "originally", "initially", "used to", "earlier", "at first",
                             "in the past", "back then", "at one point", "historically", "before that"})
 JOINERS = frozenset({"or", "/", "vs"})
+# words that carry a number on ("2 to 3", "two times"): not a noun it counts
+NUMBER_JOINERS = frozenset("to into through and or times time".split())
+# words a statement cannot end on: a reply that breaks off on one is unfinished ("Portland, but")
+UNFINISHED = frozenset("but and or nor although because whereas unless which who whom whose".split())
 GUESS_WORDS = frozenset({"perhaps", "maybe", "possibly", "probably", "guess"})
 AUXILIARIES = frozenset("is are was were be been am do does did can could will would shall should may might must "
                          "have has had".split())

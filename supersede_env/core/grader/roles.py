@@ -69,6 +69,7 @@ class CueReading:
     matched: set[int]
     unbound: set[int]
     governed: set[int] = field(default_factory=set)  # words a cue governs ("not Hawaii", "thinking about a Kia")
+    bound: set[int] = field(default_factory=set)  # cues that gave a mention its role
     # bounds ("at least 6", "6+", "6 or more"): the official reader knows them, but whether a range
     # answers the question is the judge's call, not a rule's (the accounting's unsure)
     bounds: list[tuple[int, int]] = field(default_factory=list)
@@ -303,6 +304,7 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
             _note_unbound(b, hit, reading)
         elif isinstance(target, Mention):
             _give_role(b, hit, target)
+            reading.bound.update(range(hit.first, hit.last + 1))
     _post_passes(a, mentions, ordering, dated_question)
     return reading
 
