@@ -18,7 +18,8 @@ when a superseded value is put forward. The modules, in the order a grade runs:
 - ``official`` (evaluation): :mod:`.answer` (the conclusion), :mod:`.candidates` and
   :mod:`.rivals` (every candidate mention), :mod:`.roles` (each mention's role, from the cue table in
   :mod:`.lexicon`), :mod:`.passes`, then :mod:`.decide` / :mod:`.yes_no` / :mod:`.abstention_item`
-  with :mod:`.accounting` (the words around the answer).
+  with :mod:`.accounting` (the words around the answer, in the stretches :mod:`.accounting_spans`
+  reads).
 
 Grading never raises on an answer: an internal error becomes the label ``ungradable`` (r_cur 0,
 its reason), which reports and training logs count apart from wrong answers.

@@ -3,20 +3,20 @@ words it can read; the first one it cannot is returned, and the verdict is ``uns
 
 The official reader pays history, explanations and notes beside the current value, as
 LongMemEval's judge does, in the sentences around the committing one (read for rival values by the
-mention finders, never word by word). The committing sentence itself is a closed world:
+mention finders, never word by word). The committing sentence itself is a closed world, and so is a
+terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
 
-- the statement's own fragment (from the last break before it to the first break or clause opener
-  after it): the words before the value when a question can account for its predicate ("It costs
-  $420"; not "Tal vez Busan"), and the word closing it after the value ("Busan TBC");
-- a short fragment or sentence attached to it ("Busan, iirc", "Busan. Just kidding.");
-- the rest of the sentence ("Busan, or so the grader expects");
-- a bound beside the value ("at least 47", "47+", "> 47"): whether a range answers is the judge's call.
+- the statement's own fragment: the words before the value when a question can account for its
+  predicate ("It costs $420"; not "Tal vez Busan"), and the word closing it after the value
+  ("Busan TBC");
+- every word of the other stretches ("Busan, iirc", "Busan, or so the grader expects");
+- a bound beside the value ("at least 47", "47+", "> 47"): whether a range answers is the judge's call;
+- a reply broken off on a conjunction ("Busan, but"): unfinished.
 
 Every token read must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, a
 name given to what the question names, part of a candidate, a label, date or month of the reply's own
 evidence, or plain punctuation; a role cue there that qualified no other value speaks of the gold.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,13 +27,9 @@ from supersede_env.core.grader.lex_dates import MONTHS
 from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     CLAUSE_BREAK_WORDS,
-    CLAUSE_OPENERS,
-    CORRECTIONS,
     DOUBT_WORDS,
     DURATION_UNITS,
-    FRAGMENT_BREAKS,
     FUNCTION_WORDS,
-    JOINERS,
     LABEL_WORDS,
     NEGATORS,
     NUMBER_JOINERS,
@@ -41,11 +37,11 @@ from supersede_env.core.grader.lexicon import (
     OFFICIAL_KNOWN_STEMS,
     OFFICIAL_PUNCT,
     PREDICATES,
-    SENTENCE_END,
     SOFT,
     STATEMENT_SUBJECTS,
     UNFINISHED,
 )
+from supersede_env.core.grader.accounting_spans import reading
 from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
     CLOCK,
@@ -63,122 +59,6 @@ from supersede_env.core.grader.tokens import (
 )
 
 __all__ = ["unaccounted"]
-
-SHORT_FRAGMENT = 3  # content words: a fragment this short qualifies the value beside it
-OPENED_FRAGMENT = 2  # ... and one a clause opener starts ("..., which is untrue", "..., as it stood then")
-
-
-def _is_break(t: Token) -> bool:
-    return t.kind == PUNCT and (t.text in FRAGMENT_BREAKS or t.text in SENTENCE_END)
-
-
-def _opens(t: Token) -> bool:
-    return t.kind == WORD and t.text in CLAUSE_OPENERS
-
-
-def _own_fragment(tokens: list[Token], first: int, last: int, start: int) -> tuple[int, int]:
-    lo = first
-    while lo - 1 >= start and not _is_break(tokens[lo - 1]):
-        lo -= 1
-    hi = last
-    while hi + 1 < len(tokens) and not _is_break(tokens[hi + 1]) and not _opens(tokens[hi + 1]):
-        hi += 1
-    return lo, hi
-
-
-def _fragment_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
-    """The fragment after break k, up to the next break; a parenthesis runs to its close and what a
-    colon introduces to the sentence's end ("(road bike, mountain bike, ...)" is one list). None when a
-    sentence end comes first, or a clause opener starts a long explanation (see :func:`_frame`)."""
-    j = k + 1
-    while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text not in SENTENCE_END:
-        j += 1
-    if j >= len(tokens) or tokens[j].kind == PUNCT:
-        return None
-    paren, colon = tokens[k].text == "(", tokens[k].text == ":"
-    end = j
-    while end + 1 < len(tokens):
-        t = tokens[end + 1]
-        if t.kind == PUNCT and (t.text in SENTENCE_END or (paren and t.text == ")")
-                                or (not paren and not colon and t.text in FRAGMENT_BREAKS)):
-            break
-        end += 1
-    return j, end
-
-
-def _sentence_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
-    """The whole sentence after sentence end k (None after a paragraph break or at the end)."""
-    j = k + 1
-    while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text in SENTENCE_END:
-        if tokens[j].text == "\n\n":
-            return None
-        j += 1
-    if j >= len(tokens) or tokens[k].text == "\n\n":
-        return None
-    end = j
-    while end + 1 < len(tokens) and not (tokens[end + 1].kind == PUNCT and tokens[end + 1].text in SENTENCE_END):
-        end += 1
-    return j, end
-
-
-def _fragment_before(tokens: list[Token], k: int, start: int) -> tuple[int, int] | None:
-    """The fragment that ends before break k, back to the previous break."""
-    j = k - 1
-    while j >= start and tokens[j].kind == PUNCT and tokens[j].text not in SENTENCE_END:
-        j -= 1
-    if j < start or tokens[j].kind == PUNCT:
-        return None
-    lo = j
-    while lo - 1 >= start and not _is_break(tokens[lo - 1]):
-        lo -= 1
-    return lo, j
-
-
-def _content_words(tokens: list[Token], lo: int, hi: int) -> int:
-    return sum(1 for t in tokens[lo:hi + 1] if t.kind != PUNCT and t.text not in FUNCTION_WORDS and t.text not in SOFT)
-
-
-def _abbreviation_before(tokens: list[Token], lo: int, start: int) -> tuple[int, int] | None:
-    """"e.g. Busan", "i.e. Busan": letters with full stops right before the statement's sentence (an
-    abbreviation's stops end no sentence)."""
-    j = lo - 1
-    while j - 1 >= start and tokens[j].text == "." and tokens[j - 1].kind == WORD and len(tokens[j - 1].text) <= 2:
-        j -= 2
-    return (j + 1, lo - 1) if j + 1 < lo - 1 else None
-
-
-def _is_list(tokens: list[Token], lo: int, hi: int) -> bool:
-    return any(t.text in (",", "and", ";") for t in tokens[lo:hi + 1])
-
-
-def _frame(a: Answer, first: int, last: int, counts: bool) -> tuple[tuple[int, int], list[tuple[int, int]]]:
-    """The statement's own fragment, and the spans attached to it (see the module docstring).
-    ``counts``: the gold is a count, whose list of items after it is an explanation."""
-    tokens, start = a.tokens, a.start
-    lo, hi = _own_fragment(tokens, first, last, start)
-    attached = []
-    nxt = hi + 1
-    if nxt < len(tokens) and (tokens[nxt].kind == PUNCT or _opens(tokens[nxt])):
-        ends = tokens[nxt].text in SENTENCE_END
-        after = _sentence_after(tokens, nxt) if ends else _fragment_after(tokens, nxt - _opens(tokens[nxt]))
-        # an explanation an opener starts is read only when it is short ("..., which is untrue"); a
-        # sentence that corrects the answer always ("Correction: iPhone 14 Plus.")
-        limit = OPENED_FRAGMENT if after is not None and _opens(tokens[after[0]]) else SHORT_FRAGMENT
-        if ends and after is not None and (tokens[after[0]].text in CORRECTIONS or tokens[after[0]].text in JOINERS):
-            limit = len(tokens)  # "Busan.\nOr maybe something else.": an alternative to the answer, read whole
-        if after is not None and _content_words(tokens, *after) <= limit and not (counts and _is_list(tokens, *after)):
-            attached.append(after)
-    if lo - 1 >= start and tokens[lo - 1].kind == PUNCT and tokens[lo - 1].text not in SENTENCE_END:
-        before = _fragment_before(tokens, lo - 1, start)
-        # only a fragment that opens the sentence qualifies what follows ("Hypothetically, Busan")
-        opens_sentence = before is not None and (before[0] == start or (
-            tokens[before[0] - 1].kind == PUNCT and tokens[before[0] - 1].text in SENTENCE_END))
-        if opens_sentence and _content_words(tokens, *before) <= SHORT_FRAGMENT:
-            attached.append(before)
-    elif (abbreviation := _abbreviation_before(tokens, lo, start)) is not None:
-        attached.append(abbreviation)
-    return (lo, hi), attached
-
 
 def _comparable(gold_token: Token | None, t: Token) -> bool:
     """Could value ``t`` be another answer to the question the gold answers (a value of its kind)?"""
@@ -226,36 +106,6 @@ def _table_words(a: Answer) -> set[int]:
     return out
 
 
-def _reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]],
-             counts: bool) -> tuple[tuple[int, int], list[tuple[int, int]], list[tuple[int, int]]]:
-    """What the accounting reads: the statement's own fragment, the fragments attached to it that it
-    reads word by word, and in a terse reply every later sentence (it has no room for explanations),
-    but for notes that speak of another candidate ("Toyota Prius. Chevy Malibu was what you said first.")."""
-    own, attached = _frame(a, first, last, counts)
-    long_name = len(a.text) > TERSE_REPLY and not counts and a.tokens[first].kind == WORD
-    spans = [(x, y) for x, y in attached if not (long_name and _names_only(a, x, y))]
-    rest = _rest_of_sentence(a, own, attached)
-    later = _later_sentences(a, max(y for _, y in (own, *spans, *rest))) if len(a.text) <= TERSE_REPLY else []
-    return own, *([(x, y) for x, y in group if not _other_mention(covered, x, y, first, last)]
-                  for group in ((*spans, *rest), later))
-
-
-def _later_sentences(a: Answer, end: int) -> list[tuple[int, int]]:
-    """The sentences after token ``end``, across paragraph breaks ("Marcus.\n\nThat was a coin flip.")."""
-    tokens, spans = a.tokens, []
-    k = end + 1
-    while k < len(tokens):
-        if tokens[k].kind == PUNCT and tokens[k].text in SENTENCE_END:
-            k += 1
-            continue
-        lo = k
-        while k + 1 < len(tokens) and not (tokens[k + 1].kind == PUNCT and tokens[k + 1].text in SENTENCE_END):
-            k += 1
-        spans.append((lo, k))
-        k += 1
-    return spans
-
-
 def _doubts(t: Token) -> bool:
     return t.text in DOUBT_WORDS or t.text in NEGATORS or t.text.endswith("n't")
 
@@ -268,38 +118,6 @@ def _dangling(tokens: list[Token], last: int) -> str | None:
         end -= 1
     t = tokens[end]
     return t.text if end > last and t.kind == WORD and t.text in UNFINISHED else None
-
-
-def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The words of the concluding sentence outside the frame: the official reader is closed-world
-    over the sentence that commits to the value ("I would say Busan", "Busan, or so the grader
-    expects"), and reads the explanations before and after that sentence for rival values only."""
-    tokens, start = a.tokens, a.start
-    lo, hi = own
-    while lo - 1 >= start and not (tokens[lo - 1].kind == PUNCT and tokens[lo - 1].text in SENTENCE_END):
-        lo -= 1
-    while hi + 1 < len(tokens) and not (tokens[hi + 1].kind == PUNCT and tokens[hi + 1].text in SENTENCE_END):
-        hi += 1
-    read = {k for x, y in attached for k in range(x, y + 1)}
-    rest = [k for k in (*range(lo, own[0]), *range(own[1] + 1, hi + 1)) if k not in read]
-    spans: list[tuple[int, int]] = []
-    for k in rest:  # consecutive tokens as one span
-        if spans and spans[-1][1] == k - 1:
-            spans[-1] = (spans[-1][0], k)
-        else:
-            spans.append((k, k))
-    return spans
-
-
-def _names_only(a: Answer, x: int, y: int) -> bool:
-    """Is the fragment nothing but capitalised names ("..., Colorado")? In a reasoned reply such a
-    fragment after a name places it; a terse reply is held to every word."""
-    words = [k for k in range(x, y + 1) if a.tokens[k].kind == WORD and a.tokens[k].text not in SOFT]
-    return bool(words) and all(a.source[a.tokens[k].start:a.tokens[k].start + 1].isupper() for k in words)
-
-
-def _other_mention(covered: list[tuple[int, int]], x: int, y: int, first: int, last: int) -> bool:
-    return any(s <= y and x <= e and not (first <= s and e <= last) for s, e in covered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,7 +227,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     plain = question | gold_words
     counts = gold_token is not None and gold_token.kind == NUM and gold_token.unit is None
     layout, terse = _table_words(a), len(a.text) <= TERSE_REPLY
-    own, spans, later = _reading(a, first, last, covered, counts)
+    own, spans, later = reading(a, first, last, covered, counts)
     in_candidates = {k for s, e in covered for k in range(s, e + 1)}  # a set: covered spans may be many
     stray = _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else set()
 
