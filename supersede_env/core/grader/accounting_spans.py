@@ -37,6 +37,17 @@ def _is_break(t: Token) -> bool:
     return t.kind == PUNCT and (t.text in FRAGMENT_BREAKS or t.text in SENTENCE_END)
 
 
+def _ends_sentence(t: Token) -> bool:
+    return t.kind == PUNCT and t.text in SENTENCE_END
+
+
+def _sentence_end(tokens: list[Token], k: int) -> int:
+    """The last token of the sentence that token k is in (the token before its sentence end)."""
+    while k + 1 < len(tokens) and not _ends_sentence(tokens[k + 1]):
+        k += 1
+    return k
+
+
 def _opens(t: Token) -> bool:
     return t.kind == WORD and t.text in CLAUSE_OPENERS
 
@@ -80,10 +91,7 @@ def _sentence_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
         j += 1
     if j >= len(tokens) or tokens[k].text == "\n\n":
         return None
-    end = j
-    while end + 1 < len(tokens) and not (tokens[end + 1].kind == PUNCT and tokens[end + 1].text in SENTENCE_END):
-        end += 1
-    return j, end
+    return j, _sentence_end(tokens, j)
 
 
 def _fragment_before(tokens: list[Token], k: int, start: int) -> tuple[int, int] | None:
@@ -165,16 +173,12 @@ def _later_sentences(a: Answer, end: int) -> list[tuple[int, int]]:
     tokens, spans = a.tokens, []
     k = end + 1
     while k < len(tokens):
-        if tokens[k].kind == PUNCT and tokens[k].text in SENTENCE_END:
-            k += 1
-            continue
-        lo = k
-        while k + 1 < len(tokens) and not (tokens[k + 1].kind == PUNCT and tokens[k + 1].text in SENTENCE_END):
-            k += 1
-        spans.append((lo, k))
+        if not _ends_sentence(tokens[k]):
+            end = _sentence_end(tokens, k)
+            spans.append((k, end))
+            k = end
         k += 1
     return spans
-
 
 
 def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -183,10 +187,9 @@ def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int,
     expects"), and reads the explanations before and after that sentence for rival values only."""
     tokens, start = a.tokens, a.start
     lo, hi = own
-    while lo - 1 >= start and not (tokens[lo - 1].kind == PUNCT and tokens[lo - 1].text in SENTENCE_END):
+    while lo - 1 >= start and not _ends_sentence(tokens[lo - 1]):
         lo -= 1
-    while hi + 1 < len(tokens) and not (tokens[hi + 1].kind == PUNCT and tokens[hi + 1].text in SENTENCE_END):
-        hi += 1
+    hi = _sentence_end(tokens, hi)
     read = {k for x, y in attached for k in range(x, y + 1)}
     rest = [k for k in (*range(lo, own[0]), *range(own[1] + 1, hi + 1)) if k not in read]
     spans: list[tuple[int, int]] = []

@@ -218,8 +218,9 @@ def _judge_commitment(c: _Case, chosen: list[Mention], widened: bool, cues: CueR
     where = a.snippet(chosen[0].first, chosen[0].last)
     if c.offered:
         rival = c.stale_offered[0] if c.stale_offered else c.offered[0]
-        if c.mode == "official" and all(m.cue == RANGE_CUE for m in c.offered) and not c.stale_offered:
+        if all(m.cue == RANGE_CUE for m in c.offered) and not c.stale_offered:
             # "2-3" for gold 2, like a bound: whether a range holding the gold answers is the judge's call
+            # (only official mode decides here; strict reads its own closed world in strict.py)
             return c.verdict("unsure", f"gives {where!r} as one end of a range (to {_name(rival)!r})")
         if rival.kind == "option" and not c.stale_offered:
             order = _order_says_gold_first(a, gold, chosen[0], rival)

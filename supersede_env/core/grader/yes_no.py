@@ -5,6 +5,7 @@ the asked thing decides, by its negation."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from supersede_env.core.grader.abstention import abstentions
 from supersede_env.core.grader.answer import Answer
@@ -50,6 +51,7 @@ def _polarity(a: Answer, question: str | None) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _names_of(question: str) -> frozenset[str]:
     """Stems of the question's capitalised words after its first ("Did I finish reading Nightingale?")."""
     normalised = normalise_text(question)
