@@ -30,7 +30,7 @@ def contexts(episodes, condition, *, cached: bool) -> tuple[list[str], float]:
         system = RagSystem(condition)
         system.reset(episode.id)
         for session in episode.sessions:
-            system.ingest(session, model=None)
+            system.archive(session)
         out.append(system.context(episode.question))
     return out, time.process_time() - started
 

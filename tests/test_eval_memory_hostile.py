@@ -33,9 +33,30 @@ def factory():
 """
 
 
-def hostile_module(tmp_path, action, trigger="Austin"):
+ASYNC_SYSTEM = """
+import asyncio
+
+class System:
+    def reset(self, episode_id):
+        pass
+
+    async def ingest(self, session, model):
+        if "{trigger}" in str(session):
+            {action}
+        await asyncio.sleep(0)
+        return []
+
+    async def answer(self, question, model):
+        return "It is not in my notes."
+
+def factory():
+    return System()
+"""
+
+
+def hostile_module(tmp_path, action, trigger="Austin", template=SYSTEM):
     path = tmp_path / "hostile.py"
-    path.write_text(SYSTEM.format(action=action, trigger=trigger))
+    path.write_text(template.format(action=action, trigger=trigger))
     return f"{path}:factory"
 
 
@@ -61,6 +82,24 @@ def test_a_system_that_raises_exits_or_blocks_fails_its_own_pair_and_the_run_goe
     assert log.verdict_for("e0", "memory").status == "ok" and log.verdict_for("e1", "full").status == "ok"
     said = " ".join(out.split())
     assert "1 pair(s) failed (a model call failed after its retries, or a memory system failed" in said
+
+
+@pytest.mark.parametrize(("action", "reason"), [
+    ("await asyncio.Event().wait()", "memory system made no progress in 1 s"),
+    ("raise KeyboardInterrupt", "memory system raised KeyboardInterrupt"),
+    ("raise asyncio.CancelledError('mine')", "memory system raised CancelledError: mine"),
+])
+def test_a_coroutine_system_that_waits_forever_or_raises_fails_its_own_pair(tmp_path, action, reason):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)  # e1 moves to Austin
+    module = hostile_module(tmp_path, action, template=ASYNC_SYSTEM)
+    code, _, err = run_cli("eval", "--model", "baseline:recency", "--episodes", str(episodes), "--conditions",
+                           "full", "--memory", module, "--memory-timeout", "1", "--out", str(tmp_path / "run"),
+                           "--no-progress")
+    assert code == 3, err
+    log = load_run(tmp_path / "run")
+    failed = log.verdict_for("e1", "memory")
+    assert failed.status == "failed" and failed.grader is None and reason in failed.error
+    assert log.verdict_for("e0", "memory").status == "ok"
 
 
 def test_an_answer_too_long_to_record_fails_its_pair(tmp_path):
@@ -116,6 +155,17 @@ def test_ctrl_c_and_sigterm_end_a_run_whose_system_blocks(tmp_path, how, backgro
     assert seconds < 15
     assert f"Continue with: supersede eval --resume --out {tmp_path / 'run'}" in output
     assert "Traceback" not in output
+
+
+def test_ctrl_c_ends_a_run_whose_coroutine_system_waits_forever(tmp_path):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
+    module = hostile_module(tmp_path, "await asyncio.Event().wait()", trigger="", template=ASYNC_SYSTEM)
+    argv = ("--model", "baseline:recency", "--episodes", str(episodes), "--conditions", "full",
+            "--memory", module, "--out", str(tmp_path / "run"), "--no-progress")
+    code, output, seconds = _interrupt(tmp_path, argv, signal.SIGINT)
+    assert code == 130, output
+    assert seconds < 15 and "Traceback" not in output
+    assert f"Continue with: supersede eval --resume --out {tmp_path / 'run'}" in output
 
 
 def test_ctrl_c_ends_a_facts_run_against_a_slow_model(tmp_path):

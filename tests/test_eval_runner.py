@@ -53,7 +53,7 @@ def start_run(tmp_path, name, episodes, conditions):
 
 
 def execute(opened, backend, *, log=None, batch_size=4):
-    plan = plan_pairs(opened.episodes, opened.conditions, log)
+    plan = asyncio.run(plan_pairs(opened.episodes, opened.conditions, log))
     if log is None:
         rundir.create_run(opened, rundir.make_header(opened, backend.identity(), None)).release()
     with RecordWriter(opened.records_path) as writer:
@@ -69,7 +69,7 @@ def verdicts(path):
 def test_plan_counts_calls_and_pairs():
     episodes = [city_episode(i) for i in range(3)]
     conditions = [parse_condition("full"), parse_condition("memo:300")]
-    plan = plan_pairs(episodes, conditions)
+    plan = asyncio.run(plan_pairs(episodes, conditions))
     assert plan.pairs_total == 6 and len(plan.tasks) == 6 and plan.pairs_finished == 0
     assert plan.calls_expected == 3 * 1 + 3 * 4 == sum(expected_steps(e, c) for e in episodes for c in conditions)
 

@@ -1,5 +1,7 @@
 """The memory-system contract, its driver and the built-in systems (rag, facts), without a server."""
 
+import asyncio
+
 import pytest
 
 from supersede_env.core.conditions import parse_condition
@@ -15,6 +17,14 @@ from tests.eval_support import city_episode
 
 def recency(request):
     return ModelReply(get_policy("recency").reply(request.call.messages[0]["content"]), tokens_in=3, tokens_out=2)
+
+
+def drive(system, episode, condition, *, live, **options):
+    """The driver on an event loop of its own, ``live`` a plain function of the request."""
+    async def call(request):
+        return live(request)
+
+    return asyncio.run(run_system(system, episode, condition, live=call, **options))
 
 
 # -- conditions -----------------------------------------------------------------------------------
@@ -74,8 +84,8 @@ def test_every_call_is_recorded_and_a_failed_one_fails_the_pair_even_if_the_syst
     episode = city_episode(1)
     replies = iter([ModelReply("a", tokens_in=1, tokens_out=1, latency_s=0.1), ModelReply.failed("HTTP 500")])
     seen = []
-    run = run_system(Echo(), episode, parse_condition("memory"), live=lambda request: next(replies),
-                     on_call=lambda step, replayed: seen.append(step))
+    run = drive(Echo(), episode, parse_condition("memory"), live=lambda request: next(replies),
+                on_call=lambda step, replayed: seen.append(step))
     assert run.transcript.status == "failed" and run.transcript.answer is None
     assert [s.status for s in seen] == ["ok", "failed"] and seen[0].tokens_in == 1 and seen[0].prompt_hash
     assert "HTTP 500" in run.error
@@ -84,15 +94,15 @@ def test_every_call_is_recorded_and_a_failed_one_fails_the_pair_even_if_the_syst
 
 def test_a_resume_replays_recorded_replies_and_refuses_a_changed_prompt():
     episode = city_episode(1)
-    first = run_system(Echo(), episode, parse_condition("memory"), live=lambda r: ModelReply("a"))
+    first = drive(Echo(), episode, parse_condition("memory"), live=lambda r: ModelReply("a"))
     assert first.transcript.status == "ok" and len(first.transcript.steps) == 4
     live_calls = []
-    again = run_system(Echo(), episode, parse_condition("memory"), recorded=first.transcript.steps[:2],
-                       live=lambda r: live_calls.append(r) or ModelReply("a"))
+    again = drive(Echo(), episode, parse_condition("memory"), recorded=first.transcript.steps[:2],
+                  live=lambda r: live_calls.append(r) or ModelReply("a"))
     assert len(live_calls) == 2 and again.transcript == first.transcript
     changed = [first.transcript.steps[0].__class__(**{**first.transcript.steps[0].to_dict(), "prompt_hash": "0" * 16})]
     with pytest.raises(ResumeMismatch):
-        run_system(Echo(), episode, parse_condition("memory"), recorded=changed, live=lambda r: ModelReply("a"))
+        drive(Echo(), episode, parse_condition("memory"), recorded=changed, live=lambda r: ModelReply("a"))
 
 
 def test_a_system_that_raises_fails_its_pair_with_the_message():
@@ -100,8 +110,90 @@ def test_a_system_that_raises_fails_its_pair_with_the_message():
         def ingest(self, session, model):
             raise KeyError("subject")
 
-    run = run_system(Broken(), city_episode(0), parse_condition("memory"), live=lambda r: ModelReply("a"))
+    run = drive(Broken(), city_episode(0), parse_condition("memory"), live=lambda r: ModelReply("a"))
     assert run.transcript.status == "failed" and "KeyError" in run.error
+
+
+class AsyncEcho(Echo):
+    """Echo as a coroutine system: the same calls, awaited on the loop."""
+
+    async def ingest(self, session, model):
+        try:
+            self.seen.append(await model(ChatRequest(({"role": "user", "content": f"remember {len(self.seen)}"},), 8)))
+        except ModelCallFailed:
+            pass
+        return [MemoryOp("add", str(len(self.seen)), None, "x")]
+
+    async def answer(self, question, model):
+        return await model(ChatRequest(({"role": "user", "content": "answer"},), 8))
+
+
+def test_a_coroutine_system_runs_on_the_loop_and_records_what_a_plain_one_records():
+    import threading
+
+    episode, condition = city_episode(1), parse_condition("memory")
+    threads = []
+    plain = drive(Echo(), episode, condition, live=lambda r: ModelReply("a"))
+    on_loop = drive(AsyncEcho(), episode, condition,
+                    live=lambda r: threads.append(threading.current_thread()) or ModelReply("a"))
+    assert on_loop == plain and on_loop.transcript.status == "ok"
+    assert set(threads) == {threading.main_thread()}  # its calls never left the loop's thread
+
+
+@pytest.mark.parametrize(("raised", "message"), [(KeyError("subject"), "KeyError: 'subject'"),
+                                                  (asyncio.CancelledError("mine"), "CancelledError: mine"),
+                                                  (SystemExit(3), "SystemExit: 3")])
+def test_a_coroutine_system_that_raises_fails_its_pair_even_a_cancellation_of_its_own(raised, message):
+    class Broken(AsyncEcho):
+        async def ingest(self, session, model):
+            raise raised
+
+    run = drive(Broken(), city_episode(0), parse_condition("memory"), live=lambda r: ModelReply("a"))
+    assert run.transcript.status == "failed" and run.error == f"memory system raised {message}"
+
+
+def test_cancelling_the_driver_stops_a_coroutine_system_that_waits_forever():
+    class Stuck(AsyncEcho):
+        async def ingest(self, session, model):
+            await asyncio.Event().wait()
+
+    async def main():
+        async def live(request):
+            return ModelReply("a")
+
+        task = asyncio.create_task(run_system(Stuck(), city_episode(0), parse_condition("memory"), live=live))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+
+
+class HalfAsync(Echo):
+    async def ingest(self, session, model):
+        return []
+
+
+class OtherHalfAsync(Echo):
+    async def answer(self, question, model):
+        return ""
+
+
+class AsyncFacts(AsyncEcho):
+    async def facts(self):
+        return []
+
+
+@pytest.mark.parametrize(("system", "problem"), [
+    (HalfAsync(), r"ingest\(\) is async but answer\(\) is not"),
+    (OtherHalfAsync(), r"answer\(\) is async but ingest\(\) is not"),
+    (AsyncFacts(), r"facts\(\) is async; it calls no model"),
+])
+def test_a_system_half_async_is_refused_in_one_line(system, problem):
+    with pytest.raises(MemorySystemError, match=problem) as info:
+        check_system(system, "option --memory x:y")
+    assert "\n" not in str(info.value)
 
 
 # -- facts ----------------------------------------------------------------------------------------
@@ -122,7 +214,7 @@ def test_code_applies_fact_operations_records_each_and_evicts_the_oldest_written
 
 
 def test_the_facts_system_under_the_recency_policy_keeps_the_latest_value():
-    run = run_system(FactsSystem(parse_condition("facts:300")), city_episode(2), parse_condition("facts:300"),
+    run = drive(FactsSystem(parse_condition("facts:300")), city_episode(2), parse_condition("facts:300"),
                      live=recency)
     assert run.transcript.status == "ok" and run.transcript.answer == city_episode(2).answer
     assert run.sessions[0].ops[0].op == "add" and run.sessions[-1].facts is not None
@@ -165,7 +257,7 @@ def test_rag_makes_no_call_while_ingesting_and_answers_from_the_retrieved_turns_
     condition = parse_condition("rag:120:turns")
     calls = []
     episode = city_episode(3)  # "I live in Miami." then "Since the move to Chicago my commute is long."
-    run = run_system(RagSystem(condition), episode, condition, live=lambda r: calls.append(r) or recency(r))
+    run = drive(RagSystem(condition), episode, condition, live=lambda r: calls.append(r) or recency(r))
     assert [c.kind for c in calls] == ["answer"]
     context = calls[0].call.messages[0]["content"].split("<passages>\n")[1].split("\n</passages>")[0]
     assert len(context) <= 120 and "user: I live in Miami." in context
@@ -195,7 +287,7 @@ def test_the_memo_modes_on_the_contract_send_the_rollouts_prompts_and_keep_its_n
         while (request := rollout.next_request(state)) is not None:
             state = rollout.advance(state, recency(request))
         system = NotesSystem(condition)
-        run = run_system(system, episode, condition, live=recency)
+        run = drive(system, episode, condition, live=recency)
         expected = state.transcript()
         assert [s.prompt_hash for s in run.transcript.steps] == [s.prompt_hash for s in expected.steps]
         assert run.transcript.answer == expected.answer and system.notes == expected.final_notes

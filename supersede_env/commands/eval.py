@@ -192,7 +192,7 @@ async def _run(config: EvalConfig, explicit: set[str]) -> int:
         if opened.resuming:
             check_specs(config, explicit)
             await preflight(config)
-        plan = plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
+        plan = await plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
                           judged=config.judge is not None, memory=memory_factory(config))
         secrets = key_values(config)
         if opened.resuming:

@@ -1,4 +1,5 @@
-"""The built-in memory systems, on the contract of :mod:`supersede_env.core.memory_system`.
+"""The built-in memory systems, on the contract of :mod:`supersede_env.core.memory_system`: coroutine
+systems, run on the event loop like the rollouts.
 
 - :class:`RagSystem` (``rag:B``, ``rag:B:turns``): code archives the raw sessions, each one a
   passage (``:turns``: each turn a passage), headed by its session's date. No model call while
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from supersede_env.core import ledger, notes, prompts, retrieval
 from supersede_env.core.conditions import Condition
 from supersede_env.core.episode import Session, session_text
-from supersede_env.core.memory_system import Fact, MemoryOp, Model, Question
+from supersede_env.core.memory_system import AsyncModel, Fact, MemoryOp, Question
 from supersede_env.core.model_call import ChatRequest
 from supersede_env.core.rollout import update_notes
 
@@ -46,7 +47,12 @@ class RagSystem:
     def reset(self, episode_id: str) -> None:
         self.passages = []
 
-    def ingest(self, session: Session, model: Model) -> Sequence[MemoryOp]:
+    async def ingest(self, session: Session, model: AsyncModel) -> Sequence[MemoryOp]:
+        self.archive(session)
+        return ()
+
+    def archive(self, session: Session) -> None:
+        """Add ``session``'s passages (no model call: ``ingest`` is this)."""
         header = f"({session.date})\n" if session.date else ""
         if self.condition.passages == "turns":
             texts = [f"{header}{turn.role}: {turn.content}" for turn in session.turns]
@@ -54,15 +60,14 @@ class RagSystem:
             texts = [header + session_text(session)]
         for text in texts:
             self.passages.append(retrieval.Passage(len(self.passages), text))
-        return ()
 
     def context(self, question: str) -> str:
         return retrieval.render(retrieval.select(self.passages, question, self.condition.budget or 0))
 
-    def answer(self, question: Question, model: Model) -> str:
+    async def answer(self, question: Question, model: AsyncModel) -> str:
         messages = prompts.retrieved_answer_messages(self.condition, self.context(question.text), question.text,
                                                      question.date)
-        return model(ChatRequest(messages, self.condition.answer_max_tokens))
+        return await model(ChatRequest(messages, self.condition.answer_max_tokens))
 
 
 # -- facts ------------------------------------------------------------------------------------------
@@ -163,9 +168,9 @@ class FactsSystem:
     def reset(self, episode_id: str) -> None:
         self.store, self.next_id, self.ignored_lines = (), 1, 0
 
-    def ingest(self, session: Session, model: Model) -> Sequence[MemoryOp]:
+    async def ingest(self, session: Session, model: AsyncModel) -> Sequence[MemoryOp]:
         messages = prompts.facts_update_messages(self.condition, render_store(self.store), session)
-        reply = model(ChatRequest(messages, self.condition.memo_max_tokens))
+        reply = await model(ChatRequest(messages, self.condition.memo_max_tokens))
         ops, ignored = parse_fact_ops(notes.strip_reasoning(reply))
         result = apply_fact_ops(self.store, ops, budget=self.condition.budget or 0, next_id=self.next_id)
         self.store, self.next_id = result.facts, result.next_id
@@ -175,9 +180,9 @@ class FactsSystem:
     def facts(self) -> Sequence[Fact]:
         return self.store
 
-    def answer(self, question: Question, model: Model) -> str:
+    async def answer(self, question: Question, model: AsyncModel) -> str:
         messages = prompts.notes_answer_messages(self.condition, render_store(self.store), question.text, None)
-        return model(ChatRequest(messages, self.condition.answer_max_tokens))
+        return await model(ChatRequest(messages, self.condition.answer_max_tokens))
 
 
 # -- the memo modes on the contract ------------------------------------------------------------------
@@ -221,9 +226,9 @@ class NotesSystem:
     def reset(self, episode_id: str) -> None:
         self.notes, self.lines = "", ()
 
-    def ingest(self, session: Session, model: Model) -> Sequence[MemoryOp]:
+    async def ingest(self, session: Session, model: AsyncModel) -> Sequence[MemoryOp]:
         messages = prompts.memo_step_messages(self.condition, self.notes, session)
-        reply = model(ChatRequest(messages, self.condition.memo_max_tokens))
+        reply = await model(ChatRequest(messages, self.condition.memo_max_tokens))
         update = update_notes(self.condition, self.notes, self.lines, session, reply)
         ops: tuple[MemoryOp, ...] = ()
         if self.condition.mode == "ledger-ops":
@@ -235,9 +240,9 @@ class NotesSystem:
     def facts(self) -> Sequence[Fact]:
         return [Fact(str(i + 1), line.strip()) for i, line in enumerate(self.notes.splitlines()) if line.strip()]
 
-    def answer(self, question: Question, model: Model) -> str:
+    async def answer(self, question: Question, model: AsyncModel) -> str:
         messages = prompts.notes_answer_messages(self.condition, self.notes, question.text, question.date)
-        return model(ChatRequest(messages, self.condition.answer_max_tokens))
+        return await model(ChatRequest(messages, self.condition.answer_max_tokens))
 
 
 def builtin_system(condition: Condition) -> RagSystem | FactsSystem:

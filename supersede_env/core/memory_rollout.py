@@ -10,24 +10,29 @@ recorded replies (``recorded``), checking each prompt's hash against the recorde
 on live (``live``). Nothing is asked twice and nothing recorded is lost, as long as the system is
 deterministic given its replies; when it is not, the differing prompt stops the resume.
 
+The driver is a coroutine: a coroutine system (``async def ingest``/``answer``) is awaited on the
+caller's event loop, a plain one runs in threads (:mod:`supersede_env.core.memory_threads`); both
+send their model calls through the same ``live`` coroutine function.
+
 Failure rules are the rollout's: a failed call fails the pair (never scored), even if the system
 caught :class:`~supersede_env.core.memory_system.ModelCallFailed`; an exception raised by the
-system itself (``SystemExit`` and ``KeyboardInterrupt`` included) fails the pair too, with its message
-as the error.
+system itself (``SystemExit``, ``KeyboardInterrupt`` and a ``CancelledError`` of its own included)
+fails the pair too, with its message as the error. Cancelling the driver's task stops the system.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from supersede_env.core import contract, notes
 from supersede_env.core.conditions import Condition
-from supersede_env.core.episode import Episode
-from supersede_env.core.memory_system import (Fact, MemoryOp, ModelCallFailed, Question, checked_answer,
-                                              checked_ops, exposed_facts)
+from supersede_env.core.episode import Episode, Session
+from supersede_env.core.memory_system import (AsyncModel, DriverStop, Fact, MemoryOp, ModelCallFailed, Question,
+                                              checked_answer, checked_ops, exposed_facts, is_coroutine_system)
+from supersede_env.core.memory_threads import ThreadedSystem
 from supersede_env.core.model_call import ChatRequest, ModelReply
 from supersede_env.core.rollout import StepKind, StepRecord, StepRequest, Transcript
 
@@ -51,11 +56,6 @@ class SystemRun:
     error: str | None = None  # why the pair failed, when it did
 
 
-class DriverStop(BaseException):
-    """What a driver raises through a system to stop it (a replay's end, a pair given up): never the
-    system's failure, always passed on (a BaseException: a system's ``except Exception`` lets it by)."""
-
-
 class ResumeMismatch(ValueError):
     """A recorded prompt differs from the one the system sends now."""
 
@@ -67,13 +67,13 @@ class _Calls:
     episode: Episode
     condition: Condition
     recorded: Sequence[StepRecord]
-    live: Callable[[StepRequest], ModelReply]
+    live: Callable[[StepRequest], Awaitable[ModelReply]]
     on_call: Callable[[StepRecord, bool], None]
     kind: StepKind = "memo"
     steps: list[StepRecord] = field(default_factory=list)
     failed: bool = False
 
-    def __call__(self, request: ChatRequest) -> str:
+    async def __call__(self, request: ChatRequest) -> str:
         if not isinstance(request, ChatRequest):
             raise TypeError(f"the model takes a ChatRequest, not {type(request).__name__}")
         if len(self.steps) >= MAX_CALLS_PER_EPISODE:
@@ -87,7 +87,7 @@ class _Calls:
                                      "differs from the recorded one (episodes, system or prompts changed)")
             reply = recorded.to_reply()
         else:
-            reply = self.live(step)
+            reply = await self.live(step)
         record = _record(step, reply)
         self.steps.append(record)
         self.on_call(record, replayed)
@@ -106,38 +106,61 @@ def _record(request: StepRequest, reply: ModelReply) -> StepRecord:
                       latency_s=reply.latency_s, finish_reason=reply.finish_reason)
 
 
-def run_system(system: object, episode: Episode, condition: Condition, *, recorded: Sequence[StepRecord] = (),
-               live: Callable[[StepRequest], ModelReply],
-               on_call: Callable[[StepRecord, bool], None] = lambda record, replayed: None,
-               on_session: Callable[[SessionMemory], None] = lambda memory: None) -> SystemRun:
-    """Drive ``system`` through ``episode``; ``on_call`` sees every call (and whether it was replayed),
-    ``on_session`` every session's memory. Raises :class:`ResumeMismatch` when a replayed prompt differs."""
+class _OnLoop:
+    """A coroutine system with the driver's shape: every method awaitable."""
+
+    def __init__(self, system: Any) -> None:
+        self.system = system
+
+    async def reset(self, episode_id: str) -> None:
+        self.system.reset(episode_id)
+
+    async def ingest(self, session: Session, model: AsyncModel) -> Sequence[MemoryOp] | None:
+        return await self.system.ingest(session, model)
+
+    async def answer(self, question: Question, model: AsyncModel) -> Any:
+        return await self.system.answer(question, model)
+
+    async def facts(self) -> tuple[Fact, ...] | None:
+        return exposed_facts(self.system)
+
+
+async def run_system(system: object, episode: Episode, condition: Condition, *, recorded: Sequence[StepRecord] = (),
+                     live: Callable[[StepRequest], Awaitable[ModelReply]],
+                     on_call: Callable[[StepRecord, bool], None] = lambda record, replayed: None,
+                     on_session: Callable[[SessionMemory], None] = lambda memory: None) -> SystemRun:
+    """Drive ``system`` through ``episode``; ``live`` sends a call to the model, ``on_call`` sees every
+    call (and whether it was replayed), ``on_session`` every session's memory. Raises
+    :class:`ResumeMismatch` when a replayed prompt differs."""
     calls = _Calls(episode, condition, recorded, live, on_call)
+    driven = _OnLoop(system) if is_coroutine_system(system) else ThreadedSystem(system)
     sessions: list[SessionMemory] = []
     answer: str | None = None
     error: str | None = None
     try:
-        system.reset(episode.id)  # type: ignore[attr-defined]
+        await driven.reset(episode.id)
         for index, session in enumerate(episode.sessions):
-            ops = checked_ops(system.ingest(session, calls))  # type: ignore[attr-defined]
+            ops = checked_ops(await driven.ingest(session, calls))
             if calls.failed:
                 break
-            memory = SessionMemory(index, ops, exposed_facts(system))
+            memory = SessionMemory(index, ops, await driven.facts())
             sessions.append(memory)
             on_session(memory)
         if not calls.failed:
             calls.kind = "answer"
-            reply = system.answer(Question(episode.question, episode.question_date), calls)  # type: ignore[attr-defined]
+            reply = await driven.answer(Question(episode.question, episode.question_date), calls)
             answer = notes.strip_reasoning(checked_answer(reply))
     except (ResumeMismatch, DriverStop):
         raise
     except ModelCallFailed:
         pass
     except BaseException as exc:  # noqa: BLE001
-        # The system's own bug, exit(), KeyboardInterrupt or any other BaseException it raises (a
-        # CancelledError included) fails its pair, recorded, never scored. In the main thread a
-        # KeyboardInterrupt may be the user's Ctrl-C (signals reach no other thread): it goes on.
-        if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
+        # The system's own bug, exit(), KeyboardInterrupt or any other BaseException it raises fails its
+        # pair, recorded, never scored; a CancelledError is the system's own unless this task is being
+        # cancelled (the pair given up, the run ended), which goes on. The run's Ctrl-C is raised out of
+        # the event loop itself, never inside a system.
+        current = asyncio.current_task()
+        if isinstance(exc, asyncio.CancelledError) and current is not None and current.cancelling():
             raise
         detail = f": {exc}" if str(exc) else ""
         error = " ".join(f"memory system raised {type(exc).__name__}{detail}".split())[:500]

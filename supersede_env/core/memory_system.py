@@ -12,6 +12,12 @@ A memory system is an object with three methods, and optionally a fourth::
 ``model`` is the run's model: call it with a :class:`~supersede_env.core.model_call.ChatRequest`
 (the request type every rollout uses) and it returns the reply's text, reasoning stripped. Every
 call is recorded like any other call of the run (prompt hash, raw reply, tokens, latency, status).
+
+``ingest`` and ``answer`` may instead both be coroutine functions (``async def``); ``model`` is then
+awaited (``await model(request)``, an :data:`AsyncModel`) and the system runs as a coroutine on the
+run's event loop, like the rollouts (the built-in systems do). A plain system runs in a thread, so it
+may block; a coroutine system must not (it would hold every other pair up). ``reset`` and ``facts``
+call no model and stay plain methods in both kinds.
 A call that failed after the backend's retries raises :class:`ModelCallFailed`: let it propagate;
 the pair is then recorded as failed and never scored (a system that catches it fails the pair all
 the same: the harness saw the failed call).
@@ -30,7 +36,8 @@ drives a system through one episode.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -50,6 +57,11 @@ class MemorySystemError(ConfigError):
 
 class ModelCallFailed(Exception):
     """The model call failed after its retries; the pair is recorded as failed, never scored."""
+
+
+class DriverStop(BaseException):
+    """What a driver raises through a system to stop it (a replay's end, a pair given up): never the
+    system's failure, always passed on (a BaseException: a system's ``except Exception`` lets it by)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +90,7 @@ class Question:
 
 
 Model = Callable[[ChatRequest], str]
+AsyncModel = Callable[[ChatRequest], Awaitable[str]]
 
 
 @runtime_checkable
@@ -101,6 +114,22 @@ def check_system(system: Any, where: str) -> None:
     facts = getattr(system, "facts", None)
     if facts is not None and not callable(facts):
         raise MemorySystemError(f"{where}: the memory system's facts is not a method")
+    for name in ("reset", "facts"):
+        if inspect.iscoroutinefunction(getattr(system, name, None)):
+            raise MemorySystemError(f"{where}: the memory system's {name}() is async; it calls no model, so it "
+                                    "must be a plain method (only ingest() and answer() may be async)")
+    is_coroutine_system(system, where)
+
+
+def is_coroutine_system(system: Any, where: str = "memory system") -> bool:
+    """Whether ``ingest`` and ``answer`` are coroutine functions (both or neither, else
+    :class:`MemorySystemError`)."""
+    ingest, answer = (inspect.iscoroutinefunction(getattr(system, name, None)) for name in ("ingest", "answer"))
+    if ingest != answer:
+        async_one, plain_one = ("ingest", "answer") if ingest else ("answer", "ingest")
+        raise MemorySystemError(f"{where}: {async_one}() is async but {plain_one}() is not; make both coroutine "
+                                "functions (run on the event loop) or neither (run in a thread)")
+    return ingest
 
 
 def exposed_facts(system: Any) -> tuple[Fact, ...] | None:

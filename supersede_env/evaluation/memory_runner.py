@@ -1,12 +1,13 @@
 """Driving the memory-system pairs of a run (``rag``, ``facts``, ``memory``) to their verdicts.
 
-A memory system calls the model when it likes (:mod:`supersede_env.core.memory_rollout`), so each
-pair runs in a daemon thread of its own, watched from the event loop (a system that makes no progress
-within the step time limit fails its pair; a cancelled run gives every thread up at its next model
-call, and a thread that never returns cannot hold the process open), and each of its calls is handed to the event loop, which
-sends it to the backend under the run's concurrency gate (in-process backends: one call at a time,
-never two threads in one model) and appends its call record before the system sees the reply. Each
-session's memory record is appended as the session ends, the verdict when the pair ends.
+Each pair is a task on the event loop (:func:`supersede_env.core.memory_rollout.run_system`): the
+built-in systems and a user's coroutine system run on the loop like the rollouts; a user's plain
+system runs its methods in daemon threads (:mod:`supersede_env.core.memory_threads`), so it may
+block. Every model call goes to the backend under the run's concurrency gate (in-process backends:
+one call at a time) and its call record is appended before the system sees the reply. A watch gives
+up a pair whose system makes no progress within the step time limit (time waiting on the model does
+not count); a cancelled run (Ctrl-C) cancels every pair's task. Each session's memory record is
+appended as the session ends, the verdict when the pair ends.
 
 Resuming (:func:`plan_system_pairs`): a pair with recorded calls is run again from its start with the
 recorded replies (checked prompt by prompt) before the plan is made, so a system that no longer sends
@@ -17,8 +18,6 @@ and goes on live from the first unrecorded call.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -30,8 +29,9 @@ from supersede_env.evaluation.judging import judge_verdict, needs_judgement
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
 from supersede_env.core.memory_builtin import builtin_system
-from supersede_env.core.memory_rollout import DriverStop, ResumeMismatch, SessionMemory, SystemRun, run_system
-from supersede_env.core.memory_system import SystemFactory
+from supersede_env.core.memory_rollout import ResumeMismatch, SessionMemory, SystemRun, run_system
+from supersede_env.core.memory_system import DriverStop, SystemFactory
+from supersede_env.core.memory_threads import PairStopped, in_daemon_thread
 from supersede_env.core.model_call import ModelReply
 from supersede_env.core.records import RunLog, VerdictRecord, memory_record, verdict_record
 from supersede_env.core.rollout import StepRecord, StepRequest
@@ -82,11 +82,11 @@ class _ReplayEnd(DriverStop):
     ``except Exception`` does not swallow it)."""
 
 
-def _replay_end(request: StepRequest) -> ModelReply:
+async def _replay_end(request: StepRequest) -> ModelReply:
     raise _ReplayEnd
 
 
-def plan_system_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition],
+async def plan_system_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition],
                       factories: Mapping[str, SystemFactory], log: RunLog | None, *, retry_failed: bool,
                       judged: bool) -> tuple[list[SystemPairTask], int, int, int]:
     """The memory-system pairs with work left; also (finished, failed, replayed calls) counts."""
@@ -108,20 +108,21 @@ def plan_system_pairs(episodes: Sequence[Episode], conditions: Sequence[Conditio
                 steps = steps[:-1]
             factory = factories[condition.name]
             if steps:
-                _check_replay(factory, episode, condition, steps)
+                await _check_replay(factory, episode, condition, steps)
             sessions = len(log.memory_for(episode.id, condition.name)) if log else 0
             tasks.append(SystemPairTask(episode, condition, factory, tuple(steps), sessions,
                                         verdict if needs_judge else None))
     return tasks, finished, failed, replayed
 
 
-def _check_replay(factory: SystemFactory, episode: Episode, condition: Condition, steps: Sequence[StepRecord]) -> None:
+async def _check_replay(factory: SystemFactory, episode: Episode, condition: Condition,
+                        steps: Sequence[StepRecord]) -> None:
     try:
         system = factory()
     except Exception:  # noqa: BLE001  (the pair runs, and fails with the factory's reason, when it is driven)
         return
     try:
-        run_system(system, episode, condition, recorded=steps, live=_replay_end)
+        await run_system(system, episode, condition, recorded=steps, live=_replay_end)
     except _ReplayEnd:
         pass
     except ResumeMismatch as exc:
@@ -129,44 +130,19 @@ def _check_replay(factory: SystemFactory, episode: Episode, condition: Condition
 
 
 # -- driving --------------------------------------------------------------------------------------
-class _PairStopped(DriverStop):
-    """Raised inside a system's thread once its pair is given up (the run was cancelled, or the system
-    made no progress in time): the system unwinds, and nothing it does after is recorded (a
-    BaseException, so a system's own ``except Exception`` does not swallow it)."""
-
-
 @dataclass
 class _Watch:
-    """What the event loop knows of one system's thread: when it last made progress, whether it is
-    waiting on the model (the model call has its own time limit), and whether it was given up."""
+    """What the loop knows of one pair's system: when it last made progress, whether it is waiting on
+    the model (the model call has its own time limit), and whether it was given up."""
 
     last_progress: float
     in_model_call: bool = False
     stopped: bool = False
 
-
-def _thread_result(loop: asyncio.AbstractEventLoop, function: Callable[[], SystemRun]) -> asyncio.Future:
-    """Run ``function`` in a daemon thread: a system that never returns cannot hold the process open."""
-    future = loop.create_future()
-
-    def settle(outcome: Callable[[], None]) -> None:
-        try:
-            loop.call_soon_threadsafe(lambda: None if future.done() else outcome())
-        except RuntimeError:
-            pass  # the loop is closed: the run ended without this pair
-
-    def target() -> None:
-        try:
-            result = function()
-        except _PairStopped:
-            return
-        except BaseException as exc:  # noqa: BLE001  (handed to the loop, which records the pair's failure)
-            settle(lambda error=exc: future.set_exception(error))
-        else:
-            settle(lambda: future.set_result(result))
-
-    threading.Thread(target=target, name="memory-system", daemon=True).start()
-    return future
+    def progress(self) -> None:
+        if self.stopped:
+            raise PairStopped  # a pair given up records nothing more
+        self.last_progress = time.monotonic()
 
 
 async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[StepRequest], Any], *,
@@ -174,64 +150,46 @@ async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[Step
                            record_memory: Callable[[SystemPairTask, SessionMemory], None],
                            finish: Callable[[SystemPairTask, VerdictRecord], Any], concurrency: int,
                            step_timeout: float | None = None) -> None:
-    """Run every task in a thread of its own, ``concurrency`` at a time; ``call`` is the coroutine
-    function that sends one request to the backend (under the run's gate), ``finish`` the coroutine
-    that judges and records a pair's verdict.
+    """Run every task, ``concurrency`` at a time; ``call`` is the coroutine function that sends one
+    request to the backend (under the run's gate), ``finish`` the coroutine that judges and records a
+    pair's verdict.
 
     ``step_timeout``: seconds a system may work without progress (a model call, or the end of a
-    session) before its pair fails; time spent waiting on the model does not count. A cancelled run
-    (Ctrl-C) gives every running pair up at once: their threads are daemons and stop at their next
-    model call."""
-    loop = asyncio.get_running_loop()
+    session) before its pair fails; time spent waiting on the model does not count."""
     slots = asyncio.Semaphore(max(1, concurrency))
 
-    def wait_on_loop(watch: _Watch, coroutine: Any) -> Any:
-        """From a system's thread: run ``coroutine`` on the loop and wait for it, unless the pair is given up."""
-        if watch.stopped:
-            coroutine.close()
-            raise _PairStopped
-        future = asyncio.run_coroutine_threadsafe(coroutine, loop)
-        while True:
-            try:
-                return future.result(timeout=0.2)
-            except concurrent.futures.TimeoutError:
-                if watch.stopped:
-                    future.cancel()
-                    raise _PairStopped from None
-
-    def drive(task: SystemPairTask, watch: _Watch) -> SystemRun:
-        def live(request: StepRequest) -> ModelReply:
+    async def drive(task: SystemPairTask, watch: _Watch) -> SystemRun:
+        async def live(request: StepRequest) -> ModelReply:
+            watch.progress()
             watch.in_model_call = True
             try:
-                return wait_on_loop(watch, call(request))
+                return await call(request)
             finally:
                 watch.in_model_call = False
                 watch.last_progress = time.monotonic()
 
-        async def on_loop(function: Callable[[], Any]) -> Any:
-            return function()
-
         def on_call(step: StepRecord, was_replayed: bool) -> None:
-            watch.last_progress = time.monotonic()
+            watch.progress()
             if not was_replayed:
                 task.calls_done += 1
-                wait_on_loop(watch, on_loop(lambda: record_call(task, step)))
+                record_call(task, step)
 
         def on_session(memory: SessionMemory) -> None:
-            watch.last_progress = time.monotonic()
+            watch.progress()
             if memory.session >= task.sessions_recorded:
-                wait_on_loop(watch, on_loop(lambda: record_memory(task, memory)))
+                record_memory(task, memory)
 
-        try:
-            system = task.factory()
+        try:  # the factory is the user's code, which may block: in a thread of its own
+            system = await in_daemon_thread(task.factory)
         except (Exception, KeyboardInterrupt, SystemExit) as exc:  # noqa: BLE001  (fails this pair only)
             return failed_run(task, " ".join(f"memory system factory raised {type(exc).__name__}: {exc}".split())[:500])
-        return run_system(system, task.episode, task.condition, recorded=task.recorded, live=live,
-                          on_call=on_call, on_session=on_session)
+        return await run_system(system, task.episode, task.condition, recorded=task.recorded, live=live,
+                                on_call=on_call, on_session=on_session)
 
     async def supervise(task: SystemPairTask) -> SystemRun:
         watch = _Watch(last_progress=time.monotonic())
-        running = _thread_result(loop, lambda: drive(task, watch))
+        running = asyncio.get_running_loop().create_task(drive(task, watch))
+        running.add_done_callback(_retrieved)
         try:
             while True:
                 done, _ = await asyncio.wait({running}, timeout=_poll_interval(step_timeout))
@@ -239,11 +197,11 @@ async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[Step
                     return running.result()
                 idle = time.monotonic() - watch.last_progress
                 if step_timeout is not None and not watch.in_model_call and idle > step_timeout:
-                    watch.stopped = True
                     return failed_run(task, f"memory system made no progress in {step_timeout:g} s (its reset, "
                                             "ingest or answer neither returned nor called the model): --memory-timeout")
         finally:
-            watch.stopped = True  # a cancelled run (Ctrl-C) gives the thread up too
+            watch.stopped = True  # given up, finished or the run cancelled (Ctrl-C): the system is stopped
+            running.cancel()
 
     async def one(task: SystemPairTask) -> None:
         async with slots:
@@ -254,6 +212,12 @@ async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[Step
     async with asyncio.TaskGroup() as group:
         for task in tasks:
             group.create_task(one(task))
+
+
+def _retrieved(task: asyncio.Task) -> None:
+    """A pair given up may end later with its stop (or anything): nothing to report, nothing to log."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _poll_interval(step_timeout: float | None) -> float:

@@ -47,7 +47,7 @@ def retrieved_context(episode: Episode, condition: Condition) -> str:
     system = RagSystem(condition)
     system.reset(episode.id)
     for session in episode.sessions:
-        system.ingest(session, model=None)  # archiving calls no model
+        system.archive(session)
     return system.context(episode.question)
 
 

@@ -99,12 +99,12 @@ def expected_steps(episode: Episode, condition: Condition) -> int:
 
 
 # -- planning (fresh or resumed) ----------------------------------------------------------------
-def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log: RunLog | None = None,
+async def plan_pairs(episodes: Sequence[Episode], conditions: Sequence[Condition], log: RunLog | None = None,
                *, retry_failed: bool = False, judged: bool = False, memory: SystemFactory | None = None) -> RunPlan:
     """The work left for every pair; with ``log``, resumed from its recorded calls and verdicts.
     ``memory``: the factory of the user's memory system (the ``memory`` condition)."""
     tasks: list[PairTask] = []
-    system_tasks, finished, failed, replayed = plan_system_pairs(
+    system_tasks, finished, failed, replayed = await plan_system_pairs(
         episodes, conditions, system_factories(conditions, memory), log, retry_failed=retry_failed, judged=judged)
     expected = sum(expected_steps(e, c) for c in conditions if c.is_system for e in episodes)
     pairs = sum(1 for c in conditions if c.is_system) * len(episodes)

@@ -90,7 +90,7 @@ async def run(url: str, args: argparse.Namespace) -> dict:
                                    "conditions": tuple(args.conditions.split(",")), "out": str(Path(tmp) / "run"),
                                    "concurrency": args.concurrency})
         opened = rundir.open_run(config)
-        plan = plan_pairs(opened.episodes, opened.conditions)
+        plan = await plan_pairs(opened.episodes, opened.conditions)
         if args.transport == "simulated":
             backend = SimulatedEndpoint(args.latency)
         else:
