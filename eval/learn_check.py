@@ -28,6 +28,7 @@ figure, the phases' wall times, the learning curves, steps to the target per arm
     .venv/bin/python eval/learn_check.py                          # both arms (make learn-check)
     .venv/bin/python eval/learn_check.py --arms episode           # the episode-reward arm alone
     .venv/bin/python eval/learn_check.py --reuse-sft              # keep <out>/sft and <out>/sft-mixed if complete
+    .venv/bin/python eval/learn_check.py --seed 1 --out runs/lc-seed1   # the whole check again, another seed
 """
 
 from __future__ import annotations
@@ -159,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="runs/learn-check", help="folder for every phase (default runs/learn-check)")
     parser.add_argument("--arms", default="dense,episode",
                         help="GRPO arms, the first one checked: dense, episode (default both)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of every training phase: the tiny model, its tokenizer and pretraining, SFT, GRPO "
+                             "(the held-out episodes stay the same; default 0, the configs' own)")
     parser.add_argument("--reuse-sft", action="store_true",
                         help="keep <out>/sft and <out>/sft-mixed when their models are complete")
     args = parser.parse_args(argv)
@@ -166,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if not arms or any(a not in ARMS for a in arms):
         parser.error(f"--arms: choose from {', '.join(ARMS)}")
     out = (REPO / args.out).resolve()
+    seed = ("--seed", str(args.seed))
     log = out / "learn_check.log"
     reuse = {phase for phase in ("sft", "sft-mixed")
              if args.reuse_sft and (out / phase / "model" / "config.json").is_file()}
@@ -184,11 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     if not heldout.is_file():
         wall["episodes"], _ = supersede(log, "episodes", *HELDOUT, "--out", str(heldout))
     if "sft" not in reuse:
-        wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"))
+        wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"), *seed)
     warm = out / "sft-mixed" / "model"
     if "sft-mixed" not in reuse:
         wall["sft_mixed"], _ = supersede(log, "sft", "--config", str(MIXED_CONFIG), "--model_name_or_path",
-                                         str(out / "sft" / "model"), "--output_dir", str(out / "sft-mixed"))
+                                         str(out / "sft" / "model"), "--output_dir", str(out / "sft-mixed"), *seed)
     if not (out / "eval-sft" / "report.json").is_file():  # a reused warm start not yet evaluated too
         shutil.rmtree(out / "eval-sft", ignore_errors=True)
         wall["eval_sft"], _ = supersede(log, "eval", "--model", f"hf:{warm}", "--episodes",
@@ -202,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         run_dir, eval_dir = out / f"grpo-{arm}", out / f"eval-grpo-{arm}"
         wall[f"grpo_{arm}"], not_trained = supersede(
             log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(warm),
-            "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(heldout), *ARMS[arm],
+            "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(heldout), *ARMS[arm], *seed,
             ok=(0, 1))
         wall[f"eval_grpo_{arm}"], _ = supersede(log, "eval", "--model", f"hf:{run_dir / 'adapter-final'}",
                                                 "--episodes", str(heldout), "--conditions", CONDITION, "--out",
@@ -216,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     wall["total"] = time.perf_counter() - started
     verdict = checks(start, compared[arms[0]], results[arms[0]]["trained"])
     passed = all(verdict.values())
-    summary = {"condition": CONDITION, "heldout": str(heldout), "warm_start_r_cur": start,
+    summary = {"condition": CONDITION, "seed": args.seed, "heldout": str(heldout), "warm_start_r_cur": start,
                "warm_start_accuracy": sum(sft.official.values()) / len(sft.official), "arms": results,
                "checks": verdict, "passed": passed, "wall_s": wall}
     (out / "learn_check.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

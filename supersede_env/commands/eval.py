@@ -46,6 +46,9 @@ from supersede_env.evaluation.config import (FIELD_NAMES, POLICY_CHOICES, Config
                                              field_default, field_help, load_config_file)
 
 if TYPE_CHECKING:
+    from supersede_env.evaluation.report import ReportFiles
+    from supersede_env.evaluation.rundir import OpenedRun
+    from supersede_env.evaluation.runner import RunPlan, RunStats
     from supersede_env.evaluation.summary import RunSummary
 
 EXIT_OK = 0
@@ -162,93 +165,124 @@ def _write_failure(exc: OSError, config: EvalConfig) -> str:
 
 
 async def _run(config: EvalConfig, explicit: set[str]) -> int:
-    from supersede_env.core.errors import UserError
-    from supersede_env.evaluation import rundir
-    from supersede_env.evaluation.failures import FailureNotices
-    from supersede_env.evaluation.runner import plan_pairs, run_pairs
-    from supersede_env.core.records import RecordWriter
+    from supersede_env.evaluation.report_console import print_summary
 
-    # Ctrl-C and SIGTERM end a run at once (every finished call recorded, the resume command printed): the
-    # handler raises KeyboardInterrupt out of the loop itself. asyncio.run's own Ctrl-C only cancels the
-    # main task, and a fresh clone's run once went on to the end after it. A run started in the
-    # background has SIGINT ignored, and keeps it so.
+    _end_on_signals()
+    with contextlib.ExitStack() as held:  # the run's lock, held until its report is written
+        opened, plan, secrets = await _prepare(config, explicit, held)
+        stats = await _execute(opened, plan, secrets, held)
+        summary, files = _report(opened)  # under the lock: no resume can start meanwhile
+    print_summary(summary, files, wall_s=stats.wall_s)
+    if (note := _demo_note(opened.config)) is not None:
+        print(note)
+    return exit_status(summary, opened.run_dir)
+
+
+def _end_on_signals() -> None:
+    """Ctrl-C and SIGTERM end a run at once (every finished call recorded, the resume command printed): the
+    handler raises KeyboardInterrupt out of the loop itself. asyncio.run's own Ctrl-C only cancels the
+    main task, and a fresh clone's run once went on to the end after it. A run started in the
+    background has SIGINT ignored, and keeps it so."""
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, _interrupt)
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         loop.add_signal_handler(signal.SIGINT, _interrupt)
-    with contextlib.ExitStack() as held:
-        # 1. everything that needs no model: backend specs, run directory (a resume takes its lock
-        # here), data, resume replay
-        if not config.resume:  # before the data loads; a resumed run's specs are its recorded ones
-            check_specs(config, explicit)
-            if config.out:  # the local paths first, then one cheap request to each endpoint
-                rundir.check_new_run_dir(Path(config.out).expanduser())
-            config.check_data_path()
-            await preflight(config)  # nothing is written before it
-        opened = rundir.open_run(config, explicit=explicit)
-        if opened.lock is not None:
-            held.callback(opened.lock.release)
-        config = opened.config
-        if opened.resuming:
-            check_specs(config, explicit)
-            await preflight(config)
-        plan = await plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
-                          judged=config.judge is not None, memory=memory_factory(config))
-        secrets = key_values(config)
-        if opened.resuming:
-            _say_snapshot_is_used(config, explicit, opened)
-        else:
-            _refuse_keys_in_episodes(opened.episodes, secrets)
-        # 2. the judge and the backend (the embedded model loads here: no call is made yet)
-        notices = FailureNotices()
-        judge = make_judge(config, notices) if config.judge else None
-        backend = make_backend(config, notices, opened)
-        try:
-            model_identity = backend.identity()
-            judge_identity = _judge_identity(judge, config)
-            if opened.resuming:
-                record = rundir.resume_record(opened, model_identity)
-            else:  # the directory appears whole, header included, and locked
-                header = rundir.make_header(opened, model_identity, judge_identity)
-                held.callback(rundir.create_run(opened, header, secrets=secrets).release)
-            sync = "line" if getattr(backend, "supports_batch", False) else "group"
-            with RecordWriter(opened.records_path, sync=sync, secrets=secrets) as writer:
-                if opened.resuming:
-                    writer.append(record)
-                _announce(opened, plan)
-                stats = await run_pairs(plan, backend, writer, judge=judge, concurrency=config.concurrency,
-                                        batch_size=config.batch_size, progress=progress_mode(config),
-                                        progress_interval=config.progress_interval,
-                                        description=opened.run_dir.name, notices=notices,
-                                        memory_timeout=config.memory_timeout)
-        finally:
-            notices.close()  # a call the closing cuts off is not the model's failure
-            await backend.aclose()
-            if judge is not None and hasattr(judge, "aclose"):
-                await judge.aclose()
-        # 3. the report, from the records alone (still under the lock: no resume can start meanwhile)
-        from supersede_env.evaluation.report import build_report
-        from supersede_env.evaluation.report_console import print_summary
 
-        try:
-            summary, files = build_report(opened.run_dir)
-        except OSError as exc:
-            raise UserError(f"the run finished and every record is kept, but writing its report failed: "
-                             f"{_write_failure(exc, config)}; free space, then: supersede report {opened.run_dir}"
-                             ) from None
-    print_summary(summary, files, wall_s=stats.wall_s)
+
+async def _prepare(config: EvalConfig, explicit: set[str],
+                   held: contextlib.ExitStack) -> tuple[OpenedRun, RunPlan, list[str]]:
+    """Everything that needs no model, checked before anything is written: backend specs (one cheap
+    request to each endpoint), the run directory (a resume takes its lock here), the data, the resume
+    replay. Returns the opened run, the plan of the work left and the API keys to mask."""
+    from supersede_env.evaluation import rundir
+    from supersede_env.evaluation.runner import plan_pairs
+
+    if not config.resume:  # before the data loads; a resumed run's specs are its recorded ones
+        check_specs(config, explicit)
+        if config.out:  # the local paths first, then one cheap request to each endpoint
+            rundir.check_new_run_dir(Path(config.out).expanduser())
+        config.check_data_path()
+        await preflight(config)  # nothing is written before it
+    opened = rundir.open_run(config, explicit=explicit)
+    if opened.lock is not None:
+        held.callback(opened.lock.release)
+    config = opened.config
+    if opened.resuming:
+        check_specs(config, explicit)
+        await preflight(config)
+    plan = await plan_pairs(opened.episodes, opened.conditions, opened.log, retry_failed=config.retry_failed,
+                            judged=config.judge is not None, memory=memory_factory(config))
+    secrets = key_values(config)
+    if opened.resuming:
+        _say_snapshot_is_used(config, explicit, opened)
+    else:
+        _refuse_keys_in_episodes(opened.episodes, secrets)
+    return opened, plan, secrets
+
+
+async def _execute(opened: OpenedRun, plan: RunPlan, secrets: list[str], held: contextlib.ExitStack) -> RunStats:
+    """The judge and the backend (the embedded model loads here), the run directory written whole (a
+    fresh run) or the resume record appended, then every call of the plan; the run's statistics."""
+    from supersede_env.core.records import RecordWriter
+    from supersede_env.evaluation import rundir
+    from supersede_env.evaluation.failures import FailureNotices
+    from supersede_env.evaluation.runner import run_pairs
+
+    config = opened.config
+    notices = FailureNotices()
+    judge = make_judge(config, notices) if config.judge else None
+    backend = make_backend(config, notices, opened)
+    try:
+        model_identity = backend.identity()
+        judge_identity = _judge_identity(judge, config)
+        if opened.resuming:
+            record = rundir.resume_record(opened, model_identity)
+        else:  # the directory appears whole, header included, and locked
+            header = rundir.make_header(opened, model_identity, judge_identity)
+            held.callback(rundir.create_run(opened, header, secrets=secrets).release)
+        sync = "line" if getattr(backend, "supports_batch", False) else "group"
+        with RecordWriter(opened.records_path, sync=sync, secrets=secrets) as writer:
+            if opened.resuming:
+                writer.append(record)
+            _announce(opened, plan)
+            return await run_pairs(plan, backend, writer, judge=judge, concurrency=config.concurrency,
+                                   batch_size=config.batch_size, progress=progress_mode(config),
+                                   progress_interval=config.progress_interval, description=opened.run_dir.name,
+                                   notices=notices, memory_timeout=config.memory_timeout)
+    finally:
+        notices.close()  # a call the closing cuts off is not the model's failure
+        await backend.aclose()
+        if judge is not None and hasattr(judge, "aclose"):
+            await judge.aclose()
+
+
+def _report(opened: OpenedRun) -> tuple[RunSummary, ReportFiles]:
+    """The report, from the records alone; a failed write says that every record is kept."""
+    from supersede_env.core.errors import UserError
+    from supersede_env.evaluation.report import build_report
+
+    try:
+        return build_report(opened.run_dir)
+    except OSError as exc:
+        raise UserError(f"the run finished and every record is kept, but writing its report failed: "
+                        f"{_write_failure(exc, opened.config)}; free space, then: supersede report {opened.run_dir}"
+                        ) from None
+
+
+def _demo_note(config: EvalConfig) -> str | None:
+    """What the demo's result is (and is not), after its summary."""
     if config.demo and _is_baseline(config):
-        print(f"note: {config.model} is a reference policy, not a model: a fixed heuristic over the prompt text "
-              "(it never sees the gold answer). Its notes lose what the budget cannot hold, so bounded memos "
-              "score lower than the full history, and where it reads an old value it answers stale.")
-    elif config.demo:
-        print("note: a smoke test, not a result: SmolLM2-135M (embedded) answered one short episode under `full`, "
-              "which shows the model path works end to end; it mostly copies its prompt and scores about 0. The "
-              "paired result is the reference policy's (supersede eval --demo --model baseline:recency). For a real "
-              "model behind a vLLM server:\n"
-              "  supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval "
-              "--path oracle --conditions full,memo:300,ledger:300 --concurrency 32")
-    return exit_status(summary, opened.run_dir)
+        return (f"note: {config.model} is a reference policy, not a model: a fixed heuristic over the prompt text "
+                "(it never sees the gold answer). Its notes lose what the budget cannot hold, so bounded memos "
+                "score lower than the full history, and where it reads an old value it answers stale.")
+    if config.demo:
+        return ("note: a smoke test, not a result: SmolLM2-135M (embedded) answered one short episode under `full`, "
+                "which shows the model path works end to end; it mostly copies its prompt and scores about 0. The "
+                "paired result is the reference policy's (supersede eval --demo --model baseline:recency). For a "
+                "real model behind a vLLM server:\n"
+                "  supersede eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --source longmemeval "
+                "--path oracle --conditions full,memo:300,ledger:300 --concurrency 32")
+    return None
 
 
 def _interrupt() -> None:
