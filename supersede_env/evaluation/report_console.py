@@ -16,9 +16,30 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
     """The end-of-run table: accuracy per condition and every paired test, then where the report is."""
     from rich.console import Console
     from rich.markup import escape
-    from rich.table import Table
 
     console = Console()
+    console.print(_conditions_table(summary))
+    if (line := _unsure_line(summary)) is not None:
+        console.print(line)
+    if summary.paired:
+        console.print(_paired_table(summary))
+    for warning in _warnings(summary):
+        console.print(warning)
+    console.print("[bold]result:[/] " + escape(headline(summary).replace("`", "")), highlight=False)
+    if wall_s is not None:
+        console.print(f"run time: {wall_s:.1f} s")
+    # plain prints: a path must never be wrapped or styled (scripts read these lines)
+    console.file.flush()
+    print(f"report: {files.markdown}")
+    print(f"        {files.json}")
+    for plot in files.plots:
+        print(f"        {plot}")
+
+
+def _conditions_table(summary: RunSummary) -> Any:
+    """Accuracy per condition and grader (Wilson 95% CI), with the failed and empty pairs."""
+    from rich.table import Table
+
     title = "supersede eval: accuracy per condition (Wilson 95% CI)"
     if summary.not_a_model:  # never read as a model's scores
         title += f"\n{summary.model_label}"
@@ -36,53 +57,55 @@ def print_summary(summary: RunSummary, files: ReportFiles, *, wall_s: float | No
             acc = c.accuracy[grader].overall
             row.append("n/a" if acc.n == 0 else f"{pct(acc.rate)} [{pct(acc.ci_low)}, {pct(acc.ci_high)}]")
         table.add_row(*row)
-    console.print(table)
+    return table
+
+
+def _unsure_line(summary: RunSummary) -> str | None:
+    """How many answers the grader left unsure, per condition, and the accuracy bounds they leave."""
     unsure = [c for c in summary.conditions if c.accuracy["grader"].unsure]
-    if unsure:
-        console.print("[yellow]unsure[/] (the grader decided neither way; out of the accuracy above; bounds: every "
-                      "one wrong - right): " + ", ".join(
-                          f"{c.name} {c.accuracy['grader'].unsure} ({pct(c.accuracy['grader'].lower.rate)}-"  # type: ignore[union-attr]
-                          f"{pct(c.accuracy['grader'].upper.rate)})" for c in unsure)  # type: ignore[union-attr]
-                      + ("" if "cascade" in summary.graders else "; --judge decides them"))
-    if summary.paired:
-        pairs = Table(title="paired comparisons (McNemar; b: right only under A, c: only under B)")
-        for name in ("A", "B", "by", "n", "b", "c", "exact p", "Holm p", "chi2cc p"):
-            pairs.add_column(name, justify="left" if name in ("A", "B", "by") else "right",
-                             no_wrap=name in ("A", "B"))
-        for p in summary.paired:
-            pairs.add_row(p.first, p.second, p.grader, str(p.n), str(p.b), str(p.c), fmt_p(p.p_exact),
-                          fmt_p(p.p_holm), fmt_p(p.p_chi2_cc))
-        console.print(pairs)
+    if not unsure:
+        return None
+    return ("[yellow]unsure[/] (the grader decided neither way; out of the accuracy above; bounds: every "
+            "one wrong - right): " + ", ".join(
+                f"{c.name} {c.accuracy['grader'].unsure} ({pct(c.accuracy['grader'].lower.rate)}-"  # type: ignore[union-attr]
+                f"{pct(c.accuracy['grader'].upper.rate)})" for c in unsure)  # type: ignore[union-attr]
+            + ("" if "cascade" in summary.graders else "; --judge decides them"))
+
+
+def _paired_table(summary: RunSummary) -> Any:
+    from rich.table import Table
+
+    pairs = Table(title="paired comparisons (McNemar; b: right only under A, c: only under B)")
+    for name in ("A", "B", "by", "n", "b", "c", "exact p", "Holm p", "chi2cc p"):
+        pairs.add_column(name, justify="left" if name in ("A", "B", "by") else "right", no_wrap=name in ("A", "B"))
+    for p in summary.paired:
+        pairs.add_row(p.first, p.second, p.grader, str(p.n), str(p.b), str(p.c), fmt_p(p.p_exact),
+                      fmt_p(p.p_holm), fmt_p(p.p_chi2_cc))
+    return pairs
+
+
+def _warnings(summary: RunSummary) -> list[str]:
+    """What the numbers above leave out: failed, pending and empty pairs, verdict lines ignored."""
+    out: list[str] = []
     failed = sum(c.failed for c in summary.conditions)
     pending = sum(c.pending for c in summary.conditions)
     if failed:
-        console.print(f"[bold red]{failed} pair(s) failed[/] (a model call failed after its retries, or a memory system failed; not scored; "
-                      "see the report's Failures section)")
+        out.append(f"[bold red]{failed} pair(s) failed[/] (a model call failed after its retries, or a memory system "
+                   "failed; not scored; see the report's Failures section)")
     if pending:
-        console.print(f"[yellow]{pending} pair(s) not run yet[/]")
-    ignored = summary.run.get("ignored_verdicts", 0)
-    if ignored:
-        console.print(f"[bold yellow]{ignored} verdict line(s) ignored[/]: they name an episode or condition this "
-                      "run does not have (its records were edited or mixed with another run's)")
-    duplicated = summary.run.get("duplicate_verdicts", 0)
-    if duplicated:
-        console.print(f"[bold yellow]{duplicated} verdict line(s) repeat a pair's final verdict[/]: the last one "
-                      "counts (no run writes them: its records were edited or mixed with another run's)")
-    empty = sum(c.empty_answers for c in summary.conditions)
-    if empty:
+        out.append(f"[yellow]{pending} pair(s) not run yet[/]")
+    if ignored := summary.run.get("ignored_verdicts", 0):
+        out.append(f"[bold yellow]{ignored} verdict line(s) ignored[/]: they name an episode or condition this "
+                   "run does not have (its records were edited or mixed with another run's)")
+    if duplicated := summary.run.get("duplicate_verdicts", 0):
+        out.append(f"[bold yellow]{duplicated} verdict line(s) repeat a pair's final verdict[/]: the last one "
+                   "counts (no run writes them: its records were edited or mixed with another run's)")
+    if empty := sum(c.empty_answers for c in summary.conditions):
         reasons: dict[str, int] = {}
         for c in summary.conditions:
             for reason, n in c.empty_answer_finish_reasons.items():
                 reasons[reason] = reasons.get(reason, 0) + n
-        console.print(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
-                      + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
-                      + "); graded as not correct, shown apart from wrong in the report")
-    console.print("[bold]result:[/] " + escape(headline(summary).replace("`", "")), highlight=False)
-    if wall_s is not None:
-        console.print(f"run time: {wall_s:.1f} s")
-    # plain prints: a path must never be wrapped or styled (scripts read these lines)
-    console.file.flush()
-    print(f"report: {files.markdown}")
-    print(f"        {files.json}")
-    for plot in files.plots:
-        print(f"        {plot}")
+        out.append(f"[bold yellow]{empty} answer(s) empty[/] (null or blank content; finish_reason: "
+                   + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]))
+                   + "); graded as not correct, shown apart from wrong in the report")
+    return out
