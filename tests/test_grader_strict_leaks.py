@@ -36,6 +36,16 @@ def test_the_questions_own_voice_is_the_users():
     assert strict("My rent is $1,800.", "$1,800", ["$1,500"], "How much is my rent now?") == "current"
 
 
+@pytest.mark.parametrize("person", ["manager", "sister", "boss"])
+def test_the_person_the_question_asks_about_is_not_someone_else(person):
+    # "What's my manager's name?" asks about "your manager"; another person's still is someone else's
+    question = f"What's my {person}'s name?"
+    for form in ("Your {p} is Marcus.", "Your {p}'s name is Marcus.", "Marcus."):
+        assert strict(form.format(p=person), "Marcus", ["Jordan"], question) == "current"
+    assert strict("Your friend's manager is Marcus.", "Marcus", ["Jordan"], question) != "current"
+    assert strict("Your brother is Marcus.", "Marcus", ["Jordan"], question) != "current"
+
+
 @pytest.mark.parametrize("gold, stale, question", GOLDS)
 @pytest.mark.parametrize("form", [">{g}", "<{g}", "~{g}", "{g} ~", "!{g}", "{g}+", "≥{g}", "{g} >", "^{g}", "{g} @"])
 def test_a_symbol_the_lexer_reads_as_nothing_is_not_paid(form, gold, stale, question):

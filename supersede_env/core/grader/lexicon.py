@@ -307,10 +307,10 @@ NOT_PLAIN = frozenset(
 # ("Where am I going on my trip?" -> "You are going to Stockholm"); a negation, hedge or
 # approximation never is.
 FRAME_KINDS = frozenset({"past", "hypo", "other", "next"})
-# by their first two words, longest first: (words, may the question frame it)
-ROLE_PHRASES: dict[tuple[str, str], tuple[tuple[tuple[str, ...], bool], ...]] = {}
+# by their first two words, longest first: (words, the cue's kind)
+ROLE_PHRASES: dict[tuple[str, str], tuple[tuple[tuple[str, ...], str], ...]] = {}
 for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 1), key=lambda c: -len(c.words)):
-    ROLE_PHRASES[_cue.words[:2]] = ROLE_PHRASES.get(_cue.words[:2], ()) + ((_cue.words, _cue.kind in FRAME_KINDS),)
+    ROLE_PHRASES[_cue.words[:2]] = ROLE_PHRASES.get(_cue.words[:2], ()) + ((_cue.words, _cue.kind),)
 ROLE_PHRASE_STARTS = frozenset(words[0] for words in ROLE_PHRASES)
 
 # Past forms tell history beside a value ("Your rent was $1,450") unless the question asks in the past

@@ -40,6 +40,7 @@ from supersede_env.core.grader.lexicon import (
     PLAIN_PUNCT,
     PLAIN_SYMBOLS,
     ROLE_PHRASE_STARTS,
+    FRAME_KINDS,
     ROLE_PHRASES,
     YES_NO_WORDS,
 )
@@ -97,31 +98,40 @@ def _odd(norm: str) -> str | None:
     return None
 
 
-def _role_phrases(tokens: list[Token], world: World) -> set[int]:
-    """Tokens inside a role phrase of several words ("up to", "used to"), unless it is the question's own."""
-    out: set[int] = set()
+def _role_phrases(tokens: list[Token], world: World) -> tuple[set[int], set[int]]:
+    """Tokens inside a role phrase of several words ("up to", "used to", "your manager"): those that need
+    accounting, and those of a person the question asks about ("What's my manager's name?" frames "your
+    manager"), which are plain. A phrase of time the question holds ("in the past" for "How many ... in
+    the past few weeks?") is not forced, but its words are read as any other ("At first 15." for "...
+    in the first three months?" says what was, not what is)."""
+    forced: set[int] = set()
+    framed: set[int] = set()
     n = len(tokens)
     for i in [i for i in range(n - 1) if tokens[i].text in ROLE_PHRASE_STARTS
               and (tokens[i].text, tokens[i + 1].text) in ROLE_PHRASES]:
-        for words, framed in ROLE_PHRASES[tokens[i].text, tokens[i + 1].text]:
+        for words, kind in ROLE_PHRASES[tokens[i].text, tokens[i + 1].text]:
             k = len(words)
             if i + k <= n and all(tokens[i + x].text == words[x] for x in range(2, k)):
-                if not (framed and all(w in world.frame_words or w in FUNCTION_WORDS for w in words)):
-                    out.update(range(i, i + k))
+                if not (kind in FRAME_KINDS and all(w in world.frame_words or w in FUNCTION_WORDS for w in words)):
+                    forced.update(range(i, i + k))
+                elif kind == "other":
+                    framed.update(range(i, i + k))
                 break
-    return out
+    return forced, framed
 
 
 def _to_account(tokens: list[Token], world: World) -> list[int]:
     """Indices of the tokens that only a statement of the target (or an abstention) can account for."""
     out = []
-    forced = _role_phrases(tokens, world)
+    forced, framed = _role_phrases(tokens, world)
     candidates, plain, own = world.candidate_stems, world.plain_stems, world.gold_stems
     opening = next((i for i, t in enumerate(tokens) if t.kind != PUNCT), None)
     for i, t in enumerate(tokens):
         kind = t.kind
         if i in forced:
             pass
+        elif i in framed:
+            continue
         elif i == opening and world.premise and t.text in PREMISE_CORRECTIONS:
             continue  # "No, Lexington." corrects the question's stale premise
         elif kind == WORD:

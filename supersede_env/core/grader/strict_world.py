@@ -103,7 +103,8 @@ def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], qu
     timeline = any(alt.timeline for alt in gold.alternatives)
     gold_words = [t for t in tokenize(normalise_text(gold_text)) if t.kind == WORD] if explained or timeline else []
     own = frozenset(t.value for t in gold_words if timeline or t.text not in NOT_PLAIN) - candidates
-    surface = frozenset(t.text for t in (*q_tokens, *gold_words) if t.kind == WORD)
+    # a possessive frames its noun too: "What's my manager's name?" asks about "your manager"
+    surface = frozenset(w for t in (*q_tokens, *gold_words) if t.kind == WORD for w in {t.text, t.text.removesuffix("'s")})
     past = any(t.kind == WORD and t.text in PAST_FORMS for t in q_tokens)
     # a yes/no item has no premise to correct: its "no" is the answer itself
     premise = gold.polarity is None and any(_names(part, q_tokens) for c in stale_parts for part in c.parts)
