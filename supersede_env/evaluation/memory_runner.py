@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -158,60 +158,69 @@ async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[Step
     session) before its pair fails; time spent waiting on the model does not count."""
     slots = asyncio.Semaphore(max(1, concurrency))
 
-    async def drive(task: SystemPairTask, watch: _Watch) -> SystemRun:
-        async def live(request: StepRequest) -> ModelReply:
-            watch.progress()
-            watch.in_model_call = True
-            try:
-                return await call(request)
-            finally:
-                watch.in_model_call = False
-                watch.last_progress = time.monotonic()
-
-        def on_call(step: StepRecord, was_replayed: bool) -> None:
-            watch.progress()
-            if not was_replayed:
-                task.calls_done += 1
-                record_call(task, step)
-
-        def on_session(memory: SessionMemory) -> None:
-            watch.progress()
-            if memory.session >= task.sessions_recorded:
-                record_memory(task, memory)
-
-        try:  # the factory is the user's code, which may block: in a thread of its own
-            system = await in_daemon_thread(task.factory)
-        except (Exception, KeyboardInterrupt, SystemExit) as exc:  # noqa: BLE001  (fails this pair only)
-            return failed_run(task, " ".join(f"memory system factory raised {type(exc).__name__}: {exc}".split())[:500])
-        return await run_system(system, task.episode, task.condition, recorded=task.recorded, live=live,
-                                on_call=on_call, on_session=on_session)
-
-    async def supervise(task: SystemPairTask) -> SystemRun:
-        watch = _Watch(last_progress=time.monotonic())
-        running = asyncio.get_running_loop().create_task(drive(task, watch))
-        running.add_done_callback(_retrieved)
-        try:
-            while True:
-                done, _ = await asyncio.wait({running}, timeout=_poll_interval(step_timeout))
-                if done:
-                    return running.result()
-                idle = time.monotonic() - watch.last_progress
-                if step_timeout is not None and not watch.in_model_call and idle > step_timeout:
-                    return failed_run(task, f"memory system made no progress in {step_timeout:g} s (its reset, "
-                                            "ingest or answer neither returned nor called the model): --memory-timeout")
-        finally:
-            watch.stopped = True  # given up, finished or the run cancelled (Ctrl-C): the system is stopped
-            running.cancel()
-
     async def one(task: SystemPairTask) -> None:
+        watch = _Watch(last_progress=time.monotonic())
         async with slots:
-            result = await supervise(task)
+            result = await _watched(task, watch, _drive(task, watch, call, record_call, record_memory), step_timeout)
         verdict = task.verdict or pair_verdict(task.episode, result)
         await finish(task, verdict)
 
     async with asyncio.TaskGroup() as group:
         for task in tasks:
             group.create_task(one(task))
+
+
+async def _drive(task: SystemPairTask, watch: _Watch, call: Callable[[StepRequest], Any],
+                 record_call: Callable[[SystemPairTask, StepRecord], None],
+                 record_memory: Callable[[SystemPairTask, SessionMemory], None]) -> SystemRun:
+    """One pair through its system: every call sent and recorded, every session's memory recorded,
+    each of them progress for the watch."""
+    async def live(request: StepRequest) -> ModelReply:
+        watch.progress()
+        watch.in_model_call = True
+        try:
+            return await call(request)
+        finally:
+            watch.in_model_call = False
+            watch.last_progress = time.monotonic()
+
+    def on_call(step: StepRecord, was_replayed: bool) -> None:
+        watch.progress()
+        if not was_replayed:
+            task.calls_done += 1
+            record_call(task, step)
+
+    def on_session(memory: SessionMemory) -> None:
+        watch.progress()
+        if memory.session >= task.sessions_recorded:
+            record_memory(task, memory)
+
+    try:  # the factory is the user's code, which may block: in a thread of its own
+        system = await in_daemon_thread(task.factory)
+    except (Exception, KeyboardInterrupt, SystemExit) as exc:  # noqa: BLE001  (fails this pair only)
+        return failed_run(task, " ".join(f"memory system factory raised {type(exc).__name__}: {exc}".split())[:500])
+    return await run_system(system, task.episode, task.condition, recorded=task.recorded, live=live,
+                            on_call=on_call, on_session=on_session)
+
+
+async def _watched(task: SystemPairTask, watch: _Watch, drive: Coroutine[Any, Any, SystemRun],
+                   step_timeout: float | None) -> SystemRun:
+    """``drive`` in a task of its own, given up when the system makes no progress in ``step_timeout``
+    seconds (the pair fails); finished, given up or cancelled with the run, the system is stopped."""
+    running = asyncio.get_running_loop().create_task(drive)
+    running.add_done_callback(_retrieved)
+    try:
+        while True:
+            done, _ = await asyncio.wait({running}, timeout=_poll_interval(step_timeout))
+            if done:
+                return running.result()
+            idle = time.monotonic() - watch.last_progress
+            if step_timeout is not None and not watch.in_model_call and idle > step_timeout:
+                return failed_run(task, f"memory system made no progress in {step_timeout:g} s (its reset, "
+                                        "ingest or answer neither returned nor called the model): --memory-timeout")
+    finally:
+        watch.stopped = True
+        running.cancel()
 
 
 def _retrieved(task: asyncio.Task) -> None:
