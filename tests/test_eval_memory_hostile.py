@@ -102,6 +102,39 @@ def test_a_coroutine_system_that_waits_forever_or_raises_fails_its_own_pair(tmp_
     assert log.verdict_for("e0", "memory").status == "ok"
 
 
+@pytest.mark.parametrize("action", ["raise asyncio.CancelledError('from the factory')",
+                                    "asyncio.current_task().cancel(); await asyncio.sleep(1)"])
+def test_a_pair_cancelled_by_its_own_system_or_factory_fails_with_a_verdict(tmp_path, action):
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
+    path = tmp_path / "cancels.py"
+    if action.startswith("raise"):  # the factory raises for the second pair (its first call is the load check)
+        path.write_text(ASYNC_SYSTEM.format(action="pass", trigger="never").replace(
+            "def factory():\n    return System()",
+            f"built = 0\ndef factory():\n    global built\n    built += 1\n    if built == 3:\n        {action}\n"
+            "    return System()"))
+    else:
+        path.write_text(ASYNC_SYSTEM.format(action=action, trigger="Austin"))
+    code, _, err = run_cli("eval", "--model", "baseline:recency", "--episodes", str(episodes), "--conditions",
+                           "full", "--memory", f"{path}:factory", "--out", str(tmp_path / "run"), "--no-progress")
+    assert code == 3, err
+    log = load_run(tmp_path / "run")
+    verdicts = [log.verdict_for(f"e{i}", "memory") for i in range(3)]
+    assert all(v is not None for v in verdicts)  # none lost
+    assert any(v.status == "failed" and "ancel" in v.error for v in verdicts)
+
+
+def test_waiting_for_a_free_slot_is_no_stall(tmp_path):
+    # one pair at a time, each working 0.6 s between signs of progress: the third waits over a second
+    # for its slot, which the 1 s step limit must not count
+    episodes = write_city_episodes(tmp_path / "eps.jsonl", 3)
+    module = hostile_module(tmp_path, "time.sleep(0.6)", trigger="")
+    code, _, err = run_cli("eval", "--model", "baseline:recency", "--episodes", str(episodes), "--conditions",
+                           "full", "--memory", module, "--memory-timeout", "1", "--concurrency", "1",
+                           "--out", str(tmp_path / "run"), "--no-progress")
+    assert code == 0, err
+    assert all(load_run(tmp_path / "run").verdict_for(f"e{i}", "memory").status == "ok" for i in range(3))
+
+
 def test_an_answer_too_long_to_record_fails_its_pair(tmp_path):
     """A 70 MB answer became a 70 MB record line; now the pair fails with the size in its reason."""
     path = tmp_path / "long.py"

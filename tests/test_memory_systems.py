@@ -20,8 +20,10 @@ def recency(request):
 
 
 def drive(system, episode, condition, *, live, **options):
-    """The driver on an event loop of its own, ``live`` a plain function of the request."""
+    """The driver on an event loop of its own, ``live`` a plain function of the request (each call
+    yields to the loop once, as a real one does)."""
     async def call(request):
+        await asyncio.sleep(0)
         return live(request)
 
     return asyncio.run(run_system(system, episode, condition, live=call, **options))
@@ -150,6 +152,81 @@ def test_a_coroutine_system_that_raises_fails_its_pair_even_a_cancellation_of_it
 
     run = drive(Broken(), city_episode(0), parse_condition("memory"), live=lambda r: ModelReply("a"))
     assert run.transcript.status == "failed" and run.error == f"memory system raised {message}"
+
+
+def test_calls_made_at_once_are_sent_one_at_a_time_in_the_order_made():
+    class Both(AsyncEcho):
+        async def ingest(self, session, model):
+            replies = await asyncio.gather(*(model(ChatRequest(({"role": "user", "content": f"call {i}"},), 8))
+                                             for i in range(3)))
+            self.seen.extend(replies)
+            return []
+
+    sent = []
+    run = drive(Both(), city_episode(1), parse_condition("memory"),
+                live=lambda r: sent.append(r.call.messages[0]["content"]) or ModelReply(str(len(sent))))
+    steps = run.transcript.steps
+    assert [s.step for s in steps] == list(range(len(steps))) and run.transcript.status == "ok"
+    assert sent[:3] == ["call 0", "call 1", "call 2"] and [s.output for s in steps[:3]] == ["1", "2", "3"]
+
+
+def test_a_changed_prompt_stops_the_resume_even_when_the_system_catches_it():
+    class Swallows(Echo):
+        def ingest(self, session, model):
+            try:
+                model(ChatRequest(({"role": "user", "content": "a prompt of today"},), 8))
+            except Exception:  # noqa: BLE001  (what a careless system does)
+                pass
+            return []
+
+        def answer(self, question, model):
+            return "Portland"  # no call: nothing after the swallowed one would notice
+
+    episode = city_episode(1)
+    first = drive(Echo(), episode, parse_condition("memory"), live=lambda r: ModelReply("a"))
+    with pytest.raises(ResumeMismatch):
+        drive(Swallows(), episode, parse_condition("memory"), recorded=first.transcript.steps[:2],
+              live=lambda r: ModelReply("a"))
+
+
+def test_an_in_process_model_never_serves_two_threads_even_when_a_system_gives_up_a_call():
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from supersede_env.evaluation.memory_runner import SystemPairTask, run_systems
+
+    class InProcess:  # one model in this process: two threads inside it at once would corrupt it
+        supports_batch = True
+
+        def __init__(self):
+            self.inside, self.most = 0, 0
+            self.lock = threading.Lock()
+
+        def complete_batch(self, requests):
+            with self.lock:
+                self.inside += 1
+                self.most = max(self.most, self.inside)
+            time.sleep(0.2)
+            with self.lock:
+                self.inside -= 1
+            return [ModelReply("a") for _ in requests]
+
+    class Impatient(AsyncEcho):
+        async def ingest(self, session, model):
+            try:  # gives its first call up before the model is done, then calls again at once
+                await asyncio.wait_for(model(ChatRequest(({"role": "user", "content": "slow"},), 8)), 0.05)
+            except TimeoutError:
+                pass
+            return []
+
+    backend, verdicts = InProcess(), []
+    recorder = SimpleNamespace(step=lambda *a: None, calls_failed=0, verdict=verdicts.append,
+                               writer=SimpleNamespace(append=lambda record: None))
+    bar = SimpleNamespace(advance=lambda *a, **k: None, pair_done=lambda **k: None)
+    tasks = [SystemPairTask(city_episode(i), parse_condition("memory"), Impatient) for i in range(2)]
+    asyncio.run(run_systems(tasks, backend, recorder, bar, None, asyncio.Semaphore(1), concurrency=4))
+    assert len(verdicts) == 2 and backend.most == 1
 
 
 def test_cancelling_the_driver_stops_a_coroutine_system_that_waits_forever():

@@ -62,7 +62,12 @@ class ResumeMismatch(ValueError):
 
 @dataclass
 class _Calls:
-    """The model as a system sees it: recorded replies first, then live calls; each one recorded."""
+    """The model as a system sees it: recorded replies first, then live calls; each one recorded.
+
+    Calls a system makes at once (``asyncio.gather`` of two) are sent one at a time, in the order
+    they were made: each call's step number is its place in the records, and a resume replays them in
+    that order. A prompt that differs from the recorded one is remembered (``mismatch``): a system
+    that catches the error still stops the resume."""
 
     episode: Episode
     condition: Condition
@@ -72,22 +77,30 @@ class _Calls:
     kind: StepKind = "memo"
     steps: list[StepRecord] = field(default_factory=list)
     failed: bool = False
+    mismatch: ResumeMismatch | None = None
+    one_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def __call__(self, request: ChatRequest) -> str:
         if not isinstance(request, ChatRequest):
             raise TypeError(f"the model takes a ChatRequest, not {type(request).__name__}")
+        async with self.one_at_a_time:
+            step, reply, replayed = await self._reply(request)
+            return self._recorded(step, reply, replayed)
+
+    async def _reply(self, request: ChatRequest) -> tuple[StepRequest, ModelReply, bool]:
         if len(self.steps) >= MAX_CALLS_PER_EPISODE:
             raise RuntimeError(f"more than {MAX_CALLS_PER_EPISODE} model calls in one episode")
         step = StepRequest(self.episode.id, self.condition.name, len(self.steps), self.kind, request)
-        replayed = step.step < len(self.recorded)
-        if replayed:
-            recorded = self.recorded[step.step]
-            if recorded.prompt_hash != step.prompt_hash:
-                raise ResumeMismatch(f"episode {self.episode.id} under {self.condition}: call {step.step} prompt "
-                                     "differs from the recorded one (episodes, system or prompts changed)")
-            reply = recorded.to_reply()
-        else:
-            reply = await self.live(step)
+        if step.step >= len(self.recorded):
+            return step, await self.live(step), False
+        recorded = self.recorded[step.step]
+        if recorded.prompt_hash != step.prompt_hash:
+            self.mismatch = ResumeMismatch(f"episode {self.episode.id} under {self.condition}: call {step.step} "
+                                           "prompt differs from the recorded one (episodes, system or prompts changed)")
+            raise self.mismatch
+        return step, recorded.to_reply(), True
+
+    def _recorded(self, step: StepRequest, reply: ModelReply, replayed: bool) -> str:
         record = _record(step, reply)
         self.steps.append(record)
         self.on_call(record, replayed)
@@ -164,6 +177,8 @@ async def run_system(system: object, episode: Episode, condition: Condition, *, 
             raise
         detail = f": {exc}" if str(exc) else ""
         error = " ".join(f"memory system raised {type(exc).__name__}{detail}".split())[:500]
+    if calls.mismatch is not None:
+        raise calls.mismatch  # the system caught it: the resume stops all the same
     failed_step = next((s for s in calls.steps if s.status == "failed"), None)
     if failed_step is not None:
         error = f"step {failed_step.step}: {failed_step.error or 'model call failed'}"

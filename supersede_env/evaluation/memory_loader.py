@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import re
 import sys
+from asyncio import CancelledError
 from pathlib import Path
 
 from supersede_env.core.memory_system import MemorySystemError, SystemFactory, check_system
@@ -39,7 +40,7 @@ def load_memory_factory(spec: str) -> SystemFactory:
         raise MemorySystemError(f"{where}: {name} is not callable (a factory takes no arguments and returns a system)")
     try:
         system = factory()
-    except Exception as exc:  # noqa: BLE001  (the user's code: said in one line, before any model call)
+    except (Exception, SystemExit, CancelledError) as exc:  # noqa: BLE001  (the user's code: one line, before any call)
         raise MemorySystemError(f"{where}: calling {name}() raised {type(exc).__name__}: {exc}") from None
     check_system(system, where)
     return factory

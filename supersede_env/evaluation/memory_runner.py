@@ -159,8 +159,8 @@ async def run_system_pairs(tasks: Sequence[SystemPairTask], call: Callable[[Step
     slots = asyncio.Semaphore(max(1, concurrency))
 
     async def one(task: SystemPairTask) -> None:
-        watch = _Watch(last_progress=time.monotonic())
-        async with slots:
+        async with slots:  # the watch starts with the pair: waiting for a slot is no stall
+            watch = _Watch(last_progress=time.monotonic())
             result = await _watched(task, watch, _drive(task, watch, call, record_call, record_memory), step_timeout)
         verdict = task.verdict or pair_verdict(task.episode, result)
         await finish(task, verdict)
@@ -197,7 +197,11 @@ async def _drive(task: SystemPairTask, watch: _Watch, call: Callable[[StepReques
 
     try:  # the factory is the user's code, which may block: in a thread of its own
         system = await in_daemon_thread(task.factory)
-    except (Exception, KeyboardInterrupt, SystemExit) as exc:  # noqa: BLE001  (fails this pair only)
+    except BaseException as exc:  # noqa: BLE001  (fails this pair only, but the pair's own stop goes on)
+        current = asyncio.current_task()
+        if isinstance(exc, DriverStop) or (isinstance(exc, asyncio.CancelledError) and current is not None
+                                           and current.cancelling()):
+            raise
         return failed_run(task, " ".join(f"memory system factory raised {type(exc).__name__}: {exc}".split())[:500])
     return await run_system(system, task.episode, task.condition, recorded=task.recorded, live=live,
                             on_call=on_call, on_session=on_session)
@@ -213,6 +217,8 @@ async def _watched(task: SystemPairTask, watch: _Watch, drive: Coroutine[Any, An
         while True:
             done, _ = await asyncio.wait({running}, timeout=_poll_interval(step_timeout))
             if done:
+                if running.cancelled():  # the system cancelled its own task: its failure, recorded
+                    return failed_run(task, "memory system cancelled its own pair (asyncio.CancelledError)")
                 return running.result()
             idle = time.monotonic() - watch.last_progress
             if step_timeout is not None and not watch.in_model_call and idle > step_timeout:
@@ -259,12 +265,16 @@ async def run_systems(tasks: Sequence[SystemPairTask], backend: Any, recorder: A
 
     async def call(request: StepRequest) -> ModelReply:
         await gate.acquire(0)
-        try:
-            if batch:
-                return (await asyncio.to_thread(complete_batch, backend, [request.call]))[0]
-            return await safe_complete(backend, request.call)
-        finally:
-            gate.release()
+        if not batch:
+            try:
+                return await safe_complete(backend, request.call)
+            finally:
+                gate.release()
+        # an in-process model is free again only when its thread is done, even if this call was
+        # cancelled meanwhile (a system's own time limit): never two threads in one model
+        worker = asyncio.ensure_future(asyncio.to_thread(complete_batch, backend, [request.call]))
+        worker.add_done_callback(lambda _: gate.release())
+        return (await asyncio.shield(worker))[0]
 
     def record_call(task: SystemPairTask, step: StepRecord) -> None:
         recorder.step(task.episode.id, task.condition.name, step)
