@@ -119,6 +119,19 @@ def _record(request: StepRequest, reply: ModelReply) -> StepRecord:
                       latency_s=reply.latency_s, finish_reason=reply.finish_reason)
 
 
+def being_cancelled(exc: BaseException) -> bool:
+    """Is ``exc`` the cancellation of the running task (its pair given up, the run ended), which goes
+    on? A CancelledError a system raises of its own accord is its failure."""
+    current = asyncio.current_task()
+    return isinstance(exc, asyncio.CancelledError) and current is not None and current.cancelling() > 0
+
+
+def raised_by(what: str, exc: BaseException) -> str:
+    """The one-line error of a pair whose system (or its factory) raised ``exc``."""
+    detail = f": {exc}" if str(exc) else ""
+    return " ".join(f"{what} raised {type(exc).__name__}{detail}".split())[:500]
+
+
 class _OnLoop:
     """A coroutine system with the driver's shape: every method awaitable."""
 
@@ -169,14 +182,11 @@ async def run_system(system: object, episode: Episode, condition: Condition, *, 
         pass
     except BaseException as exc:  # noqa: BLE001
         # The system's own bug, exit(), KeyboardInterrupt or any other BaseException it raises fails its
-        # pair, recorded, never scored; a CancelledError is the system's own unless this task is being
-        # cancelled (the pair given up, the run ended), which goes on. The run's Ctrl-C is raised out of
-        # the event loop itself, never inside a system.
-        current = asyncio.current_task()
-        if isinstance(exc, asyncio.CancelledError) and current is not None and current.cancelling():
+        # pair, recorded, never scored. The run's Ctrl-C is raised out of the event loop itself, never
+        # inside a system.
+        if being_cancelled(exc):
             raise
-        detail = f": {exc}" if str(exc) else ""
-        error = " ".join(f"memory system raised {type(exc).__name__}{detail}".split())[:500]
+        error = raised_by("memory system", exc)
     if calls.mismatch is not None:
         raise calls.mismatch  # the system caught it: the resume stops all the same
     failed_step = next((s for s in calls.steps if s.status == "failed"), None)

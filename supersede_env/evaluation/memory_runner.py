@@ -29,7 +29,8 @@ from supersede_env.evaluation.judging import judge_verdict, needs_judgement
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
 from supersede_env.core.memory_builtin import builtin_system
-from supersede_env.core.memory_rollout import ResumeMismatch, SessionMemory, SystemRun, run_system
+from supersede_env.core.memory_rollout import (ResumeMismatch, SessionMemory, SystemRun, being_cancelled, raised_by,
+                                              run_system)
 from supersede_env.core.memory_system import DriverStop, SystemFactory
 from supersede_env.core.memory_threads import PairStopped, in_daemon_thread
 from supersede_env.core.model_call import ModelReply
@@ -198,11 +199,9 @@ async def _drive(task: SystemPairTask, watch: _Watch, call: Callable[[StepReques
     try:  # the factory is the user's code, which may block: in a thread of its own
         system = await in_daemon_thread(task.factory)
     except BaseException as exc:  # noqa: BLE001  (fails this pair only, but the pair's own stop goes on)
-        current = asyncio.current_task()
-        if isinstance(exc, DriverStop) or (isinstance(exc, asyncio.CancelledError) and current is not None
-                                           and current.cancelling()):
+        if isinstance(exc, DriverStop) or being_cancelled(exc):
             raise
-        return failed_run(task, " ".join(f"memory system factory raised {type(exc).__name__}: {exc}".split())[:500])
+        return failed_run(task, raised_by("memory system factory", exc))
     return await run_system(system, task.episode, task.condition, recorded=task.recorded, live=live,
                             on_call=on_call, on_session=on_session)
 
