@@ -33,6 +33,7 @@ from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     AUXILIARIES,
     COURTESY,
+    FRAME_KINDS,
     FUNCTION_WORDS,
     NOT_PLAIN,
     PREMISE_CORRECTIONS,
@@ -40,7 +41,6 @@ from supersede_env.core.grader.lexicon import (
     PLAIN_PUNCT,
     PLAIN_SYMBOLS,
     ROLE_PHRASE_STARTS,
-    FRAME_KINDS,
     ROLE_PHRASES,
     YES_NO_WORDS,
 )
