@@ -45,7 +45,8 @@ the batch, however the rows fall into micro-batches and processes.
 through :mod:`.sampler_logprobs`), each generation batch logs TRL's ``sampling/sampling_logp_difference/*``
 and ``sampling/importance_sampling_ratio/*`` (the ratio TRL's ``vllm_importance_sampling_mode``
 computes; it weights the loss only with vLLM, as in TRL) and the share of calls and tokens whose
-weight the importance mask sets to zero (``sampling/importance_sampling_zeroed/*``).
+weight the importance mask sets to zero (``sampling/importance_sampling_zeroed/*``). Where no old-policy
+pass runs, these are read off each micro-batch's first training pass, which is the old policy's.
 
 **Weight sync.** With vLLM and a LoRA adapter, weights reach vLLM merged out of place
 (:mod:`.weight_sync`): the frozen base weights stay bit-identical.
@@ -91,6 +92,7 @@ from supersede_env.training.advantages import (
 from supersede_env.training.checkpoints import StagedCheckpoints
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.gold_credit import GoldCredit, gold_scores, memo_holds_answer
+from supersede_env.training.grouped_forward import length_groups, used_columns
 from supersede_env.training.episode_pools import EpisodePools
 from supersede_env.training.generation_rounds import GenerationRounds, SampledCall, generation_settings, round_size
 from supersede_env.training.importance import importance_weights
@@ -109,6 +111,10 @@ from supersede_env.training.sampler_logprobs import SampledLogprobs, sampling_pr
 from supersede_env.training.weight_sync import MergeLoss, install_exact_sync
 
 log = logging.getLogger(__name__)
+
+# Rows per forward pass on the CPU path, grouped by length (grouped_forward.py): 16 measured best of
+# 8, 16, 32 and a whole micro-batch (160 rows) on the learn-check (step 8.7 s -> 5.5 s).
+LENGTH_GROUP_ROWS = 16
 
 
 @dataclass(frozen=True)
@@ -215,6 +221,8 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
         self._sync_measured_at: int | None = None  # the optimizer step whose sync was measured last
         if self.use_vllm:
             install_exact_sync(self.vllm_generation, on_sync=self._on_weight_sync)
+        self._loss_pass_mismatch: LossPassMismatch | None = None  # see _add_policy_logps
+        self._loss_pass_sampling: torch.Tensor | None = None  # the sampler's log-probs of the pass under way
         self.batches_seen = 0  # generation batches of this start, and those with nothing to learn from
         self.zero_advantage_batches = 0
 
@@ -346,9 +354,15 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
         vllm_is = bool(self.use_vllm and self.vllm_importance_sampling_correction)
         needs_old = self.args.gradient_accumulation_steps % generate_every != 0 or vllm_is
         has_sampler = "sampling_per_token_logps" in chunks[0]
+        mismatch = MismatchTotals(self.vllm_importance_sampling_mode)
+        if has_sampler and not needs_old:
+            # Every chunk's first training pass runs before the optimizer steps: the old policy on exactly
+            # these tensors. The mismatch is read off those passes (_compute_loss), not a pass of its own
+            # (measured: 15% of a CPU step).
+            self._loss_pass_mismatch = LossPassMismatch(mismatch, passes_left=len(chunks))
+            has_sampler = False
         if not (needs_old or has_sampler or self.beta != 0.0):
             return chunks
-        mismatch = MismatchTotals(self.vllm_importance_sampling_mode)
         with (
             torch.no_grad(),
             disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs),
@@ -363,15 +377,8 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
                     if needs_old:
                         chunk["old_per_token_logps"] = old
                     if has_sampler:
-                        ratio = importance_weights(
-                            old,
-                            chunk["sampling_per_token_logps"],
-                            chunk["completion_mask"],
-                            self.vllm_importance_sampling_mode,
-                            self.vllm_importance_sampling_clip_min,
-                            self.vllm_importance_sampling_clip_max,
-                        )
-                        mismatch.add(old, chunk["sampling_per_token_logps"], chunk["completion_mask"], ratio)
+                        ratio = self._add_mismatch(mismatch, old, chunk["sampling_per_token_logps"],
+                                                   chunk["completion_mask"])
                         if vllm_is:
                             chunk["importance_sampling_ratio"] = ratio
                 if self.beta != 0.0:
@@ -382,9 +389,37 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
                         )
                     chunk["ref_per_token_logps"] = ref
         if has_sampler:
-            for name, value in mismatch.metrics(self.accelerator).items():
-                self._metrics["train"][name].append(value)
+            self._log_mismatch(mismatch)
         return chunks
+
+    def _add_mismatch(self, totals: MismatchTotals, old: torch.Tensor, sampling: torch.Tensor,
+                      mask: torch.Tensor) -> torch.Tensor:
+        """Count one micro-batch's sampler/trainer differences; its importance weights (TRL's formula)."""
+        ratio = importance_weights(old, sampling, mask, self.vllm_importance_sampling_mode,
+                                   self.vllm_importance_sampling_clip_min, self.vllm_importance_sampling_clip_max)
+        totals.add(old, sampling, mask, ratio)
+        return ratio
+
+    def _log_mismatch(self, totals: MismatchTotals) -> None:
+        for name, value in totals.metrics(self.accelerator).items():
+            self._metrics["train"][name].append(value)
+
+    def _compute_loss(self, model: Any, inputs: dict[str, Any]) -> torch.Tensor:
+        """TRL's loss. While a generation batch's mismatch is read off its first training passes
+        (``_add_policy_logps``), the pass's log-probs are compared with the sampler's as they are computed."""
+        pending = self._loss_pass_mismatch
+        if pending is None:
+            return super()._compute_loss(model, inputs)
+        self._loss_pass_sampling = inputs["sampling_per_token_logps"]
+        try:
+            loss = super()._compute_loss(model, inputs)
+        finally:
+            self._loss_pass_sampling = None
+        pending.passes_left -= 1
+        if pending.passes_left == 0:
+            self._loss_pass_mismatch = None
+            self._log_mismatch(pending.totals)
+        return loss
 
     def _get_per_token_logps_and_entropies(self, model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                                            logits_to_keep: int, batch_size: int | None = None,
@@ -392,20 +427,34 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
                                            **multimodal: Any) -> tuple[torch.Tensor, torch.Tensor | None, Any]:
         """TRL's log-probs (and entropies) of the completion tokens. Where Triton runs (CUDA) through TRL's fused
         LM head; elsewhere (CPU) from the plain logits of the completion positions: the fused head then scores
-        every position in torch tiles, several times slower (measured: 40% of a CPU step)."""
+        every position in torch tiles, several times slower (measured: 40% of a CPU step). The CPU path runs
+        rows in groups of like length, each without the padding columns all its rows share."""
         if (self.accelerator.device.type in ("cuda", "xpu") or compute_aux_loss
                 or any(value is not None for value in multimodal.values())):
-            return super()._get_per_token_logps_and_entropies(model, input_ids, attention_mask, logits_to_keep,
-                                                              batch_size, compute_entropy, compute_aux_loss,
-                                                              **multimodal)
-        size = batch_size or input_ids.size(0)
-        logps, entropies = [], []
-        for start in range(0, input_ids.size(0), size):
-            rows = slice(start, start + size)
+            result = super()._get_per_token_logps_and_entropies(model, input_ids, attention_mask, logits_to_keep,
+                                                                batch_size, compute_entropy, compute_aux_loss,
+                                                                **multimodal)
+        else:
+            result = self._completion_logps(model, input_ids, attention_mask, logits_to_keep, batch_size,
+                                            compute_entropy)
+        if self._loss_pass_sampling is not None and self._loss_pass_mismatch is not None:
+            self._add_mismatch(self._loss_pass_mismatch.totals, result[0].detach(), self._loss_pass_sampling,
+                               attention_mask[:, -logits_to_keep:])
+        return result
+
+    def _completion_logps(self, model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                          logits_to_keep: int, batch_size: int | None,
+                          compute_entropy: bool) -> tuple[torch.Tensor, torch.Tensor | None, None]:
+        """The CPU path: the completion positions' log-probs (and entropies) from plain logits, rows in groups of
+        like length."""
+        logps, entropies, order = [], [], []
+        for rows in length_groups(attention_mask, batch_size or LENGTH_GROUP_ROWS):
+            first = used_columns(attention_mask[rows]).start  # the completion columns stay: logits_to_keep
+            ids = input_ids[rows, first:]
             with self.accelerator.autocast():
-                logits = model(input_ids=input_ids[rows], attention_mask=attention_mask[rows],
+                logits = model(input_ids=ids, attention_mask=attention_mask[rows, first:],
                                logits_to_keep=logits_to_keep + 1).logits[:, :-1]
-            completion = input_ids[rows, -logits_to_keep:]
+            completion = ids[:, -logits_to_keep:]
             if compute_entropy:
                 token_logps, entropy = selective_log_softmax_and_entropy(logits, completion,
                                                                          temperature=self.temperature)
@@ -413,7 +462,9 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
             else:
                 token_logps = selective_log_softmax(logits, completion, temperature=self.temperature)
             logps.append(token_logps)
-        return torch.cat(logps), (torch.cat(entropies) if compute_entropy else None), None
+            order.append(rows)
+        restore = torch.argsort(torch.cat(order))
+        return (torch.cat(logps)[restore], (torch.cat(entropies)[restore] if compute_entropy else None), None)
 
     # -- generation -----------------------------------------------------------------------------
     def _generate_single_turn(
@@ -700,6 +751,14 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
         if checkpoint is not None:
             saved = self._restore_run_state(checkpoint)
             self.curriculum = self.curriculum.restored(saved["curriculum"])
+
+
+@dataclass
+class LossPassMismatch:
+    """A generation batch's mismatch totals, filled by its first ``passes_left`` training passes."""
+
+    totals: MismatchTotals
+    passes_left: int
 
 
 class MismatchTotals:
