@@ -426,8 +426,37 @@ def _render_episode(rng: random.Random, config: SyntheticConfig, index: int, lev
                     plan: _Plan) -> Episode:
     by_name = {s.name: s for s in [*plan.tracked, plan.asked]}
     tracked_names = [s.name for s in plan.tracked]
+    states, current = _gold_states(plan, tracked_names)
+    sessions, question_date, phrasing = _render_sessions(rng, plan, level, by_name)
+    slot_questions = tuple(
+        SlotQuestion(slot=name, question=by_name[name].question, answer=current[name],
+                     stale_values=tuple(plan.chains[name][:-1]))
+        for name in tracked_names
+    )
+    asked = plan.asked
+    stale: tuple[str, ...]
+    if plan.abstention:
+        answer, stale = f"You never mentioned {asked.abstain}.", ()
+    else:
+        answer, stale = current[asked.name], tuple(plan.chains[asked.name][:-1])
+    return Episode(
+        id=f"syn-{level.name}-s{config.seed}-{index:05d}",
+        source="synthetic",
+        sessions=sessions,
+        question=asked.question,
+        answer=answer,
+        stale_values=stale,
+        abstention=plan.abstention,
+        question_date=question_date,
+        slot=asked.name,
+        states=tuple(states),
+        slot_questions=slot_questions,
+        meta=_episode_meta(config, index, level, plan, states, phrasing),
+    )
 
-    # gold states, straight from the plan
+
+def _gold_states(plan: _Plan, tracked_names: list[str]) -> tuple[list[GoldState], dict[str, str]]:
+    """The gold state after every session, straight from the plan, and the current values at the end."""
     ops_at: dict[tuple[int, str], _Event] = {
         (e.session, e.slot): e for e in plan.events if e.op in ("create", "update", "reinforce")
     }
@@ -441,8 +470,13 @@ def _render_episode(rng: random.Random, config: SyntheticConfig, index: int, lev
             if event:
                 current[name] = event.value
         states.append(GoldState(values={n: current[n] for n in tracked_names if n in current}, ops=ops))
+    return states, current
 
-    # sessions: a topic each, mentions woven into the user's turns
+
+def _render_sessions(rng: random.Random, plan: _Plan, level: Level,
+                     by_name: dict[str, SlotType]) -> tuple[tuple[Session, ...], str, dict[str, int]]:
+    """The sessions (a topic each, the plan's mentions woven into the user's turns), the question's date,
+    and how many updates each phrasing tier said."""
     topics = rng.sample(TOPICS, plan.n_sessions)
     used_templates: set[str] = set()
     phrasing = {tier: 0 for tier in PHRASING_TIERS}
@@ -462,27 +496,21 @@ def _render_episode(rng: random.Random, config: SyntheticConfig, index: int, lev
         acknowledge = level.acknowledge and any(e.op == "update" for e in events)
         sessions.append(Session(turns=_session_turns(rng, topics[i], texts, acknowledge),
                                 date=dates[i], id=f"s{i}"))
+    return tuple(sessions), dates[-1], phrasing
 
-    slot_questions = tuple(
-        SlotQuestion(slot=name, question=by_name[name].question, answer=current[name],
-                     stale_values=tuple(plan.chains[name][:-1]))
-        for name in tracked_names
-    )
-    asked = plan.asked
-    stale: tuple[str, ...]
-    if plan.abstention:
-        answer, stale = f"You never mentioned {asked.abstain}.", ()
-    else:
-        answer, stale = current[asked.name], tuple(plan.chains[asked.name][:-1])
+
+def _episode_meta(config: SyntheticConfig, index: int, level: Level, plan: _Plan, states: list[GoldState],
+                  phrasing: dict[str, int]) -> dict[str, Any]:
+    """What the generator knows of the episode beyond its fields: decoys, echoes, distractor sessions."""
     decoys = [e for e in plan.events if e.op == "decoy"]
-    meta: dict[str, Any] = {
+    return {
         # the generator's name since generator_version 1 (the module is now supersede_env.core.synthetic)
         "generator": "supersede_env.synthetic",
         "generator_version": GENERATOR_VERSION,
         "difficulty": level.name,
         "seed": config.seed,
         "index": index,
-        "slot_kind": asked.kind,
+        "slot_kind": plan.asked.kind,
         "tracked_slots": {s.name: s.kind for s in plan.tracked},
         "last_update_session": None if plan.abstention else plan.last_update,
         "sessions_after_last_update": None if plan.abstention else plan.n_sessions - 1 - plan.last_update,
@@ -494,20 +522,6 @@ def _render_episode(rng: random.Random, config: SyntheticConfig, index: int, lev
         "distractor_sessions": [i for i, st in enumerate(states) if all(op == "none" for op in st.ops.values())],
         "update_phrasing": phrasing,
     }
-    return Episode(
-        id=f"syn-{level.name}-s{config.seed}-{index:05d}",
-        source="synthetic",
-        sessions=tuple(sessions),
-        question=asked.question,
-        answer=answer,
-        stale_values=stale,
-        abstention=plan.abstention,
-        question_date=dates[-1],
-        slot=asked.name,
-        states=tuple(states),
-        slot_questions=slot_questions,
-        meta=meta,
-    )
 
 
 def _phrase(rng: random.Random, slot: SlotType, event: _Event, level: Level,
