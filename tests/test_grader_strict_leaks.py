@@ -129,3 +129,48 @@ def test_a_question_mark_after_found_doubts_it_however_it_is_set_off(status):
                                                        ("9:30 at night", "9:30 pm", "current")])
 def test_at_night_is_the_evening_or_the_small_hours(answer, gold, label):
     assert grade(answer, gold, stale=["7:00 am"], mode="strict").label == label
+
+
+@pytest.mark.parametrize("gold, answers", [
+    ("iPhone 13 mini", ["iPhone 13", "Your iPhone 13.", "It's the iPhone 13 now."]),
+    ("Galaxy S23 Ultra", ["Galaxy S23", "Your Galaxy S23."]),
+    ("Dark Souls 3 remastered", ["Dark Souls 3"]),
+])
+@pytest.mark.parametrize("mode", ["strict", "official"])
+def test_a_named_thing_without_its_variant_word_is_another_thing(gold, answers, mode):
+    for answer in answers:
+        assert grade(answer, gold, mode=mode).label != "current", answer
+    assert grade(f"It's the {gold}.", gold, mode=mode).label == "current"
+
+
+@pytest.mark.parametrize("gold", ["25 minutes and 50 seconds (or 25:50)", "Yes. (You have a road bike too.)",
+                                  "Portland, though you also keep a flat in Denver", "3 (two cats and a dog)"])
+@pytest.mark.parametrize("restated", ["{g}", "{g}.", "{G}", "  {g}  "])
+def test_the_gold_restated_whole_is_paid_with_what_it_carries(gold, restated):
+    answer = restated.format(g=gold, G=gold.upper())
+    assert grade(answer, gold, mode="strict").label == "current"
+
+
+@pytest.mark.parametrize("gold, answer", [("47", ">47"), ("47", "47?"), ("Portland", "~Portland"),
+                                          ("25 minutes (or 25:00)", "25 minutes (or 25:00)?")])
+def test_a_restatement_with_a_symbol_of_its_own_is_read_as_any_answer(gold, answer):
+    assert grade(answer, gold, mode="strict").label != "current"
+
+
+@pytest.mark.parametrize("answer, gold", [
+    ("Tue, Thu, Sun", "Tuesday, Thursday, Sunday"), ("Sat and Sun", "Saturday and Sunday"),
+    ("Fri, Sat, Sun", "Friday, Saturday and Sunday"),
+])
+@pytest.mark.parametrize("mode", ["strict", "official"])
+def test_weekday_abbreviations_that_are_words_read_as_days_in_a_list_of_days(answer, gold, mode):
+    assert grade(answer, gold, mode=mode).label == "current"
+
+
+def test_a_range_of_weekdays_reads_its_abbreviations_too():
+    assert grade("Mon-Sat", "Monday to Saturday", mode="strict").label == "current"
+
+
+@pytest.mark.parametrize("answer", ["You sat in the sun.", "Sun", "Sat"])
+def test_sat_and_sun_alone_are_words(answer):
+    assert grade(answer, "Sunday", mode="strict").label != "current"
+    assert grade(answer, "Saturday", mode="strict").label != "current"

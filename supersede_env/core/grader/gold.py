@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
 from supersede_env.core.grader.lexicon import GENERIC, PRONOUNS
 from supersede_env.core.grader.question import content_tokens, question_info
 from supersede_env.core.grader.text import normalise_text
@@ -138,7 +139,12 @@ def _pattern(text: str) -> Pattern | None:
         names = [t for t in content if t.kind == WORD and _is_capitalised(original, t)]
         if len(names) == 1 and names[0].start == content[0].start and not _has_inner_capital(original, names[0]):
             names = []
-        required = tuple(t for t in content if t.kind in VALUE_KINDS or (t.kind == WORD and (t.value == "~" or t in names)))
+        # a named thing's words after its number name a variant of it ("iPhone 13 mini", "Dark Souls 3
+        # remastered"): without them an answer names another thing
+        first_value = next(k for k, t in enumerate(content) if t.kind in VALUE_KINDS)
+        variant = [t for t in content[first_value + 1:] if t.kind == WORD and t.text not in MEASURE_UNITS] if names else []
+        required = tuple(t for t in content if t.kind in VALUE_KINDS or (t.kind == WORD and (
+            t.value == "~" or t in names or t in variant)))
         while required and required[0].kind == WORD and required[0].value == "~":
             required = required[1:]
         while required and required[-1].kind == WORD and required[-1].value == "~":

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-__all__ = ["stem"]
+__all__ = ["AMBIGUOUS_WEEKDAYS", "WEEKDAY_STEMS", "stem"]
 
 # Folded before stemming: crude and symmetric, good enough because gold and answer get the same.
 _SYNONYMS = {
@@ -25,6 +25,8 @@ _SYNONYMS = {
     "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "thu": "thursday",
     "thur": "thursday", "thurs": "thursday", "fri": "friday",
 }
+# weekday abbreviations that are words too: a weekday only beside another ("Fri, Sat, Sun"; :mod:`.tokens`)
+AMBIGUOUS_WEEKDAYS = {"sat": "saturday", "sun": "sunday"}
 _IRREGULAR = {
     "children": "child", "men": "man", "women": "woman", "feet": "foot", "teeth": "tooth",
     "mice": "mouse", "people": "person", "bought": "buy", "got": "get", "went": "go",
@@ -51,3 +53,6 @@ def stem(word: str) -> str:
         return word
     with _STEM_LOCK:
         return _ENGLISH.stemWord(word)
+
+
+WEEKDAY_STEMS = frozenset(stem(d) for d in "monday tuesday wednesday thursday friday saturday sunday".split())

@@ -15,7 +15,8 @@ place) means no payment, and the reason names the first one. So do characters th
 than they read: combining overlays, strike markup, bidirectional controls and invisible separators.
 r_stale = -1 by the same rule with a superseded value as the target. An abstention is one or more
 phrases of :data:`~.lexicon.ABSTENTION` and otherwise only plain words, with no value; a yes/no gold
-is answered by its yes or no word alone.
+is answered by its yes or no word alone. The gold text restated whole (case, spacing and a
+closing full stop aside) is paid with whatever it carries: a gold's own alternatives or explanation are right.
 
 Why no blind policy beats a guess: a paid answer names exactly one candidate, the gold, and nothing
 the grader cannot read. A policy that does not know which candidate is current writes the same
@@ -74,6 +75,11 @@ _ASKS = re.compile(r"^\W*(?:is|are|am|was|were|do|does|did|have|has|can|could|wo
 
 def _verdict(label: str, reason: str, extracted: str, *, r_cur: float = 0.0, r_stale: float = 0.0) -> Verdict:
     return Verdict(label, r_cur, r_stale, f"strict: {reason}", extracted.strip(), MODE)
+
+
+def _as_written(norm: str) -> str:
+    """A normalised text as written, but for its spacing and a closing full stop."""
+    return " ".join(norm.split()).removesuffix(".").rstrip()
 
 
 def _trap(text: str) -> str | None:
@@ -360,6 +366,12 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
     if trap is not None:
         return _verdict("wrong", trap, text)
     norm = normalise_text(text)
+    if _as_written(norm) == _as_written(normalise_text(gold)):
+        # the gold restated whole: what it carries besides its value (its own alternatives, "25:50 or 25
+        # minutes and 50 seconds"; an explanation, "Yes. (You have a road bike too.)") is the answer's too
+        if abstention:
+            return _verdict("abstained", "restates the gold", text, r_cur=1.0)
+        return _verdict("current", "restates the gold", text, r_cur=1.0)
     odd = _odd(norm)
     if odd is not None:
         return _verdict("wrong", f"{odd!r} is not accounted for", text)

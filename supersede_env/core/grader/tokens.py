@@ -54,7 +54,7 @@ from supersede_env.core.grader.lex_token import (
     Token,
 )
 from supersede_env.core.grader.lex_values import other_unit, values_equal
-from supersede_env.core.grader.lex_words import stem
+from supersede_env.core.grader.lex_words import AMBIGUOUS_WEEKDAYS, WEEKDAY_STEMS, stem
 
 __all__ = [
     "CLOCK",
@@ -133,7 +133,41 @@ def tokenize(prepared: str, pos: int = 0, endpos: int | None = None) -> list[Tok
         tokens, marks = numbers.merge_number_words(tokens, marks)
     if need_structure:
         tokens = _structure_pass(tokens, marks)
+    text = prepared[pos:endpos]
+    if "sun" in text or "sat" in text:
+        tokens = _weekday_lists(tokens)
     return tokens
+
+
+# what may stand between two weekdays of a list or a range ("Tue, Thu, Sun", "Sat and Sun", "Fri-Sun")
+_WEEKDAY_LINKS = frozenset({",", "and", "&", "or", "/", "-", "to", "through"})
+
+
+def _weekday_lists(tokens: list[Token]) -> list[Token]:
+    """"sat" and "sun" read as Saturday and Sunday beside a weekday (a list, a range), as words elsewhere:
+    swept both ways, so that a weekday read reaches the ambiguous ones beyond it ("Fri, Sat, Sun")."""
+    out = list(tokens)
+    for order in (range(len(out)), range(len(out) - 1, -1, -1)):
+        for i in order:
+            t = out[i]
+            if (t.kind == WORD and t.text in AMBIGUOUS_WEEKDAYS and t.value not in WEEKDAY_STEMS
+                    and _beside_weekday(out, i)):
+                out[i] = t._replace(value=stem(AMBIGUOUS_WEEKDAYS[t.text]))
+    return out
+
+
+def _beside_weekday(tokens: list[Token], i: int) -> bool:
+    """A weekday right beside tokens[i], or across a link word; across one, the other ambiguous one will
+    do too ("Sat and Sun")."""
+    for step in (-1, 1):
+        j = i + step
+        linked = 0 <= j < len(tokens) and tokens[j].text in _WEEKDAY_LINKS
+        if linked:
+            j += step
+        if 0 <= j < len(tokens) and tokens[j].kind == WORD and (
+                tokens[j].value in WEEKDAY_STEMS or linked and tokens[j].text in AMBIGUOUS_WEEKDAYS):
+            return True
+    return False
 
 
 def _structure_pass(toks: list[Token], marks: list[int]) -> list[Token]:
