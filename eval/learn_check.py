@@ -1,6 +1,6 @@
 """The learnability check (``make learn-check``): does GRPO with the strict reward raise a held-out reward?
 
-A benchmark, not a test (about an hour on 2 CPU cores). Every phase is a ``supersede`` command,
+A benchmark, not a test (about 40 minutes on 2 CPU cores, 26 for the dense arm alone). Every phase is a ``supersede`` command,
 as a user would run it:
 
 1. ``supersede episodes``: 200 held-out synthetic episodes (L1, 4 sessions, no abstention item, a seed
