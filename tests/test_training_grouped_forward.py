@@ -13,6 +13,7 @@ from supersede_env.training.grouped_forward import (
     IGNORE_INDEX,
     completion_loss_sum,
     length_groups,
+    rotary,
     used_columns,
 )
 from supersede_env.training.samples import CallSample, collate
@@ -37,8 +38,8 @@ def test_length_groups_cover_every_row_once_longest_first():
     groups = length_groups(mask, 2)
     assert [rows.tolist() for rows in groups] == [[1, 3], [0, 4], [2]]
     assert sorted(torch.cat(groups).tolist()) == [0, 1, 2, 3, 4]
-    assert used_columns(mask[groups[1]]) == slice(2, 4)  # the first column any row attends through the last
-    assert used_columns(torch.tensor([[1, 1, 0, 0], [1, 0, 0, 0]])) == slice(0, 2)
+    assert used_columns(mask[groups[1]], cut_left=True) == slice(2, 4)  # the first column any row attends through the last
+    assert used_columns(torch.tensor([[1, 1, 0, 0], [1, 0, 0, 0]]), cut_left=True) == slice(0, 2)
 
 
 def test_grpo_grouped_forward_gives_every_row_the_whole_batchs_logprobs():
@@ -81,3 +82,21 @@ def test_sft_loss_is_transformers_causal_lm_loss():
         for rows_per_group in (1, 2, 5):
             total = completion_loss_sum(model, inputs, rows_per_group)
             assert float(total / 11) == pytest.approx(float(expected), abs=1e-5)
+
+
+def test_a_batch_with_no_label_gives_a_zero_loss_that_backpropagates():
+    model = _model().train()
+    ids = torch.tensor([[5, 6, 7, PAD], [8, 9, PAD, PAD]])
+    inputs = {"input_ids": ids, "attention_mask": (ids != PAD).long(), "labels": torch.full_like(ids, IGNORE_INDEX)}
+    total = completion_loss_sum(model, inputs, 1)
+    total.backward()
+    assert float(total) == 0.0
+
+
+def test_only_rotary_models_have_their_left_padding_cut():
+    assert rotary(_model())
+    gpt2 = transformers.GPT2LMHeadModel(transformers.GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=50))
+    assert not rotary(gpt2)
+    mask = torch.tensor([[0, 1, 1], [0, 0, 1]])
+    assert used_columns(mask, cut_left=True) == slice(1, 3)
+    assert used_columns(mask, cut_left=False) == slice(0, 3)

@@ -31,8 +31,9 @@ of prompts into batches of scored completions:
 5. **Micro-batches and old log-probs.** The rows are shuffled and cut into ``steps_per_generation``
    equal micro-batches, each trimmed of padding columns it does not use. Where old log-probs are
    needed (``num_iterations > 1``, generation out of step with optimisation, vLLM's importance-
-   sampling correction) they are computed per micro-batch, one forward pass each: the exact tensors
-   the training pass will see, so on the first pass the ratio is exactly 1.
+   sampling correction) they are computed per micro-batch as the training pass will run it (on CPU
+   in the same groups of rows of like length, :mod:`.grouped_forward`): the exact tensors the training
+   pass will see, so on the first pass the ratio is exactly 1.
 
 **Loss normalisation.** ``loss_type: dapo`` divides the summed per-token loss of each micro-batch by
 ``num_items_in_batch / processes * grad_accum / steps_per_generation``, where ``num_items_in_batch``
@@ -92,7 +93,7 @@ from supersede_env.training.advantages import (
 from supersede_env.training.checkpoints import StagedCheckpoints
 from supersede_env.training.curriculum import Curriculum
 from supersede_env.training.gold_credit import GoldCredit, gold_scores, memo_holds_answer
-from supersede_env.training.grouped_forward import length_groups, used_columns
+from supersede_env.training.grouped_forward import length_groups, rotary, used_columns
 from supersede_env.training.episode_pools import EpisodePools
 from supersede_env.training.generation_rounds import GenerationRounds, SampledCall, generation_settings, round_size
 from supersede_env.training.importance import importance_weights
@@ -372,7 +373,7 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
                 attention_mask = torch.cat([chunk["prompt_mask"], chunk["completion_mask"]], dim=1)
                 keep = chunk["completion_ids"].size(1)
                 if needs_old or has_sampler:
-                    # The whole micro-batch in one forward pass: the shape the training pass uses.
+                    # The micro-batch as the training pass will run it (on CPU, the same groups of rows).
                     old, _, _ = self._get_per_token_logps_and_entropies(self.model, input_ids, attention_mask, keep)
                     if needs_old:
                         chunk["old_per_token_logps"] = old
@@ -412,14 +413,13 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
             return super()._compute_loss(model, inputs)
         self._loss_pass_sampling = inputs["sampling_per_token_logps"]
         try:
-            loss = super()._compute_loss(model, inputs)
+            return super()._compute_loss(model, inputs)
         finally:
             self._loss_pass_sampling = None
-        pending.passes_left -= 1
-        if pending.passes_left == 0:
-            self._loss_pass_mismatch = None
-            self._log_mismatch(pending.totals)
-        return loss
+            pending.passes_left -= 1
+            if pending.passes_left == 0:
+                self._loss_pass_mismatch = None
+                self._log_mismatch(pending.totals)
 
     def _get_per_token_logps_and_entropies(self, model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                                            logits_to_keep: int, batch_size: int | None = None,
@@ -448,8 +448,9 @@ class SupersedeGRPOTrainer(StagedCheckpoints, GRPOTrainer):
         """The CPU path: the completion positions' log-probs (and entropies) from plain logits, rows in groups of
         like length."""
         logps, entropies, order = [], [], []
+        cut_left = rotary(model)
         for rows in length_groups(attention_mask, batch_size or LENGTH_GROUP_ROWS):
-            first = used_columns(attention_mask[rows]).start  # the completion columns stay: logits_to_keep
+            first = used_columns(attention_mask[rows], cut_left=cut_left).start  # completions stay whole
             ids = input_ids[rows, first:]
             with self.accelerator.autocast():
                 logits = model(input_ids=ids, attention_mask=attention_mask[rows, first:],
