@@ -106,4 +106,3 @@ def test_trim_columns_drops_only_padding_every_row_has():
     assert trimmed["completion_ids"].tolist() == [[23, PAD, PAD, PAD], [24, 25, 26, 27]]
     assert trimmed["completion_mask"].tolist() == [[1, 0, 0, 0], [1, 1, 1, 1]]
     assert trimmed["advantages"].tolist() == [0.0, 0.0]
-

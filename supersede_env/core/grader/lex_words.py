@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-__all__ = ["AMBIGUOUS_WEEKDAYS", "WEEKDAY_STEMS", "stem"]
+__all__ = ["AMBIGUOUS_WEEKDAYS", "WEEKDAYS", "stem"]
 
 # Folded before stemming: crude and symmetric, good enough because gold and answer get the same.
 _SYNONYMS = {
@@ -55,4 +55,5 @@ def stem(word: str) -> str:
         return _ENGLISH.stemWord(word)
 
 
-WEEKDAY_STEMS = frozenset(stem(d) for d in "monday tuesday wednesday thursday friday saturday sunday".split())
+# the weekdays by stem (here, below the lexicon, because the lexer reads them too)
+WEEKDAYS = frozenset(stem(d) for d in "monday tuesday wednesday thursday friday saturday sunday".split())

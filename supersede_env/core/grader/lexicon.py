@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from supersede_env.core.grader.lex_words import WEEKDAYS  # noqa: F401 - the lexer's own, held here too
 from supersede_env.core.grader.tokens import stem
 
 # -- word classes ----------------------------------------------------------------------------
@@ -55,8 +56,8 @@ NOT_A_RIVAL = frozenset(
     maybe even higher lower greater later earlier slightly a an the none neither nor no both rather
     that this these those it they them he she i you we""".split()
 )
-# Closed kinds of value: when the gold names one, the others are its rivals (stems)
-WEEKDAYS = frozenset(stem(d) for d in "monday tuesday wednesday thursday friday saturday sunday".split())
+# Closed kinds of value: when the gold names one, the others are its rivals (stems; WEEKDAYS, read by the
+# lexer too, is declared in lex_words)
 MONTHS = frozenset(stem(m) for m in """january february march april june july august september october november
     december""".split())  # not "may": a modal far more often than a month
 # Abbreviations before a name: "Dr. Johnson" is one name, its full stop ends no sentence

@@ -54,7 +54,7 @@ from supersede_env.core.grader.lex_token import (
     Token,
 )
 from supersede_env.core.grader.lex_values import other_unit, values_equal
-from supersede_env.core.grader.lex_words import AMBIGUOUS_WEEKDAYS, WEEKDAY_STEMS, stem
+from supersede_env.core.grader.lex_words import AMBIGUOUS_WEEKDAYS, WEEKDAYS, stem
 
 __all__ = [
     "CLOCK",
@@ -133,8 +133,7 @@ def tokenize(prepared: str, pos: int = 0, endpos: int | None = None) -> list[Tok
         tokens, marks = numbers.merge_number_words(tokens, marks)
     if need_structure:
         tokens = _structure_pass(tokens, marks)
-    text = prepared[pos:endpos]
-    if "sun" in text or "sat" in text:
+    if prepared.find("sun", pos, endpos) >= 0 or prepared.find("sat", pos, endpos) >= 0:
         tokens = _weekday_lists(tokens)
     return tokens
 
@@ -150,7 +149,7 @@ def _weekday_lists(tokens: list[Token]) -> list[Token]:
     for order in (range(len(out)), range(len(out) - 1, -1, -1)):
         for i in order:
             t = out[i]
-            if (t.kind == WORD and t.text in AMBIGUOUS_WEEKDAYS and t.value not in WEEKDAY_STEMS
+            if (t.kind == WORD and t.text in AMBIGUOUS_WEEKDAYS and t.value not in WEEKDAYS
                     and _beside_weekday(out, i)):
                 out[i] = t._replace(value=stem(AMBIGUOUS_WEEKDAYS[t.text]))
     return out
@@ -165,7 +164,7 @@ def _beside_weekday(tokens: list[Token], i: int) -> bool:
         if linked:
             j += step
         if 0 <= j < len(tokens) and tokens[j].kind == WORD and (
-                tokens[j].value in WEEKDAY_STEMS or linked and tokens[j].text in AMBIGUOUS_WEEKDAYS):
+                tokens[j].value in WEEKDAYS or linked and tokens[j].text in AMBIGUOUS_WEEKDAYS):
             return True
     return False
 
