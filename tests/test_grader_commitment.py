@@ -389,6 +389,40 @@ def test_doubts_restatements_and_other_counts_are_never_paid(answer: str, gold: 
     assert grade(answer, gold, stale=["Phoenix"], question="Where do I live now?", mode="strict").r_cur == 0.0
 
 
+@pytest.mark.parametrize(("answer", "gold"), [
+    # an answer label that says what kind of answer follows
+    ("Fallback answer: Lexington.", "Lexington"), ("Draft answer: 47.", "47"), ("Pretend answer: Lexington.", "Lexington"),
+    # an approximation of a name: a name is not a quantity one can approach
+    ("Roughly Lexington.", "Lexington"), ("Lexington-ish.", "Lexington"), ("In the ballpark of Lexington.", "Lexington"),
+    ("You live in Lexington, roughly.", "Lexington"), ("Near Lexington.", "Lexington"),
+    ("Roughly Pixel 8 Pro.", "Pixel 8 Pro"), ("Kind of Lexington.", "Lexington"),
+    ("A Lexington type of thing.", "Lexington"),
+    # a count of occurrences, not of what is asked
+    ("You mentioned it 47 times.", "47"),
+    # hearsay, a bound written as "and change", a made-up value, a reply cut off on "though"
+    ("Lexington, so they say.", "Lexington"), ("47, or so I'm told.", "47"), ("47 and change.", "47"),
+    ("Lexington. I made that up.", "Lexington"), ("Lexington — though", "Lexington"),
+])
+def test_labels_approximate_names_hearsay_and_cut_offs_are_never_paid(answer: str, gold: str) -> None:
+    """Each a word the official reader cannot weigh beside the value (unsure: the judge's call) or a
+    hedge it knows (hedged); never paid."""
+    v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")
+    assert v.label in ("unsure", "hedged") and v.r_cur == 0.0, (answer, v)
+    assert grade(answer, gold, stale=["Phoenix", "52"], question="Where do I live now?", mode="strict").r_cur == 0.0
+
+
+@pytest.mark.parametrize(("answer", "gold"), [
+    ("Final answer: Lexington.", "Lexington"), ("So, my answer: Lexington.", "Lexington"),
+    ("Short answer: Lexington.", "Lexington"), ("I would answer: Lexington.", "Lexington"),
+    ("Roughly 47.", "47"),  # an approximate count is LongMemEval's judge's kind of answer
+    ("You talked with Sarah about destiny.", "Sarah"),  # "about" after a name is a preposition
+])
+def test_plain_labels_and_approximate_counts_still_pay_officially(answer: str, gold: str) -> None:
+    question = "Who did I talk with about destiny?" if gold == "Sarah" else "How many plants, and where do I live?"
+    v = grade(answer, gold, question=question)
+    assert v.label == "current", (answer, v.reason)
+
+
 @pytest.mark.parametrize("answer", ["Lexington. You told me in session 3.", "Lexington. You moved there from Phoenix.",
                                     "Lexington (you used to live in Phoenix).", "Lexington, though."])
 def test_a_terse_reply_with_a_plain_note_still_pays(answer: str) -> None:

@@ -11,6 +11,8 @@ terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
   ("Busan TBC");
 - every word of the other stretches ("Busan, iirc", "Busan, or so the grader expects");
 - a bound beside the value ("at least 47", "47+", "> 47"): whether a range answers is the judge's call;
+- an approximation beside a name ("roughly Busan", "Busan-ish"): a name is not a quantity to approach;
+- the words that qualify an answer label ("Draft answer: Busan"): what kind of answer follows;
 - a reply broken off on a conjunction ("Busan, but"): unfinished.
 
 Every token read must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, a
@@ -26,6 +28,8 @@ from supersede_env.core.grader.labels import HEADER_STEMS
 from supersede_env.core.grader.lex_dates import MONTHS
 from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
+    ANSWER_LABELS,
+    ANSWER_VERB_BEFORE,
     CLAUSE_BREAK_WORDS,
     DOUBT_WORDS,
     DURATION_UNITS,
@@ -33,13 +37,17 @@ from supersede_env.core.grader.lexicon import (
     LABEL_WORDS,
     NEGATORS,
     NUMBER_JOINERS,
+    OCCURRENCE_WORDS,
     OFFICIAL_KNOWN,
     OFFICIAL_KNOWN_STEMS,
     OFFICIAL_PUNCT,
     PREDICATES,
+    PREPOSITION_APPROX,
     SOFT,
     STATEMENT_SUBJECTS,
+    SENTENCE_END,
     UNFINISHED,
+    UNFINISHED_UNCLOSED,
 )
 from supersede_env.core.grader.accounting_spans import reading
 from supersede_env.core.grader.roles import CueReading
@@ -59,6 +67,8 @@ from supersede_env.core.grader.tokens import (
 )
 
 __all__ = ["unaccounted"]
+
+LABEL_QUALIFIERS = 3  # words before "answer:" in a label ("My short final answer:"); more are a sentence
 
 def _comparable(gold_token: Token | None, t: Token) -> bool:
     """Could value ``t`` be another answer to the question the gold answers (a value of its kind)?"""
@@ -111,13 +121,16 @@ def _doubts(t: Token) -> bool:
 
 
 def _dangling(tokens: list[Token], last: int) -> str | None:
-    """The conjunction a reply breaks off on after its value ("Portland, but", "59 minutes... or"): the
-    statement is unfinished, and what it would have said is not known."""
+    """The conjunction a reply breaks off on after its value ("Portland, but", "59 minutes... or", "Portland
+    — though"): the statement is unfinished, and what it would have said is not known."""
     end = len(tokens) - 1
     while end > last and tokens[end].kind == PUNCT:
         end -= 1
     t = tokens[end]
-    return t.text if end > last and t.kind == WORD and t.text in UNFINISHED else None
+    if end <= last or t.kind != WORD:
+        return None
+    closed = end + 1 < len(tokens) and tokens[-1].text in SENTENCE_END
+    return t.text if t.text in UNFINISHED or (t.text in UNFINISHED_UNCLOSED and not closed) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +194,8 @@ def _measures_else(t: Token, item: _Item) -> bool:
         return False
     if t.text in LABEL_WORDS:
         return True
+    if t.text in OCCURRENCE_WORDS:  # "mentioned 47 times" for "How many plants?"; not for "How often?"
+        return bool(item.question) and "often" not in item.question
     if t.text.endswith("ed") and len(t.text) > 4 and t.text not in OFFICIAL_KNOWN and t.value not in OFFICIAL_KNOWN_STEMS:
         return True  # an unknown participle qualifies the number, it names nothing counted ("47 squared")
     unit = unit_of(t.text)
@@ -262,6 +277,14 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
         if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
             return a.snippet(x, y)
+    named = gold_token is None and tokens[first].kind == WORD  # "Pixel 8 Pro", not "10-12 hours"
+    for x, y in cues.approximations if named else ():
+        if (_touches(tokens, y, first) or _touches(tokens, last, x)) and (
+                tuple(t.text for t in tokens[x:y + 1]) not in PREPOSITION_APPROX):
+            return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
+    for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces
+        if tokens[k].text not in ANSWER_LABELS and (word := fails(k, True)) is not None:
+            return word
     for k in range(own[0], own[1] + 1):
         # the words before the value are read whole when the question can account for its predicate
         # ("How much does it cost?": "It costs $420"); without one only those beside it
@@ -282,6 +305,29 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if (gap := _hidden(a, x, y)) is not None:
             return gap
     return None
+
+
+def _touches(tokens: list[Token], before: int, after: int) -> bool:
+    """Is nothing but punctuation between tokens ``before`` and ``after`` ("Busan, roughly")?"""
+    return before < after and all(t.kind == PUNCT for t in tokens[before + 1:after])
+
+
+def _answer_label(a: Answer) -> range:
+    """The words that qualify the "answer:" label the conclusion follows: "fallback" in "Fallback
+    answer: Busan", "my" in "So, my answer: Busan". None without such a label, after a verb ("I would
+    answer:") or after a clause longer than a label ("Now, let's reason over it to get the answer:")."""
+    k = a.start - 1
+    while k >= 0 and a.tokens[k].kind == PUNCT and a.tokens[k].text == ":":
+        k -= 1
+    if not a.strong or k == a.start - 1 or k < 1 or a.tokens[k].text != "answer":
+        return range(0)
+    j = k
+    while j > 0 and (a.tokens[j - 1].kind == WORD or a.tokens[j - 1].text == "-"):
+        j -= 1
+    words = [t for t in a.tokens[j:k] if t.kind == WORD]
+    if len(words) > LABEL_QUALIFIERS or a.tokens[k - 1].text in ANSWER_VERB_BEFORE:
+        return range(0)
+    return range(j, k)
 
 
 def _unmatched_brackets(tokens: list[Token]) -> set[int]:

@@ -144,7 +144,7 @@ def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, 
     # in "which came first" questions, order words ("before", "then") are the answer, not history
     info = question_info(question)
     cues = assign_roles(a, mentions, ordering=gold.choice is not None, frame=frame_words(question, gold.text),
-                        dated_question=info.dated)
+                        dated_question=info.dated, timeline=any(alt.timeline for alt in gold.alternatives))
     tense_decides(a, mentions)
     return mentions, a, cues
 

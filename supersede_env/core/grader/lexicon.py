@@ -106,6 +106,8 @@ TIGHT_CUES = frozenset({("from",), ("ex",), ("after",)})  # only the value right
 TOUCHING_CUES = frozenset({(w,) for w in ("about", "around", "roughly", "approximately", "circa", "nearly", "almost",
                                           "approx", "approximate", "estimated")}
                           | {("at", "least"), ("at", "most"), ("up", "to"), ("an", "estimated"), ("est", ".")})
+# approximations that beside a name are prepositions ("a talk about Sarah", "around Porto", "Sarah about destiny")
+PREPOSITION_APPROX = frozenset({("about",), ("around",)})
 # corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
 CORRECTION_CUES = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",),
                              ("or", "rather"), ("scratch", "that"), ("make", "that")})
@@ -183,7 +185,7 @@ CUES: tuple[Cue, ...] = tuple(
                             "tomorrow, tonight, later this week, later this month, in a few days, soon, in the future, "
                             "unless")
     + _cues("hypo", "fwd", "let's say, suppose that, imagine, picture")
-    + _cues("hypo", "bwd", "is planned, is the plan, made up, ( made up ), said no one, "
+    + _cues("hypo", "bwd", "is planned, is the plan, made up, ( made up ), made that up, made it up, said no one, "
                            "unless it changed, unless it changed again, unless that changed")
     + _cues("hedge", "both", "maybe, perhaps, possibly, probably, presumably, might, may, could, guess, i guess, "
                              "not sure, unsure, uncertain, not certain, if i remember, if i recall, if i'm not mistaken, "
@@ -200,16 +202,20 @@ CUES: tuple[Cue, ...] = tuple(
                              "or the earlier, or the previous, or the old, or the last, or the first, "
                              "or the former, or the latter, or the original, or the new one, or the newer one, "
                              "percent confidence, percent sure, percent confident, percent certain, percent likely, "
-                             "percent chance, percent probability")
+                             "percent chance, percent probability, "
+                             "so they say, or so they say, or so i'm told, or so i am told, so i'm told, i'm told, "
+                             "so i hear, rumor has it, word is")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
-                                 "probable, as far as i can tell, from what i recall, if i'm right")
+                                 "probable, as far as i can tell, from what i recall, if i'm right, "
+                                 "kind of, sort of")
+    + _cues("softhedge", "bwd", "type of thing, kind of thing, sort of thing")
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
     + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, nearly, almost, ish, - ish, "
                               "more or less, approx, approx ., approximate, estimated, an estimated, est ., "
-                              "in the ballpark of, somewhere around")
+                              "in the ballpark of, somewhere around, near")
     + _cues("approx", "bwd", "or thereabouts, thereabouts")
     # bounds: "at least 47", "up to 47", "47 or more", "47+" name a range that holds the value, not the
     # value; whether one answers the question is the judge's call (the official reader's unsure)
@@ -218,7 +224,7 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("bound", "bwd", "or more, or less, or fewer, or later, or earlier, "
                             "or longer, or shorter, or higher, or lower, or above, or below, at the latest, "
                             "at the earliest, and up, and above, and over, and below, and under, minimum, maximum, "
-                            "tops, +")
+                            "tops, +, and change, and then some, and a bit, and a bit more, and a little more")
     + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
                            "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
                            "current, up to date, updated, still, is now, most up to date")
@@ -354,7 +360,7 @@ OFFICIAL_KNOWN = frozenset(
     complete completed reach reached need needs lead leads led run runs ran buy buys bought add added join
     joined total number count amount value answer one ones time times thing things kind type part item
     items record records entry information info detail details session sessions conversation chat source
-    sources ref reference up down last came come comes
+    sources ref reference up down last
     history notes note user user's you've i've according both all each every per total overall altogether
     together exactly precisely specifically only just also still yet indeed definitely certainly surely
     clearly truly really different separate distinct individual unique whole full entire
@@ -368,10 +374,18 @@ _META_ROLE_WORDS = frozenset(stem(w) for w in """previous later earlier not no o
     changed likely seem seems appear appears clear clearly assume assumption however since conflicting conflict
     remain remains still same additional without can will would could should may might must""".split())
 OFFICIAL_KNOWN_STEMS = frozenset((META_WORDS - _META_ROLE_WORDS) | {stem(w) for w in OFFICIAL_KNOWN})
+# Words that may qualify an answer label ("Final answer:", "Short answer:"): plain words beside them are
+# read as any other (:data:`OFFICIAL_KNOWN`); any other word says what kind of answer follows ("Draft
+# answer:", "Fallback answer:", "Tentative answer:"), which the official reader cannot weigh
+ANSWER_LABELS = frozenset("final short direct brief concise simple correct updated current here here's".split())
+# words after which "answer" is a verb ("I would answer:", "to answer:"), not a label
+ANSWER_VERB_BEFORE = frozenset("i we would will can could shall should to".split())
 # words that open a sentence correcting the answer before it ("Correction: ...", "Actually, ...")
 CORRECTIONS = frozenset("correction corrected actually update updated edit wait oops erratum errata scratch".split())
 # words after a number that make it a label of the reply's evidence, not a quantity ("59 sessions")
 LABEL_WORDS = frozenset("session sessions step steps turn turns".split())
+# words after a number that count occurrences of something ("mentioned 47 times"), not what is asked
+OCCURRENCE_WORDS = frozenset("times occasions".split())
 
 
 # -- words the rules read: role binding, rival finding, decisions, reading, names -------------------
@@ -420,6 +434,8 @@ JOINERS = frozenset({"or", "/", "vs"})
 NUMBER_JOINERS = frozenset("to into through and or times time".split())
 # words a statement cannot end on: a reply that breaks off on one is unfinished ("Portland, but")
 UNFINISHED = frozenset("but and or nor although because whereas unless which who whom whose".split())
+# ... and one that ends a statement as an adverb ("Busan, though.") but breaks it off unclosed ("Busan — though")
+UNFINISHED_UNCLOSED = frozenset({"though"})
 GUESS_WORDS = frozenset({"perhaps", "maybe", "possibly", "probably", "guess"})
 AUXILIARIES = frozenset("is are was were be been am do does did can could will would shall should may might must "
                          "have has had".split())

@@ -11,7 +11,14 @@ from bisect import bisect_right
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.conclusion import SHORT_REPLY
 from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
-from supersede_env.core.grader.lexicon import OR_GLUE, PAST_COPULAS, SENTENCE_END, SOFT
+from supersede_env.core.grader.lexicon import (
+    OR_GLUE,
+    PAST_COPULAS,
+    SENTENCE_END,
+    SEPARATOR_PUNCT,
+    SEPARATOR_WORDS,
+    SOFT,
+)
 from supersede_env.core.grader.mention import Mention
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token
 
@@ -137,17 +144,25 @@ def questions(tokens: list[Token], mentions: list[Mention]) -> None:
                 break
 
 
-def sequences(mentions: list[Mention]) -> None:
-    """"X, now Y" / "first X, then Y" / "X -> Y": what comes before a marked mention is history."""
+def sequences(tokens: list[Token], mentions: list[Mention], timeline: bool = False) -> None:
+    """"X, now Y" / "first X, then Y" / "X -> Y": what comes before a marked mention is history, a part
+    of a list gold too ("Thursdays and Saturdays, now Tuesdays and Wednesdays" does not state
+    "Tuesdays, Wednesdays and Saturdays"); not a part of the same list ("Tuesdays, Wednesdays and
+    Saturdays now"), nor a part of a ``timeline`` gold before its other part ("4 engineers then, 5 now")."""
+    gold_tokens = {k for m in mentions if m.kind == "gold" for k in range(m.first, m.last + 1)}
+
+    def one_list(p: Mention, m: Mention) -> bool:
+        return all(k in gold_tokens or tokens[k].text in SEPARATOR_PUNCT or tokens[k].text in SEPARATOR_WORDS
+                   for k in range(p.last + 1, m.first))
+
     pending: list[Mention] = []
     for m in mentions:
         if m.loose:
             continue
         if m.marked and m.role not in ("past", "negated"):  # "... moved to after Phoenix", "now, not 52": no successor
             for p in pending:
-                # parts of one gold ("4 engineers then, 5 now") are not rivals of each other
                 if p.text != m.text and p.role == "current" and p.marked != "now" and not (
-                        p.kind == "gold" and m.kind == "gold"):
+                        p.kind == "gold" and m.kind == "gold" and (timeline or one_list(p, m))):
                     p.set_role("past", f"before {m.marked!r} {m.text!r}")
             pending = []
         if m.role == "current" and m.marked != "now":

@@ -73,6 +73,8 @@ class CueReading:
     # bounds ("at least 6", "6+", "6 or more"): the official reader knows them, but whether a range
     # answers the question is the judge's call, not a rule's (the accounting's unsure)
     bounds: list[tuple[int, int]] = field(default_factory=list)
+    # approximations ("roughly 47", "Busan-ish"): known beside a quantity, not beside a name
+    approximations: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _qualifies(a: Answer, hit: CueHit) -> bool:
@@ -278,11 +280,13 @@ def _note_unbound(b: _Binding, hit: CueHit, reading: CueReading) -> None:
 
 
 def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
-                 frame: frozenset[str] = frozenset(), dated_question: bool = False) -> CueReading:
+                 frame: frozenset[str] = frozenset(), dated_question: bool = False,
+                 timeline: bool = False) -> CueReading:
     """Give every mention its role from the cues around it (see the module docstring). With
     ``ordering`` (a question about the order of events) only denials, hypotheticals and hedges count.
     ``frame``: the question's words as written and their stems (:func:`_in_question_frame`).
     ``dated_question``: the question names a year, so year labels say what it asks, not what is history.
+    ``timeline``: the gold is a value then and a value now, so its parts in sequence are not each other's history.
     Returns where cues were found, and the role cues that found no mention to bind to."""
     reading = CueReading(set(), set())
     if not mentions:
@@ -297,6 +301,8 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         reading.matched.update(range(hit.first, hit.last + 1))
         if hit.cue.kind == "bound":
             reading.bounds.append((hit.first, hit.last))
+        elif hit.cue.kind == "approx":
+            reading.approximations.append((hit.first, hit.last))
         if any(rule(b, hit) for _, rule in SKIP_RULES):
             continue
         target = _target(b, hit)
@@ -305,11 +311,11 @@ def assign_roles(a: Answer, mentions: list[Mention], *, ordering: bool = False,
         elif isinstance(target, Mention):
             _give_role(b, hit, target)
             reading.bound.update(range(hit.first, hit.last + 1))
-    _post_passes(a, mentions, ordering, dated_question)
+    _post_passes(a, mentions, ordering, dated_question, timeline)
     return reading
 
 
-def _post_passes(a: Answer, mentions: list[Mention], ordering: bool, dated_question: bool) -> None:
+def _post_passes(a: Answer, mentions: list[Mention], ordering: bool, dated_question: bool, timeline: bool) -> None:
     """Roles that whole sentences give (:mod:`supersede_env.core.grader.passes`), after the cues'."""
     text = a.text
     if not ordering:
@@ -321,7 +327,7 @@ def _post_passes(a: Answer, mentions: list[Mention], ordering: bool, dated_quest
         questions(a.tokens, mentions)
     struck_through(a, mentions)
     if not ordering:
-        sequences(mentions)
+        sequences(a.tokens, mentions, timeline)
 
 
 BOUND_CUE = "an operand or a bound"  # the role's cue for "25 + 2", "more than 25": not a denial of the value
