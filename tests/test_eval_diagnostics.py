@@ -35,6 +35,12 @@ def graded(correct: bool, *, episode_id: str = "e1", condition: str = "memo:300"
     ("car: toyota corolla", "Toyota Corolla", True),
     ("car: Corolla", "Toyota Corolla", False),      # every word of the value
     ("", "Portland", False),
+    # read line by line, and a value may run on into the next line (blank lines between too)
+    ("car: Toyota\nCorolla", "Toyota Corolla", True),
+    ("car: Toyota\n\n\nCorolla, blue", "Toyota Corolla", True),
+    ("home: Denver\nwork: Portland\n", "Portland", True),
+    ("car: Toyota\nHonda Corolla", "Toyota Corolla", False),
+    ("car: Toyota\n", "Toyota Corolla", False),
 ])
 def test_memo_contains_matches_meaning_with_word_bounds(memo, value, present):
     assert memo_contains(memo, value) is present

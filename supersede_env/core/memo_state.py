@@ -7,7 +7,7 @@ and the trainer's dense gold-state credit (:func:`gold_credit`), so both count t
 normalisation (:mod:`supersede_env.core.grader.tokens`): texts are tokenised into words (compared by
 stem) and parsed values (``four`` = ``4``, ``6 pm`` = ``18:00``, ``$1,250`` = ``1250 dollars``), and
 a value is present when its tokens occur contiguously in the memo's tokens, ignoring punctuation and
-articles. So matching is word-bounded and meaning-level: ``25`` is not in ``250`` and ``ten`` is not
+articles (line breaks too: a memo is read line by line, each distinct line once). So matching is word-bounded and meaning-level: ``25`` is not in ``250`` and ``ten`` is not
 in ``tennis``.
 
 **The view of one memo** (:func:`memo_view`) after session ``i``:
@@ -40,10 +40,32 @@ _IGNORED_WORDS = frozenset({"a", "an", "the"})
 
 
 # -- value matching ---------------------------------------------------------------------------------
+# A memo is read line by line: it keeps most of its lines from one session's memo to the next, so each
+# distinct line is tokenised and indexed once (a number is never joined to a unit on the next line).
+# A value may still run on from one line into the next: matching walks the lines' tokens in order.
+_Line = tuple[tuple[Token, ...], Mapping[tuple[Any, ...], tuple[int, ...]]]  # tokens; per bucket, where
+
+
 @lru_cache(maxsize=65536)
 def _tokens(text: str) -> tuple[Token, ...]:
-    return tuple(token for token in tokenize(normalise_text(text))
-                 if token.kind != PUNCT and not (token.kind == WORD and token.text in _IGNORED_WORDS))
+    """The words and values of a text, punctuation and articles left out."""
+    return tuple(token for line in normalise_text(text).split("\n") for token in _line(line)[0])
+
+
+@lru_cache(maxsize=65536)
+def _line(line: str) -> _Line:
+    """One normalised line's tokens and, per bucket, where they stand (a memo is searched for many values)."""
+    tokens = tuple(token for token in tokenize(line)
+                   if token.kind != PUNCT and not (token.kind == WORD and token.text in _IGNORED_WORDS))
+    starts: dict[tuple[Any, ...], list[int]] = {}
+    for position, token in enumerate(tokens):
+        starts.setdefault(_bucket(token), []).append(position)
+    return tokens, {bucket: tuple(positions) for bucket, positions in starts.items()}
+
+
+@lru_cache(maxsize=4096)
+def _lines(memo: str) -> tuple[_Line, ...]:
+    return tuple(_line(line) for line in normalise_text(memo).split("\n"))
 
 
 def _same(g: Token, a: Token) -> bool:
@@ -61,14 +83,17 @@ def _bucket(token: Token) -> tuple[Any, ...]:
     return ("value",) if token.kind in VALUE_KINDS else ("kind", token.kind)
 
 
-@lru_cache(maxsize=4096)
-def _indexed(memo: str) -> tuple[tuple[Token, ...], Mapping[tuple[Any, ...], tuple[int, ...]]]:
-    """A memo's tokens and, per bucket, where they stand (a memo is searched for many values)."""
-    hay = _tokens(memo)
-    starts: dict[tuple[Any, ...], list[int]] = {}
-    for position, token in enumerate(hay):
-        starts.setdefault(_bucket(token), []).append(position)
-    return hay, {bucket: tuple(positions) for bucket, positions in starts.items()}
+def _matches_at(needle: tuple[Token, ...], lines: tuple[_Line, ...], n: int, start: int) -> bool:
+    """Do the memo's tokens from line ``n``, position ``start`` on (into the next lines) begin with ``needle``?"""
+    for g in needle:
+        while start >= len(lines[n][0]):
+            n, start = n + 1, 0
+            if n == len(lines):
+                return False
+        if not _same(g, lines[n][0][start]):
+            return False
+        start += 1
+    return True
 
 
 def memo_contains(memo: str, value: str) -> bool:
@@ -76,13 +101,11 @@ def memo_contains(memo: str, value: str) -> bool:
     needle = _tokens(value)
     if not needle or not memo:
         return False
-    hay, starts = _indexed(memo)
-    width = len(needle)
+    lines = _lines(memo)
+    bucket = _bucket(needle[0])
     # only where the first token can match: the same answer as trying every position, much sooner
-    for start in starts.get(_bucket(needle[0]), ()):
-        if start + width <= len(hay) and all(_same(needle[k], hay[start + k]) for k in range(width)):
-            return True
-    return False
+    return any(_matches_at(needle, lines, n, start)
+               for n, (_, starts) in enumerate(lines) for start in starts.get(bucket, ()))
 
 
 # -- one memo against the gold state ------------------------------------------------------------------
