@@ -402,6 +402,8 @@ def test_doubts_restatements_and_other_counts_are_never_paid(answer: str, gold: 
     # hearsay, a bound written as "and change", a made-up value, a reply cut off on "though"
     ("Lexington, so they say.", "Lexington"), ("47, or so I'm told.", "47"), ("47 and change.", "47"),
     ("Lexington. I made that up.", "Lexington"), ("Lexington — though", "Lexington"),
+    # a terse reply's earlier sentence that doubts
+    ("Confidence: low. Lexington.", "Lexington"), ("Probably. Lexington.", "Lexington"),
 ])
 def test_labels_approximate_names_hearsay_and_cut_offs_are_never_paid(answer: str, gold: str) -> None:
     """Each a word the official reader cannot weigh beside the value (unsure: the judge's call) or a

@@ -242,7 +242,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     plain = question | gold_words
     counts = gold_token is not None and gold_token.kind == NUM and gold_token.unit is None
     layout, terse = _table_words(a), len(a.text) <= TERSE_REPLY
-    own, spans, later = reading(a, first, last, covered, counts)
+    own, spans, later, earlier = reading(a, first, last, covered, counts)
     in_candidates = {k for s, e in covered for k in range(s, e + 1)}  # a set: covered spans may be many
     stray = _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else set()
 
@@ -301,6 +301,10 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
                 return tokens[k].text  # "Busan. The notes don't say.", "Busan. I can't verify that."
             if (word := fails(k, True)) is not None:
                 return word
+    for x, y in earlier:  # a terse reply's earlier sentence that doubts: "Confidence: low. Busan."
+        for k in range(x, y + 1):
+            if k in cues.unbound or (tokens[k].text in DOUBT_WORDS and k not in cues.bound):
+                return tokens[k].text
     for x, y in (own, *spans, *later):
         if (gap := _hidden(a, x, y)) is not None:
             return gap

@@ -154,18 +154,34 @@ def _frame(a: Answer, first: int, last: int, counts: bool) -> tuple[tuple[int, i
 
 
 
-def reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]],
-             counts: bool) -> tuple[tuple[int, int], list[tuple[int, int]], list[tuple[int, int]]]:
+def reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]], counts: bool
+            ) -> tuple[tuple[int, int], list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
     """What the accounting reads: the statement's own fragment, the fragments attached to it that it
-    reads word by word, and in a terse reply every later sentence (it has no room for explanations),
-    but for notes that speak of another candidate ("Toyota Prius. Chevy Malibu was what you said first.")."""
+    reads word by word, and in a terse reply every later sentence and every earlier one (it has no room
+    for explanations), but for notes that speak of another candidate ("Toyota Prius. Chevy Malibu was
+    what you said first.")."""
     own, attached = _frame(a, first, last, counts)
     long_name = len(a.text) > TERSE_REPLY and not counts and a.tokens[first].kind == WORD
     spans = [(x, y) for x, y in attached if not (long_name and _names_only(a, x, y))]
     rest = _rest_of_sentence(a, own, attached)
-    later = _later_sentences(a, max(y for _, y in (own, *spans, *rest))) if len(a.text) <= TERSE_REPLY else []
+    terse = len(a.text) <= TERSE_REPLY
+    later = _later_sentences(a, max(y for _, y in (own, *spans, *rest))) if terse else []
+    earlier = _earlier_sentences(a, min(x for x, _ in (own, *spans, *rest))) if terse else []
     return own, *([(x, y) for x, y in group if not _other_mention(covered, x, y, first, last)]
-                  for group in ((*spans, *rest), later))
+                  for group in ((*spans, *rest), later, earlier))
+
+
+def _earlier_sentences(a: Answer, begin: int) -> list[tuple[int, int]]:
+    """The sentences of the conclusion before token ``begin`` ("Confidence: low. Busan.")."""
+    tokens, spans = a.tokens, []
+    k = a.start
+    while k < begin:
+        if not _ends_sentence(tokens[k]):
+            end = min(_sentence_end(tokens, k), begin - 1)
+            spans.append((k, end))
+            k = end
+        k += 1
+    return spans
 
 
 def _later_sentences(a: Answer, end: int) -> list[tuple[int, int]]:
