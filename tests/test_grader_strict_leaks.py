@@ -174,3 +174,26 @@ def test_a_range_of_weekdays_reads_its_abbreviations_too():
 def test_sat_and_sun_alone_are_words(answer):
     assert grade(answer, "Sunday", mode="strict").label != "current"
     assert grade(answer, "Saturday", mode="strict").label != "current"
+
+
+@pytest.mark.parametrize("mode", ["strict", "official"])
+@pytest.mark.parametrize(("answer", "label"), [
+    ("3 times a week", "current"), ("You go to the gym three times a week.", "current"), ("3", "current"),
+    ("2 times a week", "stale"),  # the superseded count, as the same rate
+    ("3 times a month", "wrong"),  # another rate
+])
+def test_a_count_asked_per_period_may_be_given_as_that_rate(answer, label, mode):
+    v = grade(answer, "3", stale=["2"], question="How many times a week do I go to the gym now?", mode=mode)
+    assert v.label == label, (answer, v.reason)
+
+
+@pytest.mark.parametrize("mode", ["strict", "official"])
+@pytest.mark.parametrize(("answer", "question", "paid"), [
+    ("$1,800 a month", "How much is my monthly rent now?", True),
+    ("Your rent is $1,800 a month.", "How much is my monthly rent now?", True),
+    ("$1,800 a year", "How much is my monthly rent now?", False),  # another period: not the amount asked
+    ("$1,800 a month", "How much is my rent?", False),  # the question names no period (official: the judge's)
+])
+def test_an_amount_per_the_period_the_question_names_is_that_amount(answer, question, paid, mode):
+    v = grade(answer, "$1,800", stale=["$1,650"], question=question, mode=mode)
+    assert (v.r_cur == 1.0) is paid, (answer, v.reason)

@@ -43,6 +43,7 @@ from supersede_env.core.grader.lexicon import (
     OFFICIAL_PUNCT,
     PREDICATES,
     PREPOSITION_APPROX,
+    RATE_WORDS,
     SOFT,
     STATEMENT_SUBJECTS,
     SENTENCE_END,
@@ -50,6 +51,7 @@ from supersede_env.core.grader.lexicon import (
     UNFINISHED_UNCLOSED,
 )
 from supersede_env.core.grader.accounting_spans import reading
+from supersede_env.core.grader.question import rate_periods
 from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
     CLOCK,
@@ -242,6 +244,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     plain = question | gold_words
     counts = gold_token is not None and gold_token.kind == NUM and gold_token.unit is None
     layout, terse = _table_words(a), len(a.text) <= TERSE_REPLY
+    periods = rate_periods(q_values)
     own, spans, later, earlier = reading(a, first, last, covered, counts)
     in_candidates = {k for s, e in covered for k in range(s, e + 1)}  # a set: covered spans may be many
     stray = _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else set()
@@ -266,6 +269,8 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             # any other word right after a value is read like the rest ("59 minutes iirc", "47 tbc")
         if _certainty(tokens, k) or (k >= 1 and _certainty(tokens, k - 1)) or (k >= 2 and _certainty(tokens, k - 2)):
             return None  # "100% sure", "confidence: 1.0"
+        if t.text in periods and k >= 1 and tokens[k - 1].text in RATE_WORDS:
+            return None  # "$1,800 a month" for "What is my monthly rent?"
         if _known(t, gold_token, plain, q_values, not terse) or (k < first and _named(a, k, question)):
             return None
         return t.text or a.snippet(k, k)

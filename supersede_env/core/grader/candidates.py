@@ -305,7 +305,7 @@ def find_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[s
         add(gold.choice.rejected, "option", gold.choice.rejected.text)
     for kind, values in (("stale", stale), ("decoy", decoys)):
         for value in values:
-            for pattern in parse_value(str(value)):
+            for pattern in parse_value(str(value), gold.per):
                 add(pattern, kind, str(value))
     mentions = _resolve_nesting(mentions, own, a.tokens)
     if stale or decoys:

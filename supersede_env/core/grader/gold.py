@@ -19,7 +19,7 @@ from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
 from supersede_env.core.grader.lexicon import GENERIC, PRONOUNS
 from supersede_env.core.grader.question import content_tokens, question_info
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.tokens import NUM, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 
 __all__ = ["Pattern", "Alternative", "Choice", "Gold", "parse_gold", "parse_value", "answer_form"]
 
@@ -75,6 +75,7 @@ class Gold:
     alternatives: tuple[Alternative, ...]
     polarity: str | None = None  # "yes" / "no" for yes-no golds
     choice: Choice | None = None
+    per: str | None = None  # the period a count is asked per ("How many times a week ...?": "week")
 
     @property
     def single_value(self) -> Token | None:
@@ -346,7 +347,27 @@ def parse_gold(gold: str, question: str | None) -> Gold:
             if parts:
                 timeline = explanation and len(parts) > 1 and all(p.is_value for p in parts)
                 alternatives.append(Alternative(variant, parts, ordered and len(parts) > 1, timeline))
-    return Gold(text, tuple(alternatives), choice=choice)
+    per = _asked_per(question)
+    rates = tuple(Alternative(alt.text, (rate,)) for alt in alternatives if len(alt.parts) == 1
+                  and (rate := _as_rate(alt.parts[0], per)) is not None)
+    return Gold(text, (*alternatives, *rates), choice=choice, per=per)
+
+
+_TIMES_PER = re.compile(r"\btimes\s+(?:a|an|per|each)\s+(day|week|month|year)\b", re.I)
+
+
+def _asked_per(question: str | None) -> str | None:
+    """The period a question asks a count per: "How many times a week do I go?" -> "week"."""
+    m = _TIMES_PER.search(question or "")
+    return m.group(1).lower() if m else None
+
+
+def _as_rate(pattern: Pattern, per: str | None) -> Pattern | None:
+    """A bare count asked per period, as that rate: 3 asked per week is also "3 times a week"."""
+    v = pattern.single_value
+    if per is None or v is None or v.kind != NUM or v.unit is not None:
+        return None
+    return _pattern(f"{pattern.text} times a {per}")
 
 
 _FIRST_SENTENCE = re.compile(r"^.*?[.!?](?=\s|$)", re.S)
@@ -367,7 +388,9 @@ def answer_form(gold: str, question: str | None, abstention: bool = False) -> st
 
 
 @lru_cache(maxsize=8192)
-def parse_value(value: str) -> tuple[Pattern, ...]:
-    """A superseded or decoy value as patterns (its body, and any alias in parentheses)."""
+def parse_value(value: str, per: str | None = None) -> tuple[Pattern, ...]:
+    """A superseded or decoy value as patterns (its body, and any alias in parentheses; a count asked
+    ``per`` a period, :attr:`Gold.per`, as that rate too)."""
     body, aliases = _strip_detail_parens(value.strip())
-    return tuple(p for v in (body.strip().rstrip("."), *aliases) if v and (p := _pattern(v)) is not None)
+    patterns = tuple(p for v in (body.strip().rstrip("."), *aliases) if v and (p := _pattern(v)) is not None)
+    return (*patterns, *(rate for p in patterns if (rate := _as_rate(p, per)) is not None))

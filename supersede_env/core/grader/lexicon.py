@@ -378,6 +378,8 @@ OFFICIAL_KNOWN_STEMS = frozenset((META_WORDS - _META_ROLE_WORDS) | {stem(w) for 
 # read as any other (:data:`OFFICIAL_KNOWN`); any other word says what kind of answer follows ("Draft
 # answer:", "Fallback answer:", "Tentative answer:"), which the official reader cannot weigh
 ANSWER_LABELS = frozenset("final short direct brief concise simple correct updated current here here's".split())
+# words that make the period after them a rate ("$1,800 a month", "$1,800 per month")
+RATE_WORDS = frozenset({"a", "an", "per", "each", "every"})
 # words after which "answer" is a verb ("I would answer:", "to answer:"), not a label
 ANSWER_VERB_BEFORE = frozenset("i we would will can could shall should to".split())
 # words that open a sentence correcting the answer before it ("Correction: ...", "Actually, ...")

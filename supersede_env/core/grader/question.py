@@ -3,13 +3,14 @@ its own values, and whether it names a year."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.labels import is_year
 from supersede_env.core.grader.lexicon import SOFT
 from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize
+from supersede_env.core.grader.tokens import FREQ, LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 
 
 # ---------------------------------------------------------------------------------------------
@@ -46,6 +47,21 @@ def question_info(question: str | None) -> QuestionInfo:
         tuple(t for t in toks if t.kind in VALUE_KINDS),
         frozenset(t.text for t in toks if t.kind == WORD),
     )
+
+
+_PERIODS = ("hour", "day", "week", "month", "year")
+
+
+@lru_cache(maxsize=None)
+def _once_a(period: str) -> Token:
+    return tokenize(f"once a {period}")[0]
+
+
+def rate_periods(tokens: Iterable[Token]) -> frozenset[str]:
+    """The periods of the rates a question names ("my monthly rent": month), so that an amount given per
+    that period ("$1,800 a month", after one of :data:`~.lexicon.RATE_WORDS`) answers it."""
+    return frozenset(period for t in tokens if t.kind == FREQ for period in _PERIODS
+                     if values_equal(t, _once_a(period)))
 
 
 def content_tokens(tokens: list[Token]) -> list[Token]:

@@ -41,6 +41,7 @@ from supersede_env.core.grader.lexicon import (
     PAST_FORMS,
     PLAIN_PUNCT,
     PLAIN_SYMBOLS,
+    RATE_WORDS,
     ROLE_PHRASE_STARTS,
     ROLE_PHRASES,
     YES_NO_WORDS,
@@ -140,6 +141,8 @@ def _to_account(tokens: list[Token], world: World) -> list[int]:
             continue
         elif i == opening and world.premise and t.text in PREMISE_CORRECTIONS:
             continue  # "No, Lexington." corrects the question's stale premise
+        elif t.text in world.rate_periods and i >= 1 and tokens[i - 1].text in RATE_WORDS:
+            continue  # "$1,800 a month" for "What is my monthly rent?"
         elif kind == WORD:
             if t.text in FUNCTION_WORDS and t.value != "~":
                 continue

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_value
 from supersede_env.core.grader.lexicon import FUNCTION_WORDS, NOT_PLAIN, PAST_FORMS
+from supersede_env.core.grader.question import rate_periods
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, tokenize, values_equal
 
@@ -61,6 +62,7 @@ class World:
     past_question: bool  # the question asks in the past ("How much did I pay?"): past forms are plain
     frame_words: frozenset[str]  # the question's (and an explanation gold's) words as written
     premise: bool = False  # the question presumes a superseded value ("Since it's still Phoenix: ...")
+    rate_periods: frozenset[str] = frozenset()  # "month" for "my monthly rent": "$1,800 a month" is plain
 
 
 def _content(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
@@ -84,8 +86,8 @@ def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], qu
     # an abstention item's gold is an explanation, never a value to state
     alternatives = () if abstention else tuple(
         _candidate(alt.text, tuple(map(_part, alt.parts)), alt.ordered or alt.timeline) for alt in gold.alternatives)
-    stale_parts = tuple(_candidate(s, tuple(map(_part, parse_value(s)))) for s in stale)
-    decoy_parts = tuple(_candidate(d, tuple(map(_part, parse_value(d)))) for d in decoys)
+    stale_parts = tuple(_candidate(s, tuple(map(_part, parse_value(s, gold.per)))) for s in stale)
+    decoy_parts = tuple(_candidate(d, tuple(map(_part, parse_value(d, gold.per)))) for d in decoys)
     candidates = {w for c in (*alternatives, *stale_parts, *decoy_parts) for w in _words(c.parts)}
     if gold.choice is not None:
         candidates |= _words((_part(gold.choice.rejected),))
@@ -109,7 +111,7 @@ def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], qu
     # a yes/no item has no premise to correct: its "no" is the answer itself
     premise = gold.polarity is None and any(_names(part, q_tokens) for c in stale_parts for part in c.parts)
     return World(gold, alternatives, stale_parts, decoy_parts, frozenset(candidates), plain, own, timeline, values,
-                 past, surface, premise)
+                 past, surface, premise, rate_periods(q_tokens))
 
 
 def _names(part: StrictPart, tokens: tuple[Token, ...] | list[Token]) -> bool:
