@@ -402,6 +402,8 @@ def test_doubts_restatements_and_other_counts_are_never_paid(answer: str, gold: 
     # hearsay, a bound written as "and change", a made-up value, a reply cut off on "though"
     ("Lexington, so they say.", "Lexington"), ("47, or so I'm told.", "47"), ("47 and change.", "47"),
     ("Lexington. I made that up.", "Lexington"), ("Lexington — though", "Lexington"),
+    # a value quoted as a document's words
+    ("The note reads 'Lexington'.", "Lexington"), ('"Lexington" is what session 2 says.', "Lexington"),
     # a terse reply's earlier sentence that doubts
     ("Confidence: low. Lexington.", "Lexington"), ("Probably. Lexington.", "Lexington"),
 ])
@@ -418,6 +420,7 @@ def test_labels_approximate_names_hearsay_and_cut_offs_are_never_paid(answer: st
     ("Short answer: Lexington.", "Lexington"), ("I would answer: Lexington.", "Lexington"),
     ("Roughly 47.", "47"),  # an approximate count is LongMemEval's judge's kind of answer
     ("You talked with Sarah about destiny.", "Sarah"),  # "about" after a name is a preposition
+    ('You say you live in "Lexington".', "Lexington"),  # quoted, but the user's own words
 ])
 def test_plain_labels_and_approximate_counts_still_pay_officially(answer: str, gold: str) -> None:
     question = "Who did I talk with about destiny?" if gold == "Sarah" else "How many plants, and where do I live?"

@@ -31,6 +31,7 @@ from supersede_env.core.grader.lexicon import (
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
     CLAUSE_BREAK_WORDS,
+    DOCUMENTS,
     DOUBT_WORDS,
     DURATION_UNITS,
     FUNCTION_WORDS,
@@ -44,6 +45,7 @@ from supersede_env.core.grader.lexicon import (
     PREDICATES,
     PREPOSITION_APPROX,
     RATE_WORDS,
+    REPORTING_VERBS,
     SOFT,
     STATEMENT_SUBJECTS,
     SENTENCE_END,
@@ -69,6 +71,8 @@ from supersede_env.core.grader.tokens import (
 )
 
 __all__ = ["unaccounted"]
+
+QUOTE_MARKS = frozenset({"'", '"'})
 
 LABEL_QUALIFIERS = 3  # words before "answer:" in a label ("My short final answer:"); more are a sentence
 
@@ -287,6 +291,8 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if (_touches(tokens, y, first) or _touches(tokens, last, x)) and (
                 tuple(t.text for t in tokens[x:y + 1]) not in PREPOSITION_APPROX):
             return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
+    if (verb := _quoted_report(a, first, last)) is not None:
+        return verb  # "The note reads 'Busan'.": the source's words, not a claim of the answer's own
     for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces
         if tokens[k].text not in ANSWER_LABELS and (word := fails(k, True)) is not None:
             return word
@@ -314,6 +320,22 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if (gap := _hidden(a, x, y)) is not None:
             return gap
     return None
+
+
+def _quoted_report(a: Answer, first: int, last: int) -> str | None:
+    """The reporting verb of the sentence when the statement stands in quotation marks in it and a document
+    reports it ("The note reads 'Busan'.", "'Busan' is what session 2 says."); None otherwise."""
+    tokens = a.tokens
+    if not (0 < first and last + 1 < len(tokens) and tokens[first - 1].text in QUOTE_MARKS
+            and tokens[last + 1].text == tokens[first - 1].text):
+        return None
+    lo, hi = first, last
+    while lo > 0 and tokens[lo - 1].text not in SENTENCE_END:
+        lo -= 1
+    while hi + 1 < len(tokens) and tokens[hi + 1].text not in SENTENCE_END:
+        hi += 1
+    words = {t.text for t in tokens[lo:hi + 1] if t.kind == WORD}
+    return next(iter(sorted(words & REPORTING_VERBS)), None) if words & DOCUMENTS else None
 
 
 def _touches(tokens: list[Token], before: int, after: int) -> bool:

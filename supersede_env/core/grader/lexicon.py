@@ -378,6 +378,12 @@ OFFICIAL_KNOWN_STEMS = frozenset((META_WORDS - _META_ROLE_WORDS) | {stem(w) for 
 # read as any other (:data:`OFFICIAL_KNOWN`); any other word says what kind of answer follows ("Draft
 # answer:", "Fallback answer:", "Tentative answer:"), which the official reader cannot weigh
 ANSWER_LABELS = frozenset("final short direct brief concise simple correct updated current here here's".split())
+# A document that reports its words: a value quoted in a sentence with both is the document's ("The note
+# reads 'Busan'", "'Busan' is what session 2 says"), not a claim of the answer's own ("the user says they
+# joined 'Page Turners'" is the user's)
+REPORTING_VERBS = frozenset("say says read reads".split())
+DOCUMENTS = frozenset("note notes memo memos session sessions message messages log logs record records entry "
+                      "entries text".split())
 # words that make the period after them a rate ("$1,800 a month", "$1,800 per month")
 RATE_WORDS = frozenset({"a", "an", "per", "each", "every"})
 # words after which "answer" is a verb ("I would answer:", "to answer:"), not a label
