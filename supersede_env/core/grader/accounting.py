@@ -279,20 +279,8 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             return None
         return t.text or a.snippet(k, k)
 
-    if (word := _dangling(tokens, last)) is not None:
-        return word
-    if terse and any(t.text == "?" for t in tokens[last + 1:]):
-        return "?"  # a terse reply that questions after its value ("Marcus. Or was it?", "Marcus, right?")
-    for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
-        if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
-            return a.snippet(x, y)
-    named = gold_token is None and tokens[first].kind == WORD  # "Pixel 8 Pro", not "10-12 hours"
-    for x, y in cues.approximations if named else ():
-        if (_touches(tokens, y, first) or _touches(tokens, last, x)) and (
-                tuple(t.text for t in tokens[x:y + 1]) not in PREPOSITION_APPROX):
-            return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
-    if (verb := _quoted_report(a, first, last)) is not None:
-        return verb  # "The note reads 'Busan'.": the source's words, not a claim of the answer's own
+    if (frame := _framed(a, first, last, cues, gold_token, question)) is not None:
+        return frame
     for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces
         if tokens[k].text not in ANSWER_LABELS and (word := fails(k, True)) is not None:
             return word
@@ -320,6 +308,27 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if (gap := _hidden(a, x, y)) is not None:
             return gap
     return None
+
+
+def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Token | None,
+            question: frozenset[str]) -> str | None:
+    """What frames the statement as other than a plain claim, as written: a reply broken off after it or
+    a terse one that questions it, a bound or an approximation of a name beside it, a document's words
+    quoted. None when nothing does."""
+    tokens = a.tokens
+    if (word := _dangling(tokens, last)) is not None:
+        return word
+    if len(a.text) <= TERSE_REPLY and any(t.text == "?" for t in tokens[last + 1:]):
+        return "?"  # a terse reply that questions after its value ("Marcus. Or was it?", "Marcus, right?")
+    for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
+        if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
+            return a.snippet(x, y)
+    named = gold_token is None and tokens[first].kind == WORD  # "Pixel 8 Pro", not "10-12 hours"
+    for x, y in cues.approximations if named else ():
+        if (_touches(tokens, y, first) or _touches(tokens, last, x)) and (
+                tuple(t.text for t in tokens[x:y + 1]) not in PREPOSITION_APPROX):
+            return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
+    return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
 
 
 def _quoted_report(a: Answer, first: int, last: int) -> str | None:
