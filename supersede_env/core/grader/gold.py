@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
-from supersede_env.core.grader.lexicon import GENERIC, PRONOUNS
+from supersede_env.core.grader.lexicon import GENERIC, PRONOUNS, RATE_PERIODS, RATE_WORDS
 from supersede_env.core.grader.question import content_tokens, question_info
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import NUM, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
@@ -353,7 +353,7 @@ def parse_gold(gold: str, question: str | None) -> Gold:
     return Gold(text, (*alternatives, *rates), choice=choice, per=per)
 
 
-_TIMES_PER = re.compile(r"\btimes\s+(?:a|an|per|each)\s+(day|week|month|year)\b", re.I)
+_TIMES_PER = re.compile(rf"\btimes\s+(?:{'|'.join(RATE_WORDS)})\s+({'|'.join(RATE_PERIODS)})\b", re.I)
 
 
 def _asked_per(question: str | None) -> str | None:

@@ -384,8 +384,9 @@ ANSWER_LABELS = frozenset("final short direct brief concise simple correct updat
 REPORTING_VERBS = frozenset("say says read reads".split())
 DOCUMENTS = frozenset("note notes memo memos session sessions message messages log logs record records entry "
                       "entries text".split())
-# words that make the period after them a rate ("$1,800 a month", "$1,800 per month")
+# words that make the period after them a rate ("$1,800 a month", "$1,800 per month"), and the periods
 RATE_WORDS = frozenset({"a", "an", "per", "each", "every"})
+RATE_PERIODS = ("hour", "day", "week", "month", "year")
 # words after which "answer" is a verb ("I would answer:", "to answer:"), not a label
 ANSWER_VERB_BEFORE = frozenset("i we would will can could shall should to".split())
 # words that open a sentence correcting the answer before it ("Correction: ...", "Actually, ...")

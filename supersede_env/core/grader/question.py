@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.labels import is_year
-from supersede_env.core.grader.lexicon import SOFT
+from supersede_env.core.grader.lexicon import RATE_PERIODS, SOFT
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import FREQ, LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 
@@ -49,9 +49,6 @@ def question_info(question: str | None) -> QuestionInfo:
     )
 
 
-_PERIODS = ("hour", "day", "week", "month", "year")
-
-
 @lru_cache(maxsize=None)
 def _once_a(period: str) -> Token:
     return tokenize(f"once a {period}")[0]
@@ -60,7 +57,7 @@ def _once_a(period: str) -> Token:
 def rate_periods(tokens: Iterable[Token]) -> frozenset[str]:
     """The periods of the rates a question names ("my monthly rent": month), so that an amount given per
     that period ("$1,800 a month", after one of :data:`~.lexicon.RATE_WORDS`) answers it."""
-    return frozenset(period for t in tokens if t.kind == FREQ for period in _PERIODS
+    return frozenset(period for t in tokens if t.kind == FREQ for period in RATE_PERIODS
                      if values_equal(t, _once_a(period)))
 
 
