@@ -395,8 +395,7 @@ def test_doubts_restatements_and_other_counts_are_never_paid(answer: str, gold: 
     # an approximation of a name: a name is not a quantity one can approach
     ("Roughly Lexington.", "Lexington"), ("Lexington-ish.", "Lexington"), ("In the ballpark of Lexington.", "Lexington"),
     ("You live in Lexington, roughly.", "Lexington"), ("Near Lexington.", "Lexington"),
-    ("Roughly Pixel 8 Pro.", "Pixel 8 Pro"), ("Kind of Lexington.", "Lexington"),
-    ("A Lexington type of thing.", "Lexington"),
+    ("Roughly Pixel 8 Pro.", "Pixel 8 Pro"), ("A Lexington type of thing.", "Lexington"),
     # a count of occurrences, not of what is asked
     ("You mentioned it 47 times.", "47"),
     # hearsay, a bound written as "and change", a made-up value, a reply cut off on "though"
@@ -455,3 +454,10 @@ def test_the_word_after_a_value_is_read_unless_it_is_what_a_count_counts(answer:
 def test_an_opening_no_and_balanced_brackets_still_pay_officially(answer: str) -> None:
     v = grade(answer, "Lexington", stale=["Phoenix"], question="Where do I live now?", mode="official")
     assert v.label == "current", (answer, v)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_questions_kind_of_is_no_hedge(mode: str) -> None:
+    v = grade("The kind of car you drive is a Subaru Outback.", "Subaru Outback", stale=["Honda Civic"],
+              question="What kind of car do I drive now?", mode=mode)
+    assert v.label == "current", v.reason

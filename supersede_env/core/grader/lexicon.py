@@ -209,8 +209,8 @@ CUES: tuple[Cue, ...] = tuple(
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
-                                 "probable, as far as i can tell, from what i recall, if i'm right, "
-                                 "kind of, sort of")
+                                 "probable, as far as i can tell, from what i recall, if i'm right")
+    # (not "kind of" before a value: "the kind of car you drive is ..." answers "What kind of car ...?")
     + _cues("softhedge", "bwd", "type of thing, kind of thing, sort of thing")
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
     + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, nearly, almost, ish, - ish, "
