@@ -420,6 +420,7 @@ def test_labels_approximate_names_hearsay_and_cut_offs_are_never_paid(answer: st
     ("Roughly 47.", "47"),  # an approximate count is LongMemEval's judge's kind of answer
     ("You talked with Sarah about destiny.", "Sarah"),  # "about" after a name is a preposition
     ('You say you live in "Lexington".', "Lexington"),  # quoted, but the user's own words
+    ("You live in Lexington, near your work.", "Lexington"),  # "near" what follows, not the name
 ])
 def test_plain_labels_and_approximate_counts_still_pay_officially(answer: str, gold: str) -> None:
     question = "Who did I talk with about destiny?" if gold == "Sarah" else "How many plants, and where do I live?"

@@ -325,8 +325,9 @@ def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
             return a.snippet(x, y)
     named = gold_token is None and tokens[first].kind == WORD  # "Pixel 8 Pro", not "10-12 hours"
     for x, y in cues.approximations if named else ():
-        if (_touches(tokens, y, first) or _touches(tokens, last, x)) and (
-                tuple(t.text for t in tokens[x:y + 1]) not in PREPOSITION_APPROX):
+        # before the name, or after it ending its clause ("Busan, roughly."; not "Busan, near the beach")
+        after = _touches(tokens, last, x) and (y + 1 == len(tokens) or tokens[y + 1].kind == PUNCT)
+        if (_touches(tokens, y, first) or after) and tuple(t.text for t in tokens[x:y + 1]) not in PREPOSITION_APPROX:
             return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
     return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
 
