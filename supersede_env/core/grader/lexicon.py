@@ -204,7 +204,7 @@ CUES: tuple[Cue, ...] = tuple(
                              "percent confidence, percent sure, percent confident, percent certain, percent likely, "
                              "percent chance, percent probability, "
                              "so they say, or so they say, or so i'm told, or so i am told, so i'm told, i'm told, "
-                             "so i hear, rumor has it, word is")
+                             "so i hear, rumor has it")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
