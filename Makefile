@@ -39,8 +39,8 @@ test-browser: install
 bench: install
 	$(BIN)/pytest -q tests/benchmarks --benchmark-only -m 'slow or not slow'
 
-# Does GRPO with the strict reward raise a held-out reward? A benchmark (both arms about 40 minutes on 2 cores, estimated; the
-# dense arm alone, eval/learn_check.py --arms dense, 26 minutes), not a
+# Does GRPO with the strict reward raise a held-out reward? A benchmark (the dense arm alone,
+# eval/learn_check.py --arms dense, 20 minutes on 2 quiet cores; both arms 7-17 minutes more), not a
 # test: SFT warm start of a small local model, GRPO (episode reward; dense gold-state credit), paired held-out
 # McNemar, learning curves. Exit 1 when it did not learn. training/README.md has its figures.
 learn-check: install

@@ -1,6 +1,7 @@
 """The learnability check (``make learn-check``): does GRPO with the strict reward raise a held-out reward?
 
-A benchmark, not a test (about 40 minutes on 2 CPU cores, 26 for the dense arm alone). Every phase is a ``supersede`` command,
+A benchmark, not a test (the dense arm alone 20 minutes on 2 quiet CPU cores, 35 on shared ones; both
+arms 7-17 minutes more). Every phase is a ``supersede`` command,
 as a user would run it:
 
 1. ``supersede episodes``: 200 held-out synthetic episodes (L1, 4 sessions, no abstention item, a seed
