@@ -13,6 +13,8 @@ terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
 - a bound beside the value ("at least 47", "47+", "> 47"): whether a range answers is the judge's call;
 - an approximation beside a name ("roughly Busan", "Busan-ish"): a name is not a quantity to approach;
 - the words that qualify an answer label ("Draft answer: Busan"): what kind of answer follows;
+- a value in quotation marks that a document reports ("The note reads 'Busan'"): the document's words;
+- in a terse reply, an earlier sentence that doubts ("Confidence: low. Busan.");
 - a reply broken off on a conjunction ("Busan, but"): unfinished.
 
 Every token read must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, a

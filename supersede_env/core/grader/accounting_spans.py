@@ -157,9 +157,9 @@ def _frame(a: Answer, first: int, last: int, counts: bool) -> tuple[tuple[int, i
 def reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]], counts: bool
             ) -> tuple[tuple[int, int], list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
     """What the accounting reads: the statement's own fragment, the fragments attached to it that it
-    reads word by word, and in a terse reply every later sentence and every earlier one (it has no room
-    for explanations), but for notes that speak of another candidate ("Toyota Prius. Chevy Malibu was
-    what you said first.")."""
+    reads word by word, and in a terse reply every later sentence (it has no room for explanations) and
+    the earlier ones, which the accounting reads for doubts; but for notes that speak of another
+    candidate ("Toyota Prius. Chevy Malibu was what you said first.")."""
     own, attached = _frame(a, first, last, counts)
     long_name = len(a.text) > TERSE_REPLY and not counts and a.tokens[first].kind == WORD
     spans = [(x, y) for x, y in attached if not (long_name and _names_only(a, x, y))]
