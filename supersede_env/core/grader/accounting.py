@@ -46,6 +46,7 @@ from supersede_env.core.grader.lexicon import (
     OFFICIAL_PUNCT,
     PREDICATES,
     PREPOSITION_APPROX,
+    QUOTE_MARKS,
     RATE_WORDS,
     REPORTING_VERBS,
     SOFT,
@@ -54,7 +55,7 @@ from supersede_env.core.grader.lexicon import (
     UNFINISHED,
     UNFINISHED_UNCLOSED,
 )
-from supersede_env.core.grader.accounting_spans import reading
+from supersede_env.core.grader.accounting_spans import reading, sentence_around
 from supersede_env.core.grader.question import rate_periods
 from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
@@ -73,8 +74,6 @@ from supersede_env.core.grader.tokens import (
 )
 
 __all__ = ["unaccounted"]
-
-QUOTE_MARKS = frozenset({"'", '"'})
 
 LABEL_QUALIFIERS = 3  # words before "answer:" in a label ("My short final answer:"); more are a sentence
 
@@ -341,11 +340,7 @@ def _quoted_report(a: Answer, first: int, last: int) -> str | None:
     if not (0 < first and last + 1 < len(tokens) and tokens[first - 1].text in QUOTE_MARKS
             and tokens[last + 1].text == tokens[first - 1].text):
         return None
-    lo, hi = first, last
-    while lo > 0 and tokens[lo - 1].text not in SENTENCE_END:
-        lo -= 1
-    while hi + 1 < len(tokens) and tokens[hi + 1].text not in SENTENCE_END:
-        hi += 1
+    lo, hi = sentence_around(tokens, first, last)
     words = {t.text for t in tokens[lo:hi + 1] if t.kind == WORD}
     return next(iter(sorted(words & REPORTING_VERBS)), None) if words & DOCUMENTS else None
 

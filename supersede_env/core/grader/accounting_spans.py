@@ -27,7 +27,7 @@ from supersede_env.core.grader.lexicon import (
 )
 from supersede_env.core.grader.tokens import PUNCT, WORD, Token
 
-__all__ = ["reading"]
+__all__ = ["reading", "sentence_around"]
 
 SHORT_FRAGMENT = 3  # content words: a fragment this short qualifies the value beside it
 OPENED_FRAGMENT = 2  # ... and one a clause opener starts ("..., which is untrue", "..., as it stood then")
@@ -39,6 +39,14 @@ def _is_break(t: Token) -> bool:
 
 def _ends_sentence(t: Token) -> bool:
     return t.kind == PUNCT and t.text in SENTENCE_END
+
+
+def sentence_around(tokens: list[Token], first: int, last: int, start: int = 0) -> tuple[int, int]:
+    """The first and last token of the sentence that holds tokens ``first``..``last`` (not before ``start``)."""
+    lo = first
+    while lo - 1 >= start and not _ends_sentence(tokens[lo - 1]):
+        lo -= 1
+    return lo, _sentence_end(tokens, last)
 
 
 def _sentence_end(tokens: list[Token], k: int) -> int:
@@ -165,32 +173,20 @@ def reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]], co
     spans = [(x, y) for x, y in attached if not (long_name and _names_only(a, x, y))]
     rest = _rest_of_sentence(a, own, attached)
     terse = len(a.text) <= TERSE_REPLY
-    later = _later_sentences(a, max(y for _, y in (own, *spans, *rest))) if terse else []
-    earlier = _earlier_sentences(a, min(x for x, _ in (own, *spans, *rest))) if terse else []
+    later = _sentences(a.tokens, max(y for _, y in (own, *spans, *rest)) + 1, len(a.tokens)) if terse else []
+    earlier = _sentences(a.tokens, a.start, min(x for x, _ in (own, *spans, *rest))) if terse else []
     return own, *([(x, y) for x, y in group if not _other_mention(covered, x, y, first, last)]
                   for group in ((*spans, *rest), later, earlier))
 
 
-def _earlier_sentences(a: Answer, begin: int) -> list[tuple[int, int]]:
-    """The sentences of the conclusion before token ``begin`` ("Confidence: low. Busan.")."""
-    tokens, spans = a.tokens, []
-    k = a.start
-    while k < begin:
+def _sentences(tokens: list[Token], lo: int, hi: int) -> list[tuple[int, int]]:
+    """The sentences of tokens ``lo`` up to ``hi``, the last cut at ``hi``, across paragraph breaks:
+    after the statement ("Marcus.\n\nThat was a coin flip.") or before it ("Confidence: low. Busan.")."""
+    spans = []
+    k = lo
+    while k < hi:
         if not _ends_sentence(tokens[k]):
-            end = min(_sentence_end(tokens, k), begin - 1)
-            spans.append((k, end))
-            k = end
-        k += 1
-    return spans
-
-
-def _later_sentences(a: Answer, end: int) -> list[tuple[int, int]]:
-    """The sentences after token ``end``, across paragraph breaks ("Marcus.\n\nThat was a coin flip.")."""
-    tokens, spans = a.tokens, []
-    k = end + 1
-    while k < len(tokens):
-        if not _ends_sentence(tokens[k]):
-            end = _sentence_end(tokens, k)
+            end = min(_sentence_end(tokens, k), hi - 1)
             spans.append((k, end))
             k = end
         k += 1
@@ -201,11 +197,7 @@ def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int,
     """The words of the concluding sentence outside the frame: the official reader is closed-world
     over the sentence that commits to the value ("I would say Busan", "Busan, or so the grader
     expects"), and reads the explanations before and after that sentence for rival values only."""
-    tokens, start = a.tokens, a.start
-    lo, hi = own
-    while lo - 1 >= start and not _ends_sentence(tokens[lo - 1]):
-        lo -= 1
-    hi = _sentence_end(tokens, hi)
+    lo, hi = sentence_around(a.tokens, *own, a.start)
     read = {k for x, y in attached for k in range(x, y + 1)}
     rest = [k for k in (*range(lo, own[0]), *range(own[1] + 1, hi + 1)) if k not in read]
     spans: list[tuple[int, int]] = []

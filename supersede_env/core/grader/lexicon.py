@@ -410,6 +410,7 @@ CLOSING_MARKS = frozenset({")", '"', "'", "*"})
 CLAUSE_ENDS = frozenset({",", ";", ".", "!", "?", "\n", "\n\n", ")", ":"})
 NEXT_CLAUSE = frozenset({"and", "but", "while", "whereas"})
 SEPARATOR_PUNCT = frozenset({",", ";", "/", "\n", "\n\n", "&", "|"})
+QUOTE_MARKS = frozenset({"'", '"'})  # around a quotation ("The note reads 'Busan'")
 LINE_SEPARATORS = frozenset({";", "\n", "\n\n", "/", "|"})  # between items on their own lines: "Maui; Oahu"
 SEPARATOR_WORDS = frozenset({"and", "or", "vs", "versus", "either", "but"})
 # words after a count that do not say it counts something else ("from 62 to 47", "62 then 47", "62 is old")
