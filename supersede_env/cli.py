@@ -58,7 +58,9 @@ def require_extra(extra: str, *modules: str) -> None:
                         f"pip install 'supersede-env[{extra}]'")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; with ``only``, that command's options alone (the others are listed by
+    name and help), so one command does not pay for importing the other twelve modules."""
     from supersede_env import __version__
 
     parser = OneLineParser(
@@ -68,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"supersede-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
     for name, (module_name, help_text) in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text, add_help=False)
+            continue
         module = importlib.import_module(module_name)
         passes = getattr(module, "PASSES_ARGUMENTS", False)  # the command parses its own options (train: TRL's)
         # no abbreviated flags anywhere (train's TRL options cannot have them): --conc is not --concurrency
@@ -120,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(error_line(command, f"argument '{bad}' is not UTF-8 text (paths and values must be)"),
               file=sys.stderr)
         return 2
-    parser = build_parser()
+    named = next((arg for arg in given if not arg.startswith("-")), None)  # the command, when one is given
+    parser = build_parser(named if named in COMMANDS else None)
     args, rest = parser.parse_known_args(argv)
     if rest and not getattr(args._module, "PASSES_ARGUMENTS", False):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")

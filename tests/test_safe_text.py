@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from supersede_env.core.api_keys import MASK, key_problem, mask_values
 from supersede_env.core.output_paths import check_output_dir, output_file
 from supersede_env.core.errors import ConfigError
-from supersede_env.core.safe_text import REPLACEMENT, check_id, clean, clean_value, excerpt, for_console
+from supersede_env.core.safe_text import REPLACEMENT, check_id, clean, clean_json, clean_value, excerpt, for_console
 
 ANY_TEXT = st.text(alphabet=st.characters(codec=None), max_size=60)  # lone surrogates and controls included
 JSON_VALUE = st.recursive(st.none() | st.booleans() | st.integers() | ANY_TEXT,
@@ -31,6 +31,14 @@ def test_clean_text_always_encodes_and_keeps_what_is_safe(text):
         if before in "\t\n\r" or before.isprintable():
             assert after == before
     assert clean(cleaned) == cleaned
+
+
+@settings(max_examples=300)
+@given(JSON_VALUE, st.booleans())
+def test_clean_json_is_clean_value_whichever_way_the_text_was_written(value, ascii_only):
+    # ensure_ascii writes every unsafe character as an escape; without it, as itself (surrogates escaped)
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    assert clean_json(text, json.loads(text)) == clean_value(json.loads(text))
 
 
 @given(ANY_TEXT)

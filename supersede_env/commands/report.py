@@ -10,6 +10,7 @@ takes the run's lock: on a run that an eval is still writing it refuses in one l
 from __future__ import annotations
 
 import argparse
+import gc
 from pathlib import Path
 
 
@@ -28,6 +29,9 @@ def main(args: argparse.Namespace) -> int:
 
     from supersede_env.evaluation.rundir import reading_lock
 
+    # One pass that keeps what it builds (records, memo tokens) until it exits: the collector's full
+    # sweeps over a million live objects find nothing to free and cost a tenth of the command's CPU.
+    gc.disable()
     run_dir = Path(args.run_dir)
     with reading_lock(run_dir):  # a live eval is still appending (and writes its report when it ends)
         summary, files = build_report(run_dir, plots=args.plots)

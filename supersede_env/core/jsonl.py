@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from supersede_env.core.limits import MAX_LINE_BYTES
-from supersede_env.core.safe_text import clean_value
+from supersede_env.core.safe_text import clean_json
 
 
 def unusable(exc: BaseException) -> str:
@@ -67,6 +67,6 @@ def json_lines(path: str | os.PathLike[str], error: type[Exception]) -> Iterator
                     raise error(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
                 except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 200,000 deep
                     raise error(f"{where}: not usable JSON ({unusable(exc)})") from None
-                yield where, lineno, clean_value(value)
+                yield where, lineno, clean_json(line, value)
     except OSError as exc:
         raise error(f"{file}: cannot be read ({exc.strerror or exc})") from None

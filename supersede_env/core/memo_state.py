@@ -96,6 +96,7 @@ def _matches_at(needle: tuple[Token, ...], lines: tuple[_Line, ...], n: int, sta
     return True
 
 
+@lru_cache(maxsize=65536)  # a report asks of each memo the same values under several diagnostics
 def memo_contains(memo: str, value: str) -> bool:
     """Is ``value`` stated in ``memo``? Contiguous token match with meaning-level value equality."""
     needle = _tokens(value)

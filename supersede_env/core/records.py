@@ -64,7 +64,7 @@ from supersede_env.core.memory_rollout import SessionMemory
 from supersede_env.core.memory_system import OP_KINDS, Fact, MemoryOp
 from supersede_env.core.questions import SEPARATOR
 from supersede_env.core.rollout import StepRecord, Transcript
-from supersede_env.core.safe_text import clean_value
+from supersede_env.core.safe_text import clean_json
 from supersede_env.core.verdict import LABELS, Verdict
 
 SCHEMA_VERSION = 2
@@ -276,10 +276,13 @@ def from_dict(raw: Any, *, where: str = "<record>") -> Record:
     return _build(_KINDS[kind], raw, where)
 
 
+_fields = functools.cache(fields)  # a record type's fields, looked up once (thousands of records are read)
+
+
 def _build(cls: type, raw: Mapping[str, Any], where: str) -> Any:
     kwargs: dict[str, Any] = {}
     name = getattr(cls, "kind", cls.__name__)
-    for f in fields(cls):
+    for f in _fields(cls):
         if f.name not in raw:
             if f.default is MISSING and f.default_factory is MISSING:
                 raise RecordError(f"{where}: {name} record: field {f.name}: missing")
@@ -365,7 +368,8 @@ def read_records(path: str | os.PathLike[str]) -> ReadResult:
             offset = end + 1
             continue
         try:
-            raw = clean_value(json.loads(line.decode("utf-8")))  # a record edited by hand: made safe too
+            text = line.decode("utf-8")
+            raw = clean_json(text, json.loads(text))  # a record edited by hand: made safe too
             complete = end != -1
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a 5,000-digit number
             if end == -1 or not data[end + 1:].strip():  # the last line: cut by a kill mid-write

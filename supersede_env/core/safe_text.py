@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["REPLACEMENT", "MAX_ID_CHARS", "EXCERPT_CHARS", "clean", "clean_value", "check_id",
+__all__ = ["REPLACEMENT", "MAX_ID_CHARS", "EXCERPT_CHARS", "clean", "clean_value", "clean_json", "check_id",
            "for_console", "excerpt"]
 
 REPLACEMENT = "\ufffd"
@@ -56,6 +56,19 @@ def clean_value(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {clean_value(k): clean_value(v) for k, v in value.items()}
     return value
+
+
+# a JSON escape of an unsafe character: \b, \f, or \u with its code (\u0000-\u001f holds tab and
+# newline too: cleaning them is a no-op). Searched apart from _UNSAFE: one pattern of both is 3x slower.
+_UNSAFE_ESCAPE = re.compile(r"\\(?:[bf]|u(?:00[01]|007[fF]|00[89]|[dD][89a-fA-F]))")
+
+
+def clean_json(text: str, value: Any) -> Any:
+    """:func:`clean_value` of ``value``, parsed from the JSON ``text``; ``value`` itself when ``text``
+    can hold nothing unsafe (no such character, no escape of one): most records need no walk."""
+    if _UNSAFE.search(text) is None and _UNSAFE_ESCAPE.search(text) is None:
+        return value
+    return clean_value(value)
 
 
 def check_id(value: str) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from supersede_env.core.atomic import remove_stale_temps
 from supersede_env.core.errors import ConfigError
@@ -45,7 +46,7 @@ def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> R
     md_out = output_file(run_dir / REPORT_MD, where, signature=ANY_CONTENT)
     if plots:  # never written through a link out of the run directory, nor into anything but a directory
         check_output_dir(run_dir / PLOTS_DIR, f"{where} (or pass --no-plots)")
-    json_out.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    json_out.write_text(report_json(summary.to_dict()))
     made: tuple[Path, ...] = ()
     if plots:
         from supersede_env.evaluation.plots import write_plots
@@ -53,6 +54,14 @@ def write_report(summary: RunSummary, run_dir: Path, *, plots: bool = True) -> R
         made = tuple(write_plots(summary, run_dir / PLOTS_DIR))
     md_out.write_text(render_markdown(summary, run_dir=run_dir, plots=[p.relative_to(run_dir) for p in made]))
     return ReportFiles(md_out.path, json_out.path, made)
+
+
+def report_json(report: dict[str, Any]) -> str:
+    """report.json's text: one top-level field a line (grep and diff find a field; ``jq`` shows it
+    indented), each value compact. ``indent=`` would make json use its pure-Python encoder, about
+    7x slower on the 1 MB a 300-episode run's diagnostics take."""
+    fields = (f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in report.items())
+    return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
 def build_report(run_dir: Path, *, plots: bool = True) -> tuple[RunSummary, ReportFiles]:

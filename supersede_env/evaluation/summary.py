@@ -9,7 +9,7 @@ defines each of them; this module only declares their shape and how it is writte
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from supersede_env.core.gold_memo import KIND as ORACLE_KIND
@@ -216,13 +216,16 @@ class RunSummary:
         return f"{name} ({self.not_a_model})" if self.not_a_model else name
 
     def to_dict(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        return _jsonable(self)
 
     def condition(self, name: str) -> ConditionSummary:
         return next(c for c in self.conditions if c.name == name)
 
 
 def _jsonable(value: Any) -> Any:
+    """``value`` as JSON values: a dataclass as its fields (one walk: ``asdict`` would copy every value first)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
