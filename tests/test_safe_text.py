@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supersede_env.core.api_keys import MASK, key_problem, mask_values
+from supersede_env.core.api_keys import MASK, key_problem, mask_values, masked_json, string_values
 from supersede_env.core.output_paths import check_output_dir, output_file
 from supersede_env.core.errors import ConfigError
 from supersede_env.core.safe_text import REPLACEMENT, check_id, clean, clean_json, clean_value, excerpt, for_console
@@ -70,6 +70,19 @@ def test_masking_touches_values_only_and_the_line_still_parses(value, secret):
             assert a == b  # numbers, booleans, None: never masked
 
     same_shape(clean_value(value), masked)
+
+
+@settings(max_examples=300)
+@given(JSON_VALUE, st.data())
+def test_masked_json_is_the_walk_encoded_whether_or_not_it_walks(value, data):
+    strings = [s for s in string_values(value) if s]
+    secrets = []  # a piece of a value (quotes, backslashes and controls included), or none
+    if strings and data.draw(st.booleans()):
+        text = data.draw(st.sampled_from(strings))
+        start = data.draw(st.integers(0, len(text) - 1))
+        secrets.append(text[start:data.draw(st.integers(start + 1, len(text)))])
+    walked = json.dumps(mask_values(value, secrets), ensure_ascii=False, separators=(",", ":"))
+    assert masked_json(value, secrets) == walked
 
 
 def test_a_key_inside_a_value_is_masked_and_a_field_name_is_not():

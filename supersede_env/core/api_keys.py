@@ -15,12 +15,13 @@ text), and the verifiers layer's ``trace.info``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from supersede_env.core.safe_text import clean
+from supersede_env.core.safe_text import clean, json_may_hold_unsafe
 
-__all__ = ["MASK", "MIN_KEY_CHARS", "key_problem", "mask_text", "mask_values"]
+__all__ = ["MASK", "MIN_KEY_CHARS", "key_problem", "mask_text", "mask_values", "masked_json"]
 
 MASK = "***"
 MIN_KEY_CHARS = 8
@@ -72,6 +73,20 @@ def mask_values(value: Any, secrets: Sequence[str]) -> Any:
         return item
 
     return walk(value)
+
+
+def masked_json(value: Any, secrets: Sequence[str]) -> str:
+    """Compact JSON of ``mask_values(value, secrets)``. Encoded once, without the walk, when the text
+    shows nothing to clean or mask (most records: no key, no control character). A string holding a
+    secret holds its JSON form, character for character, so the text test misses none."""
+    compact = {"ensure_ascii": False, "separators": (",", ":")}
+    try:
+        text = json.dumps(value, **compact)
+    except TypeError:  # a mapping that is not a dict: the walk makes it one
+        return json.dumps(mask_values(value, secrets), **compact)
+    if json_may_hold_unsafe(text) or any(json.dumps(s, ensure_ascii=False)[1:-1] in text for s in usable(secrets)):
+        return json.dumps(mask_values(value, secrets), **compact)
+    return text
 
 
 def string_values(value: Any) -> list[str]:

@@ -57,7 +57,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
-from supersede_env.core.api_keys import mask_values
+from supersede_env.core.api_keys import masked_json
 from supersede_env.core.errors import RecordError
 from supersede_env.core.episode import Episode
 from supersede_env.core.memory_rollout import SessionMemory
@@ -336,7 +336,7 @@ def _check(record: Any, where: str) -> None:
 
 def dumps(record: Record, secrets: Sequence[str] = ()) -> str:
     """One JSONL line (with its newline): every string value cleaned, ``secrets`` masked in them."""
-    return json.dumps(mask_values(to_dict(record), secrets), ensure_ascii=False, separators=(",", ":")) + "\n"
+    return masked_json(to_dict(record), secrets) + "\n"
 
 
 # -- reading ----------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["REPLACEMENT", "MAX_ID_CHARS", "EXCERPT_CHARS", "clean", "clean_value", "clean_json", "check_id",
+__all__ = ["REPLACEMENT", "MAX_ID_CHARS", "EXCERPT_CHARS", "clean", "clean_value", "clean_json", "json_may_hold_unsafe", "check_id",
            "for_console", "excerpt"]
 
 REPLACEMENT = "\ufffd"
@@ -63,12 +63,15 @@ def clean_value(value: Any) -> Any:
 _UNSAFE_ESCAPE = re.compile(r"\\(?:[bf]|u(?:00[01]|007[fF]|00[89]|[dD][89a-fA-F]))")
 
 
+def json_may_hold_unsafe(text: str) -> bool:
+    """Can the JSON ``text`` hold a character :func:`clean` replaces (the character, or an escape of it)?"""
+    return _UNSAFE.search(text) is not None or _UNSAFE_ESCAPE.search(text) is not None
+
+
 def clean_json(text: str, value: Any) -> Any:
     """:func:`clean_value` of ``value``, parsed from the JSON ``text``; ``value`` itself when ``text``
-    can hold nothing unsafe (no such character, no escape of one): most records need no walk."""
-    if _UNSAFE.search(text) is None and _UNSAFE_ESCAPE.search(text) is None:
-        return value
-    return clean_value(value)
+    can hold nothing unsafe: most records need no walk."""
+    return clean_value(value) if json_may_hold_unsafe(text) else value
 
 
 def check_id(value: str) -> str | None:
