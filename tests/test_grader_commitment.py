@@ -462,3 +462,42 @@ def test_the_questions_kind_of_is_no_hedge(mode: str) -> None:
     v = grade("The kind of car you drive is a Subaru Outback.", "Subaru Outback", stale=["Honda Civic"],
               question="What kind of car do I drive now?", mode=mode)
     assert v.label == "current", v.reason
+
+
+@pytest.mark.parametrize(("answer", "gold"), [
+    # a possibility or an inference, not a statement
+    ("It can be Lexington.", "Lexington"), ("It can only be Lexington.", "Lexington"), ("Lexington, it can be.", "Lexington"),
+    ("It must be Lexington.", "Lexington"), ("It must have been 47.", "47"),
+    # said of the past to a question that asks of now
+    ("It was Lexington.", "Lexington"), ("They were in Lexington.", "Lexington"), ("You had 47.", "47"),
+    ("You had been in Lexington.", "Lexington"), ("Lexington was it.", "Lexington"),
+    # a confidence that is not certainty
+    ("Lexington with moderate confidence.", "Lexington"), ("47, confidence: medium.", "47"),
+    # a vague "kind of" touching the value
+    ("Kind of Lexington.", "Lexington"), ("Sort of 47.", "47"), ("Lexington, kinda.", "Lexington"),
+    # a question mark against the value
+    ("?Lexington", "Lexington"),
+    # a count of something else than asked
+    ("47 of your notes mention it.", "47"), ("47 of the sessions say so.", "47"),
+    # an answer given to another question
+    ("Lexington — that's for the other one.", "Lexington"), ("Lexington, but that's for a different question.", "Lexington"),
+])
+def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: str, gold: str) -> None:
+    v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")
+    assert v.r_cur == 0.0, (answer, v)
+    assert grade(answer, gold, stale=["Phoenix", "52"], question="Where do I live now?", mode="strict").r_cur == 0.0
+
+
+@pytest.mark.parametrize(("answer", "gold", "question"), [
+    ("It was Lexington.", "Lexington", "Where did I go on my last trip?"),  # the question asks of the past
+    ("It has been Lexington since 2020.", "Lexington", "Where do I live now?"),  # it still holds
+    ("You can find it in Lexington.", "Lexington", "Where do I keep my bike?"),  # "can" is no "can be"
+    ("Lexington with high confidence.", "Lexington", "Where do I live now?"),
+    ("Lexington (confidence: high)", "Lexington", "Where do I live now?"),
+    ("47 of them.", "47", "How many plants do I have?"),
+    ("The kind of car you drive is a Subaru Outback.", "Subaru Outback", "What kind of car do I drive now?"),
+    ("Where? Lexington.", "Lexington", "Where do I live now?"),
+])
+def test_their_plain_neighbours_still_pay_officially(answer: str, gold: str, question: str) -> None:
+    v = grade(answer, gold, stale=["Phoenix"], question=question)
+    assert v.label == "current", (answer, v.reason)

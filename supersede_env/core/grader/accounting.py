@@ -14,6 +14,9 @@ terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
 - an approximation beside a name ("roughly Busan", "Busan-ish"): a name is not a quantity to approach;
 - the words that qualify an answer label ("Draft answer: Busan"): what kind of answer follows;
 - a value in quotation marks that a document reports ("The note reads 'Busan'"): the document's words;
+- the statement's verb group: "can" or "must" with "be" ("It can be Busan"), and in a terse reply to a
+  question asked of now a past copula ("It was Busan.");
+- a stated confidence that is not certainty ("Busan with moderate confidence");
 - in a terse reply, an earlier sentence that doubts ("Confidence: low. Busan.");
 - a reply broken off on a conjunction ("Busan, but"): unfinished.
 
@@ -32,18 +35,21 @@ from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
+    CERTAIN_LEVELS,
     CLAUSE_BREAK_WORDS,
     DOCUMENTS,
     DOUBT_WORDS,
     DURATION_UNITS,
     FUNCTION_WORDS,
     LABEL_WORDS,
+    MODALS_BEFORE_BE,
     NEGATORS,
     NUMBER_JOINERS,
     OCCURRENCE_WORDS,
     OFFICIAL_KNOWN,
     OFFICIAL_KNOWN_STEMS,
     OFFICIAL_PUNCT,
+    PAST_COPULAS,
     PREDICATES,
     PREPOSITION_APPROX,
     QUOTE_MARKS,
@@ -54,6 +60,7 @@ from supersede_env.core.grader.lexicon import (
     SENTENCE_END,
     UNFINISHED,
     UNFINISHED_UNCLOSED,
+    VERB_GROUP,
 )
 from supersede_env.core.grader.accounting_spans import reading, sentence_around
 from supersede_env.core.grader.question import rate_periods
@@ -193,6 +200,26 @@ def _certainty(tokens: list[Token], k: int) -> bool:
         tokens[k + 2].text in ("sure", "certain", "confident"))
 
 
+def _stated_confidence(tokens: list[Token], k: int) -> bool:
+    """Is "confidence" at k stated as certainty ("high confidence", "confidence: full", "confidence: 1.0")?
+    Any other level ("with moderate confidence") qualifies the answer in words the reader cannot weigh
+    (a low number is a doubt, read by the decision)."""
+    after = k + 1
+    while after < len(tokens) and tokens[after].text in (":", "="):
+        after += 1
+    return (k >= 1 and tokens[k - 1].text in CERTAIN_LEVELS) or (after < len(tokens) and (
+        tokens[after].kind == NUM or tokens[after].text in CERTAIN_LEVELS) and after > k + 1)
+
+
+def _confidence_level(tokens: list[Token], k: int) -> bool:
+    """Is the word at k the level of a stated confidence ("high confidence", "confidence: high")?"""
+    before = k - 1
+    while before >= 0 and tokens[before].text in (":", "="):
+        before -= 1
+    return (k + 1 < len(tokens) and tokens[k + 1].text == "confidence") or (
+        before >= 0 and tokens[before].text == "confidence")
+
+
 def _measures_else(t: Token, item: _Item) -> bool:
     """Does the word after a value make it measure something else: a label ("59 sessions", "Step 59"),
     another unit ("47 km", "47%"), a duration after a plain count the question does not ask in time?"""
@@ -209,6 +236,19 @@ def _measures_else(t: Token, item: _Item) -> bool:
     if unit is not None:
         return unit != g.unit
     return t.text in DURATION_UNITS and g.kind == NUM and g.unit is None
+
+
+def _of_other(tokens: list[Token], k: int, item: _Item) -> str | None:
+    """The noun a count is "of" when the question does not name it ("47 of your notes" for "How many
+    plants?"): the count is of something else. None for "47 of them", "3 of the 5", a noun it names."""
+    if tokens[k].text != "of":
+        return None
+    j = k + 1
+    while j < len(tokens) and tokens[j].kind == WORD and tokens[j].text in FUNCTION_WORDS:
+        j += 1
+    if j == len(tokens) or tokens[j].kind != WORD or tokens[j].value in item.question or tokens[j].value in item.gold_words:
+        return None
+    return tokens[j].text
 
 
 def _counted_noun(t: Token, question: frozenset[str]) -> bool:
@@ -235,7 +275,7 @@ def _ordinal(a: Answer, k: int) -> bool:
 
 def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]], cues: CueReading,
                 gold_token: Token | None, question: frozenset[str], q_values: tuple[Token, ...],
-                gold_words: frozenset[str] = frozenset()) -> str | None:
+                gold_words: frozenset[str] = frozenset(), past_question: bool = False) -> str | None:
     """The first token around the committed statement (tokens ``first``..``last``) that the official
     reader cannot account for, or None. ``covered``: spans of candidate mentions (read by the roles
     already); ``cues``: where the roles found cues, and which qualified no mention.
@@ -269,18 +309,24 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if k == last + 1 and gold_token is not None and t.kind == WORD:
             if _measures_else(t, item) or _partitive(tokens[last], t, gold_token):
                 return t.text  # "47 sessions", "47 km", "59 of your notes" for 59 minutes
+            if counts and (noun := _of_other(tokens, k, item)) is not None:
+                return noun  # "47 of your notes mention it" for "How many plants do I have?"
             if counts and (_counted_noun(t, question) or _ordinal(a, last) and t.text.isalpha()):
                 return None  # "47 houseplants", "your 5th project": the thing counted or ordered
             # any other word right after a value is read like the rest ("59 minutes iirc", "47 tbc")
         if _certainty(tokens, k) or (k >= 1 and _certainty(tokens, k - 1)) or (k >= 2 and _certainty(tokens, k - 2)):
             return None  # "100% sure", "confidence: 1.0"
+        if t.text == "confidence":
+            return None if _stated_confidence(tokens, k) else t.text
+        if t.text in CERTAIN_LEVELS and _confidence_level(tokens, k):
+            return None  # "confidence: high"
         if t.text in periods and k >= 1 and tokens[k - 1].text in RATE_WORDS:
             return None  # "$1,800 a month" for "What is my monthly rent?"
         if _known(t, gold_token, plain, q_values, not terse) or (k < first and _named(a, k, question)):
             return None
         return t.text or a.snippet(k, k)
 
-    if (frame := _framed(a, first, last, cues, gold_token, question)) is not None:
+    if (frame := _framed(a, first, last, cues, gold_token, question, past_question)) is not None:
         return frame
     for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces
         if tokens[k].text not in ANSWER_LABELS and (word := fails(k, True)) is not None:
@@ -312,15 +358,22 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
 
 
 def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Token | None,
-            question: frozenset[str]) -> str | None:
+            question: frozenset[str], past_question: bool) -> str | None:
     """What frames the statement as other than a plain claim, as written: a reply broken off after it or
-    a terse one that questions it, a bound or an approximation of a name beside it, a document's words
-    quoted. None when nothing does."""
+    a terse one that questions it, a modal or (asked of now) a past copula in its verb group, a bound or
+    an approximation of a name beside it, a document's words quoted. None when nothing does."""
     tokens = a.tokens
     if (word := _dangling(tokens, last)) is not None:
         return word
-    if len(a.text) <= TERSE_REPLY and any(t.text == "?" for t in tokens[last + 1:]):
-        return "?"  # a terse reply that questions after its value ("Marcus. Or was it?", "Marcus, right?")
+    terse = len(a.text) <= TERSE_REPLY
+    if terse and (any(t.text == "?" for t in tokens[last + 1:])
+                  or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
+        return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
+    group = _verb_group(tokens, first, last, terse)
+    if group & {"be", "been"} and (modal := group & MODALS_BEFORE_BE):
+        return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
+    if terse and question and not past_question and (past := group & PAST_COPULAS):
+        return min(past)  # "It was Busan." for "Where does she live?": said of then, not of now
     for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
         if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
             return a.snippet(x, y)
@@ -331,6 +384,26 @@ def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
         if (_touches(tokens, y, first) or after) and tuple(t.text for t in tokens[x:y + 1]) not in PREPOSITION_APPROX:
             return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
     return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
+
+
+def _verb_group(tokens: list[Token], first: int, last: int, terse: bool) -> set[str]:
+    """The words of the statement's verb group: the function words and :data:`~.lexicon.VERB_GROUP`
+    words right before the value ("It can only be", "had been in"), and in a terse reply those right
+    after it, past a comma ("Busan was it.", "Busan, it can be.")."""
+
+    def grouped(t: Token) -> bool:
+        return t.kind == WORD and (t.text in FUNCTION_WORDS or t.text in VERB_GROUP)
+
+    words = set()
+    k = first - 1
+    while k >= 0 and grouped(tokens[k]):
+        words.add(tokens[k].text)
+        k -= 1
+    k = last + 1 + (last + 1 < len(tokens) and tokens[last + 1].text == ",")
+    while terse and k < len(tokens) and grouped(tokens[k]):
+        words.add(tokens[k].text)
+        k += 1
+    return words
 
 
 def _quoted_report(a: Answer, first: int, last: int) -> str | None:

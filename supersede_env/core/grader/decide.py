@@ -250,7 +250,7 @@ def _judge_commitment(c: _Case, chosen: list[Mention], widened: bool, cues: CueR
     info = question_info(question)
     gold_words, gold_values = _gold_terms(gold.text)
     word = unaccounted(a, chosen[0].first, chosen[-1].last, [(m.first, m.last) for m in c.mentions if not m.loose],
-                       cues, gold.single_value, info.stems, info.values + gold_values, gold_words)
+                       cues, gold.single_value, info.stems, info.values + gold_values, gold_words, info.past)
     if word is not None:  # closed-world: a statement it cannot read whole is not decided either way
         return c.verdict("unsure", f"states {where!r}, but {word!r} in its sentence is not accounted for")
     return c.verdict("current", f"states {where!r}")

@@ -102,10 +102,12 @@ class Cue:
 CUE_REACH = {"neg": 3, "past": 3, "hypo": 4, "other": 3, "hedge": 4, "softhedge": 4, "approx": 4, "bound": 4, "now": 3,
              "next": 3, "pasttense": 2, "presenttense": 2}
 TIGHT_CUES = frozenset({("from",), ("ex",), ("after",)})  # only the value right after them ("from Denver")
-# approximations touch only the value beside them ("about 47"), not "about the car: ..."
+# approximations touch only the value beside them ("about 47"), not "about the car: ..."; so does a
+# vague "kind of" ("kind of Busan"; not "the kind of car you drive is ...")
 TOUCHING_CUES = frozenset({(w,) for w in ("about", "around", "roughly", "approximately", "circa", "nearly", "almost",
-                                          "approx", "approximate", "estimated")}
-                          | {("at", "least"), ("at", "most"), ("up", "to"), ("an", "estimated"), ("est", ".")})
+                                          "approx", "approximate", "estimated", "kinda", "sorta")}
+                          | {("at", "least"), ("at", "most"), ("up", "to"), ("an", "estimated"), ("est", "."),
+                             ("kind", "of"), ("sort", "of")})
 # approximations that beside a name are prepositions ("a talk about Sarah", "around Porto", "Sarah about destiny")
 PREPOSITION_APPROX = frozenset({("about",), ("around",)})
 # corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
@@ -180,6 +182,10 @@ CUES: tuple[Cue, ...] = tuple(
             governs=True)
     + _cues("other", "fwd", ", ".join(f"your {o}, your {o}'s, {o}'s, a {o}, my {o}, his {o}, her {o}" for o in _OTHERS)
                             + ", someone else, someone else's, another person, other people")
+    # an answer given to another question than the one asked
+    + _cues("other", "bwd", "that's for the other one, that is for the other one, for the other question, "
+                            "for another question, for a different question, that's another question, "
+                            "wrong question, different question")
     # "unless Y" makes Y a fallback; with no value after it, "X, unless you moved" makes X one
     + _cues("hypo", "both", "next month, next year, next week, next weekend, this weekend, this coming weekend, "
                             "tomorrow, tonight, later this week, later this month, in a few days, soon, in the future, "
@@ -204,13 +210,13 @@ CUES: tuple[Cue, ...] = tuple(
                              "percent confidence, percent sure, percent confident, percent certain, percent likely, "
                              "percent chance, percent probability, "
                              "so they say, or so they say, or so i'm told, or so i am told, so i'm told, i'm told, "
-                             "so i hear, rumor has it")
+                             "so i hear, rumor has it, kinda, sorta")
+    + _cues("hedge", "fwd", "kind of, sort of")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
                                  "probable, as far as i can tell, from what i recall, if i'm right")
-    # (not "kind of" before a value: "the kind of car you drive is ..." answers "What kind of car ...?")
     + _cues("softhedge", "bwd", "type of thing, kind of thing, sort of thing")
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
     + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, nearly, almost, ish, - ish, "
@@ -314,9 +320,12 @@ NOT_PLAIN = frozenset(
 # ("Where am I going on my trip?" -> "You are going to Stockholm"); a negation, hedge or
 # approximation never is.
 FRAME_KINDS = frozenset({"past", "hypo", "other", "next"})
-# by their first two words, longest first: (words, the cue's kind)
+# by their first two words, longest first: (words, the cue's kind). Not "kind of", "sort of": a hedge
+# only where it touches a value (the cue reads that), a noun phrase elsewhere ("the kind of car you drive")
+_NOUN_PHRASES = frozenset({("kind", "of"), ("sort", "of")})
 ROLE_PHRASES: dict[tuple[str, str], tuple[tuple[tuple[str, ...], str], ...]] = {}
-for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 1), key=lambda c: -len(c.words)):
+for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 1 and c.words not in _NOUN_PHRASES),
+                   key=lambda c: -len(c.words)):
     ROLE_PHRASES[_cue.words[:2]] = ROLE_PHRASES.get(_cue.words[:2], ()) + ((_cue.words, _cue.kind),)
 ROLE_PHRASE_STARTS = frozenset(words[0] for words in ROLE_PHRASES)
 
@@ -423,6 +432,15 @@ HEADINGS = frozenset("""answer final status evidence missing note notes summary 
     current before now former latest updated earlier original""".split())
 OR_GLUE = frozenset({"or", "either", "maybe", "possibly", "perhaps", "even", "vs", "versus"})
 PAST_COPULAS = frozenset({"was", "were", "had"})
+# modals before "be" that no cue reads ("It can be Busan", "It must be 47"): a possibility or an
+# inference, not a statement (could, may, might are hedges; would, will plans; should a soft hedge)
+MODALS_BEFORE_BE = frozenset({"can", "must"})
+# the words of a statement's verb group beside its value, besides function words ("It can only be",
+# "had been", "was it")
+VERB_GROUP = frozenset("be been being have has had was were can could may might must shall should will would only "
+                       "just really well".split())
+# the levels of a stated confidence that state certainty ("high confidence", "confidence: full")
+CERTAIN_LEVELS = frozenset("high full complete total absolute".split())
 BEFORE_WORDS = frozenset(stem(w) for w in "before prior earlier first then followed preceded".split())
 AFTER_WORDS = frozenset(stem(w) for w in "after later following subsequently".split())
 ANTONYMS = {

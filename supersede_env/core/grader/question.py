@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.labels import is_year
-from supersede_env.core.grader.lexicon import RATE_PERIODS, SOFT
+from supersede_env.core.grader.lexicon import PAST_FORMS, RATE_PERIODS, SOFT
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import FREQ, LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 
@@ -25,6 +25,11 @@ class QuestionInfo:
     dated: bool = False  # the question names a year ("where did I live in 2023?"): years are what it asks
     values: tuple[Token, ...] = ()  # the question's own values ("my 5K personal best", "in the last 3 months")
     words: frozenset[str] = frozenset()  # the question's words as written (its own cue words are its frame)
+
+    @property
+    def past(self) -> bool:
+        """Does the question ask in the past ("Where did I go?", "Which happened first?")?"""
+        return any(w in PAST_FORMS or (w.endswith("ed") and len(w) > 4) for w in self.words)
 
 
 def echo_key(t: Token) -> object:
