@@ -481,6 +481,9 @@ def test_the_questions_kind_of_is_no_hedge(mode: str) -> None:
     ("47 of your notes mention it.", "47"), ("47 of the sessions say so.", "47"),
     # an answer given to another question
     ("Lexington — that's for the other one.", "Lexington"), ("Lexington, but that's for a different question.", "Lexington"),
+    # a short note after the value that doubts or denies it, binding no other value
+    ("Lexington. I have no record of this.", "Lexington"), ("Lexington, but I don't actually know.", "Lexington"),
+    ("47. No session mentions it.", "47"), ("Lexington, though the notes never say so.", "Lexington"),
 ])
 def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: str, gold: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")

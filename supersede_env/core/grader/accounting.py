@@ -337,13 +337,12 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if (word := fails(k, (k < first and bool(question)) or _beside(tokens, k, first, last, own, item,
                                                                           terse))) is not None:
             return word
-    for x, y in spans:
+    # a fragment or later sentence of a terse reply that doubts or denies after the value, binding no
+    # other value, speaks of the answer ("Busan. The notes don't say.", "Busan, but I don't actually
+    # know."; not "No, it's Busan.", which corrects the question's premise)
+    for x, y in (*spans, *later):
         for k in range(x, y + 1):
-            if (word := fails(k, True)) is not None:
-                return word
-    for x, y in later:  # a later sentence of a terse reply that doubts or denies speaks of the answer
-        for k in range(x, y + 1):
-            if k not in cues.bound and _doubts(tokens[k]):
+            if terse and k > last and k not in cues.bound and _doubts(tokens[k]) and tokens[k].value not in gold_words:
                 return tokens[k].text  # "Busan. The notes don't say.", "Busan. I can't verify that."
             if (word := fails(k, True)) is not None:
                 return word
