@@ -484,6 +484,9 @@ def test_the_questions_kind_of_is_no_hedge(mode: str) -> None:
     # a short note after the value that doubts or denies it, binding no other value
     ("Lexington. I have no record of this.", "Lexington"), ("Lexington, but I don't actually know.", "Lexington"),
     ("47. No session mentions it.", "47"), ("Lexington, though the notes never say so.", "Lexington"),
+    # a doubt after a contrast with a rival doubts the answer; a plan is not now
+    ("Lexington, not Phoenix, maybe.", "Lexington"), ("Lexington instead of Phoenix, perhaps.", "Lexington"),
+    ("You will live in Lexington.", "Lexington"), ("You will have 47.", "47"),
 ])
 def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: str, gold: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")
@@ -500,6 +503,8 @@ def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: 
     ("47 of them.", "47", "How many plants do I have?"),
     ("The kind of car you drive is a Subaru Outback.", "Subaru Outback", "What kind of car do I drive now?"),
     ("Where? Lexington.", "Lexington", "Where do I live now?"),
+    ("Lexington, not Phoenix.", "Lexington", "Where do I live now?"),
+    ("You will get a $5 discount.", "$5", "How much of a discount will I get?"),  # the question asks of then
 ])
 def test_their_plain_neighbours_still_pay_officially(answer: str, gold: str, question: str) -> None:
     v = grade(answer, gold, stale=["Phoenix"], question=question)

@@ -342,7 +342,8 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     # know."; not "No, it's Busan.", which corrects the question's premise)
     for x, y in (*spans, *later):
         for k in range(x, y + 1):
-            if terse and k > last and k not in cues.bound and _doubts(tokens[k]) and tokens[k].value not in gold_words:
+            if terse and k > last and (k not in cues.bound or tokens[k].text in DOUBT_WORDS) and _doubts(tokens[k]) \
+                    and tokens[k].value not in gold_words:
                 return tokens[k].text  # "Busan. The notes don't say.", "Busan. I can't verify that."
             if (word := fails(k, True)) is not None:
                 return word
@@ -373,6 +374,9 @@ def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
         return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
     if terse and question and not past_question and (past := group & PAST_COPULAS):
         return min(past)  # "It was Busan." for "Where does she live?": said of then, not of now
+    if terse and question and not past_question and "will" not in question and "will" in _verb_group(
+            tokens, first, last, False, verbs=1):
+        return "will"  # "Your sister will live in Busan.": a plan, not now ("will be" is a cue already)
     for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
         if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
             return a.snippet(x, y)
@@ -385,17 +389,19 @@ def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
 
 
-def _verb_group(tokens: list[Token], first: int, last: int, terse: bool) -> set[str]:
+def _verb_group(tokens: list[Token], first: int, last: int, terse: bool, verbs: int = 0) -> set[str]:
     """The words of the statement's verb group: the function words and :data:`~.lexicon.VERB_GROUP`
-    words right before the value ("It can only be", "had been in"), and in a terse reply those right
-    after it, past a comma ("Busan was it.", "Busan, it can be.")."""
+    words right before the value ("It can only be", "had been in"), past at most ``verbs`` other words
+    (the main verb: "will live in"), and in a terse reply those right after it, past a comma ("Busan
+    was it.", "Busan, it can be.")."""
 
     def grouped(t: Token) -> bool:
         return t.kind == WORD and (t.text in FUNCTION_WORDS or t.text in VERB_GROUP)
 
     words = set()
     k = first - 1
-    while k >= 0 and grouped(tokens[k]):
+    while k >= 0 and tokens[k].kind == WORD and (grouped(tokens[k]) or verbs > 0):
+        verbs -= not grouped(tokens[k])
         words.add(tokens[k].text)
         k -= 1
     k = last + 1 + (last + 1 < len(tokens) and tokens[last + 1].text == ",")
