@@ -487,6 +487,9 @@ def test_the_questions_kind_of_is_no_hedge(mode: str) -> None:
     # a doubt after a contrast with a rival doubts the answer; a plan is not now
     ("Lexington, not Phoenix, maybe.", "Lexington"), ("Lexington instead of Phoenix, perhaps.", "Lexington"),
     ("You will live in Lexington.", "Lexington"), ("You will have 47.", "47"),
+    # second-hand, said on instruction, after admitting ignorance, true of a part only
+    ("Lexington, or so I've been told.", "Lexington"), ("I was told to say 47.", "47"), ("Beats me. Lexington.", "Lexington"),
+    ("Mostly Lexington.", "Lexington"), ("Partly 47.", "47"),
 ])
 def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: str, gold: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")
@@ -505,6 +508,7 @@ def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: 
     ("Where? Lexington.", "Lexington", "Where do I live now?"),
     ("Lexington, not Phoenix.", "Lexington", "Where do I live now?"),
     ("You will get a $5 discount.", "$5", "How much of a discount will I get?"),  # the question asks of then
+    ("You told me Lexington.", "Lexington", "Where do I live now?"),
 ])
 def test_their_plain_neighbours_still_pay_officially(answer: str, gold: str, question: str) -> None:
     v = grade(answer, gold, stale=["Phoenix"], question=question)

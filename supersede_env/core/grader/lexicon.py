@@ -210,7 +210,8 @@ CUES: tuple[Cue, ...] = tuple(
                              "percent confidence, percent sure, percent confident, percent certain, percent likely, "
                              "percent chance, percent probability, "
                              "so they say, or so they say, or so i'm told, or so i am told, so i'm told, i'm told, "
-                             "so i hear, rumor has it, kinda, sorta")
+                             "so i hear, rumor has it, kinda, sorta, i've been told, or so i've been told, "
+                             "i was told, i was told to say, been told, beats me, dunno, no clue, not a clue")
     + _cues("hedge", "fwd", "kind of, sort of")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
@@ -226,7 +227,9 @@ CUES: tuple[Cue, ...] = tuple(
     # bounds: "at least 47", "up to 47", "47 or more", "47+" name a range that holds the value, not the
     # value; whether one answers the question is the judge's call (the official reader's unsure)
     + _cues("bound", "both", "at least, at most, at minimum, at maximum")
-    + _cues("bound", "fwd", "up to, no more than, no less than, not more than, not less than")
+    + _cues("bound", "fwd", "up to, no more than, no less than, not more than, not less than, "
+                            # a part of the time or of the whole holds the value: which part answers is the judge's call
+                            "mostly, partly, largely, mainly, partially")
     + _cues("bound", "bwd", "or more, or less, or fewer, or later, or earlier, "
                             "or longer, or shorter, or higher, or lower, or above, or below, at the latest, "
                             "at the earliest, and up, and above, and over, and below, and under, minimum, maximum, "
