@@ -490,6 +490,9 @@ def test_the_questions_kind_of_is_no_hedge(mode: str) -> None:
     # second-hand, said on instruction, after admitting ignorance, true of a part only
     ("Lexington, or so I've been told.", "Lexington"), ("I was told to say 47.", "47"), ("Beats me. Lexington.", "Lexington"),
     ("Mostly Lexington.", "Lexington"), ("Partly 47.", "47"),
+    # short of the value, a choice rather than a fact, as last known, before a change
+    ("Almost 47.", "47"), ("Nearly 47.", "47"), ("Go with Lexington.", "Lexington"), ("Put down 47.", "47"),
+    ("Lexington, as far as I last knew.", "Lexington"), ("Lexington before the change.", "Lexington"),
 ])
 def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: str, gold: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")

@@ -144,7 +144,8 @@ CUES: tuple[Cue, ...] = tuple(
                           "isn't it, "
                           "or not, but not anymore, but no longer")
     + _cues("past", "both", "previously, formerly, originally, initially, earlier, at first, in the past, back then, "
-                            "at one point, used to, historically, outdated, obsolete, superseded, "
+                            "at one point, used to, historically, outdated, obsolete, superseded, before the change, "
+                           "before it changed, before the update, before that changed, "
                             "before that, before then, before this, until recently, in earlier sessions, "
                             "in an earlier session, stale, once upon a time")
     # adjectives reach the noun after them ("your former manager", "my old car, a Civic"), or a value
@@ -211,7 +212,9 @@ CUES: tuple[Cue, ...] = tuple(
                              "percent chance, percent probability, "
                              "so they say, or so they say, or so i'm told, or so i am told, so i'm told, i'm told, "
                              "so i hear, rumor has it, kinda, sorta, i've been told, or so i've been told, "
-                             "i was told, i was told to say, been told, beats me, dunno, no clue, not a clue")
+                             "i was told, i was told to say, been told, beats me, dunno, no clue, not a clue, "
+                             "as far as i last knew, as far as i knew, go with, i'd go with, i'll go with, "
+                             "let's go with, put down, write down")
     + _cues("hedge", "fwd", "kind of, sort of")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
@@ -220,7 +223,7 @@ CUES: tuple[Cue, ...] = tuple(
                                  "probable, as far as i can tell, from what i recall, if i'm right")
     + _cues("softhedge", "bwd", "type of thing, kind of thing, sort of thing")
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
-    + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, nearly, almost, ish, - ish, "
+    + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, ish, - ish, "
                               "more or less, approx, approx ., approximate, estimated, an estimated, est ., "
                               "in the ballpark of, somewhere around, near")
     + _cues("approx", "bwd", "or thereabouts, thereabouts")
@@ -229,7 +232,9 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("bound", "both", "at least, at most, at minimum, at maximum")
     + _cues("bound", "fwd", "up to, no more than, no less than, not more than, not less than, "
                             # a part of the time or of the whole holds the value: which part answers is the judge's call
-                            "mostly, partly, largely, mainly, partially")
+                            "mostly, partly, largely, mainly, partially, "
+                            # "almost 47", "nearly 47": short of it, not it
+                            "nearly, almost")
     + _cues("bound", "bwd", "or more, or less, or fewer, or later, or earlier, "
                             "or longer, or shorter, or higher, or lower, or above, or below, at the latest, "
                             "at the earliest, and up, and above, and over, and below, and under, minimum, maximum, "
