@@ -34,7 +34,7 @@ from supersede_env.core.grader.abstention_item import grade_abstention_item
 from supersede_env.core.grader.answer import Answer, read_answer
 from supersede_env.core.grader.decide import grade_value, part_of_gold, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
-from supersede_env.core.grader.lexicon import META_WORDS
+from supersede_env.core.grader.lexicon import META_WORDS, ZERO_WORDS
 from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, AnswerPlace, answer_place
 from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
@@ -208,7 +208,7 @@ def _claims_something(a: Answer, gold: Gold) -> bool:
         for i in a.content:
             t = tokens[i]
             if (t.kind in VALUE_KINDS and (t.kind != DATE or gold_tok.kind == DATE)) or (
-                    t.kind == WORD and t.text in ("none", "zero")):
+                    t.kind == WORD and t.text in ZERO_WORDS):
                 return True
         return False
     # a statement about anything but the reasoning itself ("the narrator lost the charger first") is a

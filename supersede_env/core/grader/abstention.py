@@ -15,7 +15,7 @@ from supersede_env.core.grader.tokens import WORD
 if TYPE_CHECKING:
     from supersede_env.core.grader.answer import Answer
 
-__all__ = ["ABSTAIN", "ABSTAIN_TRIGGERS", "ABSTENTION", "ABSTENTION_HINTS", "COMMIT", "abstentions"]
+__all__ = ["ABSTAIN", "ABSTENTION", "ABSTENTION_HINTS", "COMMIT", "abstentions"]
 
 # Abstention: the answer says the asked information is not available. Searched only in windows
 # around trigger words (see _abstentions) because one pass of this pattern over a text is slow.
@@ -63,10 +63,6 @@ ABSTAIN = re.compile(
     r"|(?:(?<![\s\S])|(?<=[\n.:;!?\"(])|(?<=[\n.:;!?\"(]\s))(?:not|never)\s+(?:mentioned|stated|given|said|specified|recorded)\b"
     r"|(?<![\w/])n/a(?![\w/])"
     r"|\bno\s+(?:answer|data|record)\b)"
-)
-ABSTAIN_TRIGGERS = frozenset(
-    """not no never cannot unable impossible unknown unclear unspecified insufficient lack lacking
-    difficult hard empty need needs require once notes memo memory records n""".split()
 )
 # Committing to an answer after an abstention phrase: "no mention of Tom, so it implies Alex"
 COMMIT = re.compile(

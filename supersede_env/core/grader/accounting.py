@@ -35,7 +35,9 @@ from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
+    BE_FORMS,
     CERTAIN_LEVELS,
+    CERTAIN_WORDS,
     CLAUSE_BREAK_WORDS,
     DOCUMENTS,
     DOUBT_WORDS,
@@ -49,15 +51,16 @@ from supersede_env.core.grader.lexicon import (
     OFFICIAL_KNOWN,
     OFFICIAL_KNOWN_STEMS,
     OFFICIAL_PUNCT,
+    ORDINAL_SUFFIXES,
     PAST_COPULAS,
     PREDICATES,
     PREPOSITION_APPROX,
     QUOTE_MARKS,
     RATE_WORDS,
     REPORTING_VERBS,
+    SENTENCE_END,
     SOFT,
     STATEMENT_SUBJECTS,
-    SENTENCE_END,
     UNFINISHED,
     UNFINISHED_UNCLOSED,
     VERB_GROUP,
@@ -197,7 +200,7 @@ def _certainty(tokens: list[Token], k: int) -> bool:
                                                           and tokens[k - 2].text == "confidence")):
         return True
     return t.value >= 100 and k + 2 < len(tokens) and tokens[k + 1].text == "percent" and (
-        tokens[k + 2].text in ("sure", "certain", "confident"))
+        tokens[k + 2].text in CERTAIN_WORDS)
 
 
 def _stated_confidence(tokens: list[Token], k: int) -> bool:
@@ -270,7 +273,7 @@ def _partitive(value: Token, t: Token, gold: Token) -> bool:
 def _ordinal(a: Answer, k: int) -> bool:
     """Is number token k written as an ordinal ("5th", "21st")?"""
     t = a.tokens[k]
-    return a.text[t.start:t.end].lower().endswith(("st", "nd", "rd", "th"))
+    return a.text[t.start:t.end].lower().endswith(ORDINAL_SUFFIXES)
 
 
 def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]], cues: CueReading,
@@ -370,7 +373,7 @@ def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
                   or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
         return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
     group = _verb_group(tokens, first, last, terse)
-    if group & {"be", "been"} and (modal := group & MODALS_BEFORE_BE):
+    if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
         return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
     if terse and question and not past_question and (past := group & PAST_COPULAS):
         return min(past)  # "It was Busan." for "Where does she live?": said of then, not of now

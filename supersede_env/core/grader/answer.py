@@ -10,10 +10,9 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.conclusion import PARAGRAPH_BREAK, SHORT_REPLY, Reading, read_conclusion
 from supersede_env.core.grader.gold import Pattern
-from supersede_env.core.grader.lexicon import CUE_STARTS, QUESTION_WORDS, SENTENCE_END, SOFT
+from supersede_env.core.grader.lexicon import ABSTAIN_TRIGGERS, CUE_STARTS, QUESTION_WORDS, SENTENCE_END, SOFT
 from supersede_env.core.grader.question import QuestionInfo, echo_key, question_info
 from supersede_env.core.grader.text import cased_text, normalise_text
 from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal

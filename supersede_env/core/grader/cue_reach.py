@@ -15,6 +15,7 @@ from supersede_env.core.grader.lexicon import (
     CLAUSE_ENDS,
     CLOSING_MARKS,
     CUE_STARTS,
+    NEGATION_OPENERS,
     NEXT_CLAUSE,
     OPERATORS,
     SENTENCE_END,
@@ -81,7 +82,7 @@ def is_interjection(tokens: list[Token], hit: CueHit) -> bool:
     alone = nxt >= len(tokens) or (tokens[nxt].kind == PUNCT and tokens[nxt].text in (",", ".", "!", ";", ":", "\n"))
     said_after = any(t.kind != PUNCT for t in tokens[nxt:])  # it opens what follows, not a retraction
     return (opens and alone and (said_after or before < 0) and hit.cue.kind == "neg"
-            and hit.cue.words[0] in ("no", "not", "never", "none"))
+            and hit.cue.words[0] in NEGATION_OPENERS)
 
 
 def afterthought(a: Answer, hit: CueHit, mentions: list[Mention], by_last: list[int],

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
-from supersede_env.core.grader.lexicon import GENERIC, PRONOUNS, RATE_PERIODS, RATE_WORDS
+from supersede_env.core.grader.lexicon import GENERIC, LIST_WORD_JOINERS, PRONOUNS, RATE_PERIODS, RATE_WORDS
 from supersede_env.core.grader.question import content_tokens, question_info
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import NUM, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
@@ -184,7 +184,7 @@ def _split_conjuncts(text: str) -> list[str]:
         parts.append(src[pos:a].strip())
         pos = b
     parts.append(src[pos:].strip())
-    parts = [p for p in parts if p and p.lower() not in ("and", "or")]
+    parts = [p for p in parts if p and p.lower() not in LIST_WORD_JOINERS]
     if len(parts) < 2 or any(len(p.split()) > 4 for p in parts):
         return [text]
     return parts

@@ -16,13 +16,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from supersede_env.core.grader.lexicon import (
+    NOW_HEADER_WORDS,
+    PAST_HEADER_WORDS,
+    YEAR_CLAUSE_JOINS,
+    YEAR_INTRO,
+    YEAR_SINCE,
+)
 from supersede_env.core.grader.tokens import DATE, NUM, PUNCT, WORD, Token, is_year_number, stem
 
 __all__ = ["year_label", "year_labels", "is_year", "TableCell", "table_cells", "HEADER_STEMS"]
 
-# a year introduced before its value: "In 2024, Portland", "2023: Denver", "2023 - Denver"
-_YEAR_INTRO = frozenset({"in", "since", "from", "during", "as", "of", "by"})
-_CLAUSE_JOINS = frozenset({"and", "but", "then", "while", "whereas", "before", "after", "so"})  # "Denver in 2023 and ..."
 
 
 def is_year(t: Token) -> bool:
@@ -44,8 +48,8 @@ def year_label(tokens: list[Token], first: int, last: int) -> int | None:
     k = last + 1
     if k + 2 < n and tokens[k].text == "(" and is_year(tokens[k + 1]) and tokens[k + 2].text == ")":
         return _year(tokens[k + 1])
-    if k + 1 < n and tokens[k].kind == WORD and tokens[k].text in ("in", "since") and is_year(tokens[k + 1]) and (
-            k + 2 >= n or tokens[k + 2].kind == PUNCT or tokens[k + 2].text in _CLAUSE_JOINS):
+    if k + 1 < n and tokens[k].kind == WORD and tokens[k].text in YEAR_SINCE and is_year(tokens[k + 1]) and (
+            k + 2 >= n or tokens[k + 2].kind == PUNCT or tokens[k + 2].text in YEAR_CLAUSE_JOINS):
         return _year(tokens[k + 1])
     k = first - 1
     if k >= 1 and tokens[k].kind == PUNCT and tokens[k].text in (":", "-", ",", ")", "|") and is_year(tokens[k - 1]):
@@ -59,7 +63,7 @@ def year_label(tokens: list[Token], first: int, last: int) -> int | None:
 def _opens_its_clause(tokens: list[Token], i: int) -> bool:
     """Does the year at i open its clause (after punctuation, a value such as "pm.", or "in"), so that it
     labels what follows ("2023: Denver"), unlike "summer 2023: ..."?"""
-    return i == 0 or tokens[i - 1].kind != WORD or tokens[i - 1].text in _YEAR_INTRO
+    return i == 0 or tokens[i - 1].kind != WORD or tokens[i - 1].text in YEAR_INTRO
 
 
 def year_labels(tokens: list[Token]) -> list[tuple[int, int]]:
@@ -79,10 +83,8 @@ def year_labels(tokens: list[Token]) -> list[tuple[int, int]]:
     return out
 
 
-# header words that give a column (or a row) its role
-_PAST_HEADERS = frozenset(stem(w) for w in """old previous prior former before earlier originally initially
-    past superseded outdated original""".split())
-_NOW_HEADERS = frozenset(stem(w) for w in "new now current currently latest updated today present".split())
+_PAST_HEADERS = frozenset(stem(w) for w in PAST_HEADER_WORDS)
+_NOW_HEADERS = frozenset(stem(w) for w in NOW_HEADER_WORDS)
 HEADER_STEMS = _PAST_HEADERS | _NOW_HEADERS  # a table's header words are layout, not words of the answer
 _TABLE_LINE = re.compile(r"^[ \t]*\|(.*)\|?[ \t]*$", re.M)
 _RULE_CELL = re.compile(r"^\s*:?-{2,}:?\s*$")

@@ -11,7 +11,13 @@
   it: "from Denver", "about 47"), *clause-final* ("Denver before, ..."), a *correction* ("actually",
   only after punctuation), or *governs* its own object ("not Hawaii", "you'd like a Kia");
 - the strict reward's closed lists (:mod:`.strict`) and the official reader's accounting lists
-  (:mod:`.accounting`).
+  (:mod:`.accounting`);
+- the small tables of the other reading modules, each named for what it holds.
+
+The lexer's grammars keep the words of the values they read (number words, months, units:
+``lex_*.py``, ``tokens.py``); every other literal collection of words in a grader module is a test
+failure (``tests/test_grader_lexicon_home.py``). Words inside regular expressions (the abstention and
+doubt patterns) are not tables and stay with their patterns.
 
 The table never asks which value a mention is: the same words mark the current value past as
 surely as a superseded one (that asymmetry is what an optimiser would find).
@@ -336,6 +342,38 @@ for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 
                    key=lambda c: -len(c.words)):
     ROLE_PHRASES[_cue.words[:2]] = ROLE_PHRASES.get(_cue.words[:2], ()) + ((_cue.words, _cue.kind),)
 ROLE_PHRASE_STARTS = frozenset(words[0] for words in ROLE_PHRASES)
+
+# Small tables of the modules that read them (each named where it is used)
+ZERO_WORDS = frozenset({"none", "zero"})  # a count of nothing ("none of them", "zero")
+CERTAIN_WORDS = frozenset({"sure", "certain", "confident"})  # "100 percent sure"
+ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")  # "5th", "21st"
+BE_FORMS = frozenset({"be", "been"})  # the "be" a modal governs ("can be", "must have been")
+NEGATION_OPENERS = frozenset({"no", "not", "never", "none"})  # negations that open what they deny
+LIST_WORD_JOINERS = frozenset({"and", "or"})  # the words between a list's parts
+YEAR_SINCE = frozenset({"in", "since"})  # "in 2023", "since 2023" before a year label
+PLACE_PREPOSITIONS = frozenset({"in", "on", "at", "of"})  # a soft word that still ties a name to what precedes it
+NAME_HEDGES = frozenset({"maybe", "possibly", "perhaps", "even", "either"})  # soft words before a name in a list of options
+OPTION_JOINERS = frozenset({"or", "vs", "versus"})  # "Lisbon or Porto", "Lisbon vs Porto"
+ALTERNATIVE_WORDS = OPTION_JOINERS | {"either"}  # ... and "either Lisbon or Porto"
+STAYING_VERBS = frozenset({"remains", "stays"})  # a copula of a name's status ("Porto remains current")
+UNSURE_SUBJECTS = frozenset({"i", "we", "unsure", "uncertain"})  # "Porto? I'm not sure": a name followed by doubt
+PARTICLES = frozenset({"up", "down", "on"})  # "went up from", "moved on from": a change verb's particle
+RISE_FALL = frozenset({"up", "down"})  # "up to 47" after a change ("went up to"): the new value, not a bound
+ANSWER_WORDS = frozenset({"answer", "final"})  # "My answer: Busan", "final: Busan"
+ANSWER_KEYS = frozenset({"answer", "final_answer", "final answer"})  # a JSON reply's answer field
+ABSTAIN_TRIGGERS = frozenset(
+    """not no never cannot unable impossible unknown unclear unspecified insufficient lack lacking
+    difficult hard empty need needs require once notes memo memory records n""".split()
+)  # words that may start an abstention phrase (abstention.py reads it with its patterns)
+
+# Year labels (:mod:`.labels`): the words that introduce a year before its value ("In 2024, Portland"),
+# and those that go on after "Denver in 2023" ("... and ...": the year labels the value before it)
+YEAR_INTRO = frozenset({"in", "since", "from", "during", "as", "of", "by"})
+YEAR_CLAUSE_JOINS = frozenset({"and", "but", "then", "while", "whereas", "before", "after", "so"})
+# Table header words that give a column (or a row) its role (:mod:`.labels`)
+PAST_HEADER_WORDS = frozenset("""old previous prior former before earlier originally initially past superseded
+    outdated original""".split())
+NOW_HEADER_WORDS = frozenset("new now current currently latest updated today present".split())
 
 # Past forms tell history beside a value ("Your rent was $1,450") unless the question asks in the past
 PAST_FORMS = frozenset("was were had drove took got paid did ran ate wore went came sold bought left kept".split())

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from supersede_env.core.grader.answer import Answer, Span
 from supersede_env.core.grader.lexicon import (
+    ALTERNATIVE_WORDS,
     CLAUSE_BREAK_PUNCT,
     CLAUSE_BREAK_WORDS,
     COPULAS,
@@ -17,7 +18,9 @@ from supersede_env.core.grader.lexicon import (
     HEADINGS,
     LINE_SEPARATORS,
     MONTHS,
+    NAME_HEDGES,
     NOT_A_RIVAL,
+    PLACE_PREPOSITIONS,
     PRONOUNS,
     SENTENCE_END,
     SEPARATOR_PUNCT,
@@ -52,7 +55,7 @@ def _word_rival_after(tokens: list[Token], j: int, step: int, gold_cover: set[in
                 return None
             k += step
             continue
-        if t.kind == WORD and (t.text in SOFT or t.text in ("maybe", "possibly", "perhaps", "even", "either")):
+        if t.kind == WORD and (t.text in SOFT or t.text in NAME_HEDGES):
             k += step
             seen += 1
             continue
@@ -76,7 +79,7 @@ def disjunction_rivals(s: RivalSearch) -> list[Mention]:
                 t = tokens[j]
                 if t.kind == PUNCT and t.text in CLAUSE_BREAK_PUNCT and t.text not in ("(", ")"):
                     break
-                if (t.kind == WORD and t.text in ("or", "either", "vs", "versus")) or (t.kind == PUNCT and t.text == "/"):
+                if (t.kind == WORD and t.text in ALTERNATIVE_WORDS) or (t.kind == PUNCT and t.text == "/"):
                     span = _word_rival_after(tokens, j, step, cover)
                     if span is not None:
                         r = tokens[span[0]]
@@ -235,7 +238,7 @@ def _conjunct_rival(a: Answer, span: Span, gold_cover: set[int]) -> Mention | No
             return Mention(a.snippet(first, j - 1), "rival", first, j - 1, anchor=span)
     # before: "X and <gold>"
     j = span[0] - 1
-    while j >= 0 and tokens[j].kind == WORD and tokens[j].text in SOFT and tokens[j].text not in ("in", "on", "at", "of"):
+    while j >= 0 and tokens[j].kind == WORD and tokens[j].text in SOFT and tokens[j].text not in PLACE_PREPOSITIONS:
         j -= 1
     if j < 0 or not (tokens[j].kind == WORD and tokens[j].text == "and"):
         return None

@@ -12,24 +12,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from supersede_env.core.grader.abstention import ABSTAIN_TRIGGERS
 from supersede_env.core.grader.answer import Answer
 from supersede_env.core.grader.lexicon import (
+    ABSTAIN_TRIGGERS,
     COPULAS,
     CUE_STARTS,
     DISCOURSE,
+    JOINERS,
     LIST_JOINERS,
     NOT_NAMES,
     PRONOUNS,
+    SENTENCE_END,
+    STAYING_VERBS,
     TITLES,
+    UNSURE_SUBJECTS,
 )
 from supersede_env.core.grader.tokens import LABEL, PUNCT, WORD, Token
 
 __all__ = ["name_runs", "namelike", "DISCOURSE"]
 
 _STARTS = frozenset({".", "!", "?", "\n", "\n\n", ":", ";", '"', "("})
-_ENDS = frozenset({".", "!", "?", "\n", "\n\n", ";"})
-_COPULAS = COPULAS | {"remains", "stays"}  # "Porto is current."
+_COPULAS = COPULAS | STAYING_VERBS  # "Porto is current."
 
 
 def namelike(t: Token, q_stems: frozenset[str]) -> bool:
@@ -65,7 +68,7 @@ def name_runs(a: Answer, q_stems: frozenset[str], *, beside_abstention: bool = F
                     break
             sentence_start = i == 0 or (tokens[i - 1].kind == PUNCT and tokens[i - 1].text in _STARTS
                                         and not (i > 1 and tokens[i - 2].text in TITLES))
-            alone = j + 1 >= n or (tokens[j + 1].kind == PUNCT and tokens[j + 1].text in _ENDS)
+            alone = j + 1 >= n or (tokens[j + 1].kind == PUNCT and tokens[j + 1].text in SENTENCE_END)
             item = listed and j + 1 < n and (tokens[j + 1].text in LIST_JOINERS or tokens[j + 1].text in _COPULAS) \
                 and tokens[j].text not in DISCOURSE
             if (not sentence_start or j > i or alone or item or (beside_abstention and _beside_abstention(tokens, j))) \
@@ -82,8 +85,8 @@ def _beside_abstention(tokens: list[Token], j: int) -> bool:
         return False
     joiner, after = tokens[j + 1].text, tokens[j + 2]
     word = tokens[j].text
-    if joiner in ("or", "/", "vs"):
+    if joiner in JOINERS:
         return True
     if joiner not in (",", ";", "-", "\n") or word in DISCOURSE or (len(word) >= 6 and word.endswith("ly")):
         return False
-    return after.kind == WORD and (after.text in ABSTAIN_TRIGGERS or after.text in ("i", "we", "unsure", "uncertain"))
+    return after.kind == WORD and (after.text in ABSTAIN_TRIGGERS or after.text in UNSURE_SUBJECTS)

@@ -12,6 +12,7 @@ from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.conclusion import SHORT_REPLY
 from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
 from supersede_env.core.grader.lexicon import (
+    OPTION_JOINERS,
     OR_GLUE,
     PAST_COPULAS,
     SENTENCE_END,
@@ -79,7 +80,7 @@ def disjunctions(tokens: list[Token], mentions: list[Mention]) -> None:
         joined = False
         for k in range(x.last + 1, y.first):
             t = tokens[k]
-            if t.kind == PUNCT and t.text == "/" or t.kind == WORD and t.text in ("or", "vs", "versus"):
+            if t.kind == PUNCT and t.text == "/" or t.kind == WORD and t.text in OPTION_JOINERS:
                 joined = True
             elif not (t.kind == PUNCT and t.text in (",", "(", ")")) and not (
                     t.kind == WORD and (t.text in SOFT or t.text in OR_GLUE)) and not is_year(t):  # "X (2024) or Y"

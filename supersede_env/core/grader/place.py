@@ -28,6 +28,7 @@ import re
 from typing import NamedTuple
 
 from supersede_env.core.notes import strip_reasoning
+from supersede_env.core.grader.lexicon import ANSWER_KEYS
 
 __all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place", "contract_fields"]
 
@@ -67,7 +68,6 @@ _NOTHING = re.compile(r"^\W*(?:none|nothing|n/?a|no(?:thing)? missing|-)?\W*$", 
 _UNSURE = re.compile(r"\b(?:whether|if)\b.*\b(?:still|current|true|valid|changed|up[ -]to[ -]date|latest|correct)\b"
                      r"|\bconfirm|\bverif|\bnot sure\b|\buncertain|\bunclear\b", re.I)
 _JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(\{.*\})\s*```\s*$", re.S)
-_ANSWER_KEYS = ("answer", "final_answer", "final answer")
 
 
 def contract_fields(reply: str, *, contract: bool = True) -> list[tuple[str, str]]:
@@ -133,7 +133,7 @@ def _as_dict(value: object) -> object:
 
 
 def _is_answer_key(key: object) -> bool:
-    return isinstance(key, str) and key.strip().lower() in _ANSWER_KEYS
+    return isinstance(key, str) and key.strip().lower() in ANSWER_KEYS
 
 
 def _json_answer(reply: str) -> AnswerPlace | None:

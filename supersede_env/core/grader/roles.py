@@ -38,6 +38,8 @@ from supersede_env.core.grader.lexicon import (
     CUE_REACH,
     FUNCTION_WORDS,
     NEXT_CLAUSE,
+    PARTICLES,
+    RISE_FALL,
     SOFT,
     TO_WORDS,
     VALUE_NOUNS,
@@ -138,8 +140,8 @@ def _from_is_change(tokens: list[Token], hit: CueHit, target: Mention, firsts: l
         t = tokens[k]
         if (t.kind == PUNCT and t.text in CLAUSE_BREAK_PUNCT) or (t.kind == WORD and t.text in CLAUSE_BREAK_WORDS):
             break
-        if t.kind == WORD and (t.text in CHANGE_VERBS or (k == hit.first - 1 and t.text in ("up", "down", "on"))
-                               or (t.text in ("up", "down") and k + 1 < len(tokens) and tokens[k + 1].text == "to")):
+        if t.kind == WORD and (t.text in CHANGE_VERBS or (k == hit.first - 1 and t.text in PARTICLES)
+                               or (t.text in RISE_FALL and k + 1 < len(tokens) and tokens[k + 1].text == "to")):
             return True  # "moved from X", "up from X", "down to 47 from 52"
     return False
 

@@ -10,8 +10,8 @@ import re
 from functools import lru_cache
 
 from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
-from supersede_env.core.grader.lexicon import (COUNT_QUESTION_WORDS, MARKDOWN_MARKS, OTHER_OWNERS, THIRD_PERSONS,
-                                               TIME_QUESTION_WORDS, USER_AS_SUBJECT)
+from supersede_env.core.grader.lexicon import (ANSWER_WORDS, COUNT_QUESTION_WORDS, MARKDOWN_MARKS, OTHER_OWNERS,
+                                               THIRD_PERSONS, TIME_QUESTION_WORDS, USER_AS_SUBJECT)
 from supersede_env.core.grader.strict_world import World
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import (DUR, LABEL, NUM, PUNCT, VALUE_KINDS, WORD, Token, tokenize,
@@ -38,7 +38,7 @@ def someone_elses(tokens: list[Token], world: World, gold: str) -> str | None:
                 return owner
             owner, names_value = None, False
             continue
-        labels = k + 1 < len(tokens) and tokens[k + 1].text in ("answer", "final")  # "My answer: Busan"
+        labels = k + 1 < len(tokens) and tokens[k + 1].text in ANSWER_WORDS  # "My answer: Busan"
         if t.kind == WORD and t.text in OTHER_OWNERS and t.text not in voiced and t.text.split("'")[0] not in voiced \
                 and not labels:
             owner = owner or t.text  # the question's or the gold's own "I" or "my": an echo of the user's voice

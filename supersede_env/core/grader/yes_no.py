@@ -99,7 +99,7 @@ def _explicit_yes_no(a: Answer) -> list[tuple[int, str]]:
     for i in range(a.start, len(tokens)):
         t = tokens[i]
         word = YES_NO_WORDS.get(t.text, t.text) if t.kind == WORD else ""
-        if word not in ("yes", "no"):
+        if word not in YES_NO_WORDS.values():
             continue
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if word == "yes" or t.text != "no" or nxt is None or nxt.kind == PUNCT or nxt.text in AFTER_A_BARE_NO:
