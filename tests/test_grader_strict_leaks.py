@@ -197,3 +197,10 @@ def test_a_count_asked_per_period_may_be_given_as_that_rate(answer, label, mode)
 def test_an_amount_per_the_period_the_question_names_is_that_amount(answer, question, paid, mode):
     v = grade(answer, "$1,800", stale=["$1,650"], question=question, mode=mode)
     assert (v.r_cur == 1.0) is paid, (answer, v.reason)
+
+
+def test_a_year_the_gold_does_not_give_is_not_paid():
+    question = "When is my dentist appointment now?"
+    assert strict("March 14, 2019.", "March 14", ["April 2"], question) != "current"
+    assert strict("March 14.", "March 14", ["April 2"], question) == "current"
+    assert strict("March 14, 2024.", "March 14, 2024", ["April 2, 2024"], question) == "current"
