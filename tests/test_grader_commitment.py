@@ -516,3 +516,14 @@ def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: 
 def test_their_plain_neighbours_still_pay_officially(answer: str, gold: str, question: str) -> None:
     v = grade(answer, gold, stale=["Phoenix"], question=question)
     assert v.label == "current", (answer, v.reason)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_correction_after_a_comma_takes_the_value_after_it(mode: str) -> None:
+    """"Busan, no, Seoul" withdraws Busan for Seoul: stale, never paid; "Seoul, no, Busan" corrects to the gold."""
+    question = "Where does my sister live now?"
+    v = grade("Busan, no, Seoul.", "Busan", stale=["Seoul"], question=question, mode=mode)
+    assert v.r_cur == 0.0 and (mode == "strict" or v.label == "stale"), v
+    assert grade("47, no, 32.", "47", stale=["32"], question="How many plants do I have?", mode=mode).r_cur == 0.0
+    if mode == "official":
+        assert grade("Seoul, no, Busan.", "Busan", stale=["Seoul"], question=question, mode=mode).label == "current"

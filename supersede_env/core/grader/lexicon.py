@@ -118,7 +118,7 @@ TOUCHING_CUES = frozenset({(w,) for w in ("about", "around", "roughly", "approxi
 PREPOSITION_APPROX = frozenset({("about",), ("around",)})
 # corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
 CORRECTION_CUES = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",),
-                             ("or", "rather"), ("scratch", "that"), ("make", "that")})
+                             ("or", "rather"), ("scratch", "that"), ("make", "that"), ("no", ",")})
 CLAUSE_FINAL_CUES = frozenset({("before",), ("earlier",)})  # adverbs that end the clause they speak of
 
 
@@ -255,6 +255,8 @@ CUES: tuple[Cue, ...] = tuple(
                           "changed over to, updated to, switched over to, bought, bought the, got a, started using, "
                           "replaced it with, replaced them with, swapped it for, traded it for, joined, "
                           "now uses, and now")
+    # "Busan, no, Seoul": a correction to what follows (a phrase with a comma, so not in the list above)
+    + [Cue(("no", ","), "next", "fwd", False, False, False, True)]
     + _cues("pasttense", "fwd", "was, were, had, lived, drove, worked, owned, paid, earned, visited, used, did, "
                                 "took, got")
     + _cues("presenttense", "fwd", "is, are, am, 's, live, lives, drive, drives, have, has, own, owns, work, works, "
@@ -335,10 +337,11 @@ NOT_PLAIN = frozenset(
 # approximation never is.
 FRAME_KINDS = frozenset({"past", "hypo", "other", "next"})
 # by their first two words, longest first: (words, the cue's kind). Not "kind of", "sort of": a hedge
-# only where it touches a value (the cue reads that), a noun phrase elsewhere ("the kind of car you drive")
-_NOUN_PHRASES = frozenset({("kind", "of"), ("sort", "of")})
+# only where it touches a value (the cue reads that), a noun phrase elsewhere ("the kind of car you
+# drive"); nor "no ,": a correction only between two values ("Busan, no, Seoul"), else a plain "No, ..."
+_NOT_ROLE_PHRASES = frozenset({("kind", "of"), ("sort", "of"), ("no", ",")})
 ROLE_PHRASES: dict[tuple[str, str], tuple[tuple[tuple[str, ...], str], ...]] = {}
-for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 1 and c.words not in _NOUN_PHRASES),
+for _cue in sorted((c for c in CUES if c.kind in _ROLE_KINDS and len(c.words) > 1 and c.words not in _NOT_ROLE_PHRASES),
                    key=lambda c: -len(c.words)):
     ROLE_PHRASES[_cue.words[:2]] = ROLE_PHRASES.get(_cue.words[:2], ()) + ((_cue.words, _cue.kind),)
 ROLE_PHRASE_STARTS = frozenset(words[0] for words in ROLE_PHRASES)
