@@ -512,6 +512,9 @@ def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: 
     ("Lexington, not Phoenix.", "Lexington", "Where do I live now?"),
     ("You will get a $5 discount.", "$5", "How much of a discount will I get?"),  # the question asks of then
     ("You told me Lexington.", "Lexington", "Where do I live now?"),
+    ("It's Lexington now (Phoenix was sold).", "Lexington", "Where do I live now?"),
+    ("Lexington (Phoenix retired).", "Lexington", "Who is my manager now?"),  # the rival's own past verb
+    ("Lexington (rescheduled from Phoenix).", "Lexington", "Where is my meeting now?"),
 ])
 def test_their_plain_neighbours_still_pay_officially(answer: str, gold: str, question: str) -> None:
     v = grade(answer, gold, stale=["Phoenix"], question=question)

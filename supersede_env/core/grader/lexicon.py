@@ -131,6 +131,7 @@ def _cues(kind: str, side: str, phrases: str, governs: bool = False) -> list[Cue
 CHANGE_VERBS = frozenset(
     """moved switched changed upgraded downgraded went transferred relocated shifted increased decreased
     rose grew dropped fell jumped raised lowered cut bumped updated converted traded swapped graduated
+    rescheduled postponed rebooked renamed
     progressed advanced improved moving switching changing upgrading downgrading transferring relocating
     shifting increasing decreasing updating converting trading swapping""".split()
 )

@@ -12,9 +12,12 @@ from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.conclusion import SHORT_REPLY
 from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
 from supersede_env.core.grader.lexicon import (
+    CHANGE_VERBS,
+    CUE_STARTS,
     OPTION_JOINERS,
     OR_GLUE,
     PAST_COPULAS,
+    PAST_FORMS,
     SENTENCE_END,
     SEPARATOR_PUNCT,
     SEPARATOR_WORDS,
@@ -195,9 +198,15 @@ def tense_decides(a: Answer, mentions: list[Mention]) -> None:
 
 
 def _past_subject(tokens: list[Token], m: Mention) -> bool:
-    """Is the mention the subject of a past-tense verb right after it ("Phoenix was ...")?"""
+    """Is the mention the subject of a past-tense verb right after it ("Phoenix was ...", "Daniel left",
+    "Daniel retired")?"""
     nxt = m.last + 1
-    return nxt < len(tokens) and tokens[nxt].kind == WORD and tokens[nxt].text in PAST_COPULAS
+    if nxt >= len(tokens) or tokens[nxt].kind != WORD:
+        return False
+    verb = tokens[nxt].text
+    # not a verb of change, whose subject is the new value ("Thursdays replaced Mondays")
+    return verb in PAST_COPULAS or verb in PAST_FORMS or (
+        verb.endswith("ed") and len(verb) > 4 and verb not in CUE_STARTS and verb not in CHANGE_VERBS)
 
 
 def _leading_statement(a: Answer, current: list[Mention]) -> Mention | None:
