@@ -493,6 +493,9 @@ def test_the_questions_kind_of_is_no_hedge(mode: str) -> None:
     # short of the value, a choice rather than a fact, as last known, before a change
     ("Almost 47.", "47"), ("Nearly 47.", "47"), ("Go with Lexington.", "Lexington"), ("Put down 47.", "47"),
     ("Lexington, as far as I last knew.", "Lexington"), ("Lexington before the change.", "Lexington"),
+    # a tilde before a name approximates it; "only" after the value limits the claim
+    ("~Lexington", "Lexington"), ("~Lexington~", "Lexington"), ("Lexington in this conversation only.", "Lexington"),
+    ("47 on weekdays only.", "47"),
 ])
 def test_modals_the_past_vague_words_and_other_questions_are_never_paid(answer: str, gold: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")

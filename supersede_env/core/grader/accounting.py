@@ -372,6 +372,8 @@ def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     if terse and (any(t.text == "?" for t in tokens[last + 1:])
                   or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
         return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
+    if terse and any(t.text == "only" for t in tokens[last + 1:sentence_around(tokens, first, last)[1] + 1]):
+        return "only"  # "Busan in this conversation only", "Busan on weekdays only": a claim limited in scope
     group = _verb_group(tokens, first, last, terse)
     if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
         return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
@@ -387,7 +389,8 @@ def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     for x, y in cues.approximations if named else ():
         # before the name, or after it ending its clause ("Busan, roughly."; not "Busan, near the beach")
         after = _touches(tokens, last, x) and (y + 1 == len(tokens) or tokens[y + 1].kind == PUNCT)
-        if (_touches(tokens, y, first) or after) and tuple(t.text for t in tokens[x:y + 1]) not in PREPOSITION_APPROX:
+        preposition = tuple(t.text for t in tokens[x:y + 1]) in PREPOSITION_APPROX and a.text[tokens[x].start] != "~"
+        if (_touches(tokens, y, first) or after) and not preposition:
             return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
     return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
 
