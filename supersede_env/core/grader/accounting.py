@@ -15,9 +15,12 @@ terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
 - the words that qualify an answer label ("Draft answer: Busan"): what kind of answer follows;
 - a value in quotation marks that a document reports ("The note reads 'Busan'"): the document's words;
 - the statement's verb group: "can" or "must" with "be" ("It can be Busan"), and in a terse reply to a
-  question asked of now a past copula ("It was Busan.");
+  question asked of now a past copula ("It was Busan.") or "will" ("You will live in Busan.");
 - a stated confidence that is not certainty ("Busan with moderate confidence");
-- in a terse reply, an earlier sentence that doubts ("Confidence: low. Busan.");
+- a count "of" a noun the question does not name ("47 of your notes");
+- in a terse reply: an earlier sentence that doubts ("Confidence: low. Busan."), a later fragment or
+  sentence that doubts or denies ("Busan. The notes don't say."), a "?" against the value ("?Busan"),
+  "only" after it ("Busan on weekdays only");
 - a reply broken off on a conjunction ("Busan, but"): unfinished.
 
 Every token read must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, a
