@@ -23,6 +23,10 @@ terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
   "only" after it ("Busan on weekdays only");
 - a reply broken off on a conjunction ("Busan, but"): unfinished.
 
+The frames among these (a bound, an approximation of a name, a quoted document, the verb group, a
+"?" or "only" in a terse reply, a broken-off reply) are :mod:`.framing`'s, asked first; the rest is
+read here, word by word.
+
 Every token read must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, a
 name given to what the question names, part of a candidate, a label, date or month of the reply's own
 evidence, or plain punctuation; a role cue there that qualified no other value speaks of the gold.
@@ -38,16 +42,13 @@ from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
-    BE_FORMS,
     CERTAIN_LEVELS,
     CERTAIN_WORDS,
     CLAUSE_BREAK_WORDS,
-    DOCUMENTS,
     DOUBT_WORDS,
     DURATION_UNITS,
     FUNCTION_WORDS,
     LABEL_WORDS,
-    MODALS_BEFORE_BE,
     NEGATORS,
     NUMBER_JOINERS,
     OCCURRENCE_WORDS,
@@ -55,20 +56,13 @@ from supersede_env.core.grader.lexicon import (
     OFFICIAL_KNOWN_STEMS,
     OFFICIAL_PUNCT,
     ORDINAL_SUFFIXES,
-    PAST_COPULAS,
     PREDICATES,
-    PREPOSITION_APPROX,
-    QUOTE_MARKS,
     RATE_WORDS,
-    REPORTING_VERBS,
-    SENTENCE_END,
     SOFT,
     STATEMENT_SUBJECTS,
-    UNFINISHED,
-    UNFINISHED_UNCLOSED,
-    VERB_GROUP,
 )
-from supersede_env.core.grader.accounting_spans import reading, sentence_around
+from supersede_env.core.grader.accounting_spans import reading
+from supersede_env.core.grader.framing import framing
 from supersede_env.core.grader.question import rate_periods
 from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
@@ -140,19 +134,6 @@ def _doubts(t: Token) -> bool:
     return t.text in DOUBT_WORDS or t.text in NEGATORS or t.text.endswith("n't")
 
 
-def _dangling(tokens: list[Token], last: int) -> str | None:
-    """The conjunction a reply breaks off on after its value ("Portland, but", "59 minutes... or", "Portland
-    — though"): the statement is unfinished, and what it would have said is not known."""
-    end = len(tokens) - 1
-    while end > last and tokens[end].kind == PUNCT:
-        end -= 1
-    t = tokens[end]
-    if end <= last or t.kind != WORD:
-        return None
-    closed = end + 1 < len(tokens) and tokens[-1].text in SENTENCE_END
-    return t.text if t.text in UNFINISHED or (t.text in UNFINISHED_UNCLOSED and not closed) else None
-
-
 @dataclass(frozen=True, slots=True)
 class _Item:
     """What the accounting knows of the item: the gold's value token (None for a word gold), the
@@ -162,8 +143,6 @@ class _Item:
     question: frozenset[str]
     q_values: tuple[Token, ...]
     gold_words: frozenset[str]
-
-
 
 
 def _beside(tokens: list[Token], k: int, first: int, last: int, own: tuple[int, int], item: _Item,
@@ -332,7 +311,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             return None
         return t.text or a.snippet(k, k)
 
-    if (frame := _framed(a, first, last, cues, gold_token, question, past_question)) is not None:
+    if (frame := framing(a, first, last, cues, gold_token, question, past_question)) is not None:
         return frame
     for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces
         if tokens[k].text not in ANSWER_LABELS and (word := fails(k, True)) is not None:
@@ -361,80 +340,6 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if (gap := _hidden(a, x, y)) is not None:
             return gap
     return None
-
-
-def _framed(a: Answer, first: int, last: int, cues: CueReading, gold_token: Token | None,
-            question: frozenset[str], past_question: bool) -> str | None:
-    """What frames the statement as other than a plain claim, as written: a reply broken off after it or
-    a terse one that questions it, a modal or (asked of now) a past copula in its verb group, a bound or
-    an approximation of a name beside it, a document's words quoted. None when nothing does."""
-    tokens = a.tokens
-    if (word := _dangling(tokens, last)) is not None:
-        return word
-    terse = len(a.text) <= TERSE_REPLY
-    if terse and (any(t.text == "?" for t in tokens[last + 1:])
-                  or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
-        return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
-    if terse and any(t.text == "only" for t in tokens[last + 1:sentence_around(tokens, first, last)[1] + 1]):
-        return "only"  # "Busan in this conversation only", "Busan on weekdays only": a claim limited in scope
-    group = _verb_group(tokens, first, last, terse)
-    if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
-        return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
-    if terse and question and not past_question and (past := group & PAST_COPULAS):
-        return min(past)  # "It was Busan." for "Where does she live?": said of then, not of now
-    if terse and question and not past_question and "will" not in question and "will" in _verb_group(
-            tokens, first, last, False, verbs=1):
-        return "will"  # "Your sister will live in Busan.": a plan, not now ("will be" is a cue already)
-    for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
-        if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
-            return a.snippet(x, y)
-    named = gold_token is None and tokens[first].kind == WORD  # "Pixel 8 Pro", not "10-12 hours"
-    for x, y in cues.approximations if named else ():
-        # before the name, or after it ending its clause ("Busan, roughly."; not "Busan, near the beach")
-        after = _touches(tokens, last, x) and (y + 1 == len(tokens) or tokens[y + 1].kind == PUNCT)
-        preposition = tuple(t.text for t in tokens[x:y + 1]) in PREPOSITION_APPROX and a.text[tokens[x].start] != "~"
-        if (_touches(tokens, y, first) or after) and not preposition:
-            return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
-    return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
-
-
-def _verb_group(tokens: list[Token], first: int, last: int, terse: bool, verbs: int = 0) -> set[str]:
-    """The words of the statement's verb group: the function words and :data:`~.lexicon.VERB_GROUP`
-    words right before the value ("It can only be", "had been in"), past at most ``verbs`` other words
-    (the main verb: "will live in"), and in a terse reply those right after it, past a comma ("Busan
-    was it.", "Busan, it can be.")."""
-
-    def grouped(t: Token) -> bool:
-        return t.kind == WORD and (t.text in FUNCTION_WORDS or t.text in VERB_GROUP)
-
-    words = set()
-    k = first - 1
-    while k >= 0 and tokens[k].kind == WORD and (grouped(tokens[k]) or verbs > 0):
-        verbs -= not grouped(tokens[k])
-        words.add(tokens[k].text)
-        k -= 1
-    k = last + 1 + (last + 1 < len(tokens) and tokens[last + 1].text == ",")
-    while terse and k < len(tokens) and grouped(tokens[k]):
-        words.add(tokens[k].text)
-        k += 1
-    return words
-
-
-def _quoted_report(a: Answer, first: int, last: int) -> str | None:
-    """The reporting verb of the sentence when the statement stands in quotation marks in it and a document
-    reports it ("The note reads 'Busan'.", "'Busan' is what session 2 says."); None otherwise."""
-    tokens = a.tokens
-    if not (0 < first and last + 1 < len(tokens) and tokens[first - 1].text in QUOTE_MARKS
-            and tokens[last + 1].text == tokens[first - 1].text):
-        return None
-    lo, hi = sentence_around(tokens, first, last)
-    words = {t.text for t in tokens[lo:hi + 1] if t.kind == WORD}
-    return next(iter(sorted(words & REPORTING_VERBS)), None) if words & DOCUMENTS else None
-
-
-def _touches(tokens: list[Token], before: int, after: int) -> bool:
-    """Is nothing but punctuation between tokens ``before`` and ``after`` ("Busan, roughly")?"""
-    return before < after and all(t.kind == PUNCT for t in tokens[before + 1:after])
 
 
 def _answer_label(a: Answer) -> range:

@@ -1,0 +1,117 @@
+"""What frames the official reader's committed statement as other than a plain claim, as written,
+whatever its words: a reply broken off after it, a terse one that questions it or limits it
+("only"), a modal or (for a question asked of now) a past copula or "will" in its verb group, a
+bound or an approximation of a name beside it, a document's words quoted around it.
+
+:mod:`.accounting` asks this first; then it reads the statement's words one by one.
+"""
+from __future__ import annotations
+
+from supersede_env.core.grader.accounting_spans import sentence_around
+from supersede_env.core.grader.answer import TERSE_REPLY, Answer
+from supersede_env.core.grader.lexicon import (
+    BE_FORMS,
+    DOCUMENTS,
+    FUNCTION_WORDS,
+    MODALS_BEFORE_BE,
+    PAST_COPULAS,
+    PREPOSITION_APPROX,
+    QUOTE_MARKS,
+    REPORTING_VERBS,
+    SENTENCE_END,
+    UNFINISHED,
+    UNFINISHED_UNCLOSED,
+    VERB_GROUP,
+)
+from supersede_env.core.grader.roles import CueReading
+from supersede_env.core.grader.tokens import PUNCT, WORD, Token
+
+__all__ = ["framing"]
+
+
+def _dangling(tokens: list[Token], last: int) -> str | None:
+    """The conjunction a reply breaks off on after its value ("Portland, but", "59 minutes... or", "Portland
+    — though"): the statement is unfinished, and what it would have said is not known."""
+    end = len(tokens) - 1
+    while end > last and tokens[end].kind == PUNCT:
+        end -= 1
+    t = tokens[end]
+    if end <= last or t.kind != WORD:
+        return None
+    closed = end + 1 < len(tokens) and tokens[-1].text in SENTENCE_END
+    return t.text if t.text in UNFINISHED or (t.text in UNFINISHED_UNCLOSED and not closed) else None
+
+
+
+def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Token | None,
+            question: frozenset[str], past_question: bool) -> str | None:
+    """What frames the statement as other than a plain claim, as written: a reply broken off after it or
+    a terse one that questions it, a modal or (asked of now) a past copula in its verb group, a bound or
+    an approximation of a name beside it, a document's words quoted. None when nothing does."""
+    tokens = a.tokens
+    if (word := _dangling(tokens, last)) is not None:
+        return word
+    terse = len(a.text) <= TERSE_REPLY
+    if terse and (any(t.text == "?" for t in tokens[last + 1:])
+                  or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
+        return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
+    if terse and any(t.text == "only" for t in tokens[last + 1:sentence_around(tokens, first, last)[1] + 1]):
+        return "only"  # "Busan in this conversation only", "Busan on weekdays only": a claim limited in scope
+    group = _verb_group(tokens, first, last, terse)
+    if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
+        return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
+    if terse and question and not past_question and (past := group & PAST_COPULAS):
+        return min(past)  # "It was Busan." for "Where does she live?": said of then, not of now
+    if terse and question and not past_question and "will" not in question and "will" in _verb_group(
+            tokens, first, last, False, verbs=1):
+        return "will"  # "Your sister will live in Busan.": a plan, not now ("will be" is a cue already)
+    for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
+        if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
+            return a.snippet(x, y)
+    named = gold_token is None and tokens[first].kind == WORD  # "Pixel 8 Pro", not "10-12 hours"
+    for x, y in cues.approximations if named else ():
+        # before the name, or after it ending its clause ("Busan, roughly."; not "Busan, near the beach")
+        after = _touches(tokens, last, x) and (y + 1 == len(tokens) or tokens[y + 1].kind == PUNCT)
+        preposition = tuple(t.text for t in tokens[x:y + 1]) in PREPOSITION_APPROX and a.text[tokens[x].start] != "~"
+        if (_touches(tokens, y, first) or after) and not preposition:
+            return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
+    return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
+
+
+def _verb_group(tokens: list[Token], first: int, last: int, terse: bool, verbs: int = 0) -> set[str]:
+    """The words of the statement's verb group: the function words and :data:`~.lexicon.VERB_GROUP`
+    words right before the value ("It can only be", "had been in"), past at most ``verbs`` other words
+    (the main verb: "will live in"), and in a terse reply those right after it, past a comma ("Busan
+    was it.", "Busan, it can be.")."""
+
+    def grouped(t: Token) -> bool:
+        return t.kind == WORD and (t.text in FUNCTION_WORDS or t.text in VERB_GROUP)
+
+    words = set()
+    k = first - 1
+    while k >= 0 and tokens[k].kind == WORD and (grouped(tokens[k]) or verbs > 0):
+        verbs -= not grouped(tokens[k])
+        words.add(tokens[k].text)
+        k -= 1
+    k = last + 1 + (last + 1 < len(tokens) and tokens[last + 1].text == ",")
+    while terse and k < len(tokens) and grouped(tokens[k]):
+        words.add(tokens[k].text)
+        k += 1
+    return words
+
+
+def _quoted_report(a: Answer, first: int, last: int) -> str | None:
+    """The reporting verb of the sentence when the statement stands in quotation marks in it and a document
+    reports it ("The note reads 'Busan'.", "'Busan' is what session 2 says."); None otherwise."""
+    tokens = a.tokens
+    if not (0 < first and last + 1 < len(tokens) and tokens[first - 1].text in QUOTE_MARKS
+            and tokens[last + 1].text == tokens[first - 1].text):
+        return None
+    lo, hi = sentence_around(tokens, first, last)
+    words = {t.text for t in tokens[lo:hi + 1] if t.kind == WORD}
+    return next(iter(sorted(words & REPORTING_VERBS)), None) if words & DOCUMENTS else None
+
+
+def _touches(tokens: list[Token], before: int, after: int) -> bool:
+    """Is nothing but punctuation between tokens ``before`` and ``after`` ("Busan, roughly")?"""
+    return before < after and all(t.kind == PUNCT for t in tokens[before + 1:after])
