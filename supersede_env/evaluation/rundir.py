@@ -38,7 +38,6 @@ import uuid
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -221,6 +220,8 @@ def _same_model(given: str | None, started: str | None) -> bool:
 
 # -- writing the start of a run -------------------------------------------------------------------
 def package_versions(names: Sequence[str] = TRACKED_PACKAGES) -> dict[str, str]:
+    from importlib import metadata  # only a run's start asks (a report does not pay for the import)
+
     versions: dict[str, str] = {}
     for name in names:
         try:
