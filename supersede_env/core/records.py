@@ -242,9 +242,12 @@ _TUPLES = {"conditions", "ops", "facts"}
 
 
 # -- (de)serialisation ------------------------------------------------------------------------------
+_fields = functools.cache(fields)  # a record type's fields, looked up once (thousands of records are read)
+
+
 @functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
+    return tuple(f.name for f in _fields(cls))
 
 
 def to_dict(record: Record) -> dict[str, Any]:
@@ -274,9 +277,6 @@ def from_dict(raw: Any, *, where: str = "<record>") -> Record:
         raise RecordError(f"{where}: field schema_version: {version!r} is not supported (expected "
                           f"{SCHEMA_VERSION})")
     return _build(_KINDS[kind], raw, where)
-
-
-_fields = functools.cache(fields)  # a record type's fields, looked up once (thousands of records are read)
 
 
 def _build(cls: type, raw: Mapping[str, Any], where: str) -> Any:

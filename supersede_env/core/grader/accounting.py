@@ -189,20 +189,24 @@ def _stated_confidence(tokens: list[Token], k: int) -> bool:
     """Is "confidence" at k stated as certainty ("high confidence", "confidence: full", "confidence: 1.0")?
     Any other level ("with moderate confidence") qualifies the answer in words the reader cannot weigh
     (a low number is a doubt, read by the decision)."""
-    after = k + 1
-    while after < len(tokens) and tokens[after].text in (":", "="):
-        after += 1
+    after = _past_marks(tokens, k, 1)
     return (k >= 1 and tokens[k - 1].text in CERTAIN_LEVELS) or (after < len(tokens) and (
         tokens[after].kind == NUM or tokens[after].text in CERTAIN_LEVELS) and after > k + 1)
 
 
 def _confidence_level(tokens: list[Token], k: int) -> bool:
     """Is the word at k the level of a stated confidence ("high confidence", "confidence: high")?"""
-    before = k - 1
-    while before >= 0 and tokens[before].text in (":", "="):
-        before -= 1
+    before = _past_marks(tokens, k, -1)
     return (k + 1 < len(tokens) and tokens[k + 1].text == "confidence") or (
         before >= 0 and tokens[before].text == "confidence")
+
+
+def _past_marks(tokens: list[Token], k: int, step: int) -> int:
+    """The first token from k + step on (step 1 or -1) that is not ":" or "=" ("confidence: high")."""
+    k += step
+    while 0 <= k < len(tokens) and tokens[k].text in (":", "="):
+        k += step
+    return k
 
 
 def _measures_else(t: Token, item: _Item) -> bool:

@@ -60,10 +60,10 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     group = _verb_group(tokens, first, last, terse)
     if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
         return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
-    if terse and question and not past_question and (past := group & PAST_COPULAS):
+    asked_now = terse and bool(question) and not past_question
+    if asked_now and (past := group & PAST_COPULAS):
         return min(past)  # "It was Busan." for "Where does she live?": said of then, not of now
-    if terse and question and not past_question and "will" not in question and "will" in _verb_group(
-            tokens, first, last, False, verbs=1):
+    if asked_now and "will" not in question and "will" in _verb_group(tokens, first, last, False, verbs=1):
         return "will"  # "Your sister will live in Busan.": a plan, not now ("will be" is a cue already)
     for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
         if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):

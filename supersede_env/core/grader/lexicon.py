@@ -382,6 +382,12 @@ NOW_HEADER_WORDS = frozenset("new now current currently latest updated today pre
 # Past forms tell history beside a value ("Your rent was $1,450") unless the question asks in the past
 PAST_FORMS = frozenset("was were had drove took got paid did ran ate wore went came sold bought left kept".split())
 
+
+def past_form(word: str) -> bool:
+    """A past form as written: one of :data:`PAST_FORMS` or a regular "-ed" past ("retired", "happened";
+    not "need")."""
+    return word in PAST_FORMS or (word.endswith("ed") and len(word) > 4)
+
 # Words an abstention may carry besides its phrase: courtesy ("Sorry, I don't know.") and the
 # question words that name the unknown fact ("You never mentioned where you work.")
 COURTESY = frozenset("sorry unfortunately sadly honestly afraid apologies what which where who when how much many "

@@ -17,11 +17,11 @@ from supersede_env.core.grader.lexicon import (
     OPTION_JOINERS,
     OR_GLUE,
     PAST_COPULAS,
-    PAST_FORMS,
     SENTENCE_END,
     SEPARATOR_PUNCT,
     SEPARATOR_WORDS,
     SOFT,
+    past_form,
 )
 from supersede_env.core.grader.mention import Mention
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token
@@ -205,8 +205,7 @@ def _past_subject(tokens: list[Token], m: Mention) -> bool:
         return False
     verb = tokens[nxt].text
     # not a verb of change, whose subject is the new value ("Thursdays replaced Mondays")
-    return verb in PAST_COPULAS or verb in PAST_FORMS or (
-        verb.endswith("ed") and len(verb) > 4 and verb not in CUE_STARTS and verb not in CHANGE_VERBS)
+    return verb in PAST_COPULAS or (past_form(verb) and verb not in CUE_STARTS and verb not in CHANGE_VERBS)
 
 
 def _leading_statement(a: Answer, current: list[Mention]) -> Mention | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supersede_env.core.grader.labels import is_year
-from supersede_env.core.grader.lexicon import PAST_FORMS, RATE_PERIODS, SOFT
+from supersede_env.core.grader.lexicon import RATE_PERIODS, SOFT, past_form
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import FREQ, LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 
@@ -29,7 +29,7 @@ class QuestionInfo:
     @property
     def past(self) -> bool:
         """Does the question ask in the past ("Where did I go?", "Which happened first?")?"""
-        return any(w in PAST_FORMS or (w.endswith("ed") and len(w) > 4) for w in self.words)
+        return any(past_form(w) for w in self.words)
 
 
 def echo_key(t: Token) -> object:
