@@ -533,3 +533,37 @@ def test_a_correction_after_a_comma_takes_the_value_after_it(mode: str) -> None:
     assert grade("47, no, 32.", "47", stale=["32"], question="How many plants do I have?", mode=mode).r_cur == 0.0
     if mode == "official":
         assert grade("Seoul, no, Busan.", "Busan", stale=["Seoul"], question=question, mode=mode).label == "current"
+
+
+@pytest.mark.parametrize(("answer", "gold"), [
+    # an inverted condition heading the sentence
+    ("Should the record be current, Lexington.", "Lexington"), ("Were it up to me, 47.", "47"),
+    ("Had you stayed, Lexington.", "Lexington"),
+    # a terse reply that instructs what to say or do with the value
+    ("Tell her Lexington.", "Lexington"), ("Type 47 in the box.", "47"), ("Say, Lexington.", "Lexington"),
+    ("Put Lexington.", "Lexington"), ("**Use 47.**", "47"),
+    # someone else's value, said with a possessive pronoun
+    ("Mine is Lexington.", "Lexington"), ("Hers is 47.", "47"), ("Theirs is Lexington.", "Lexington"),
+    # a value dated before a change
+    ("Lexington before you moved.", "Lexington"), ("47 prior to the update.", "47"),
+    # what leads in to an answer marker in its sentence qualifies the answer
+    ("In the novel I'm writing, the answer is Lexington.", "Lexington"),
+    ("If the question asks about last year, the answer is 47.", "47"),
+    # a part of the time, a scope
+    ("Part of the time, Lexington.", "Lexington"), ("Lexington under the old lease.", "Lexington"),
+])
+def test_conditions_instructions_others_values_and_dated_values_are_never_paid(answer: str, gold: str) -> None:
+    v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")
+    assert v.label != "current", (answer, v.reason)
+
+
+@pytest.mark.parametrize(("answer", "gold", "question"), [
+    ("Yours is Lexington.", "Lexington", "Where is my office now?"),  # the user's own
+    ("Therefore, based on the latest session, the answer is Lexington.", "Lexington", "Where do I live now?"),
+    ("Lexington, before that Phoenix.", "Lexington", "Where do I live now?"),  # "before that" is the rival's
+    ("Drive a Subaru Outback.", "Subaru Outback", "What car do I drive now?"),  # the question's own verb
+    ("Had Phoenix, now Lexington.", "Lexington", "Where do I live now?"),  # no subject after "had"
+])
+def test_plain_answers_beside_those_forms_still_pay_officially(answer: str, gold: str, question: str) -> None:
+    v = grade(answer, gold, stale=["Phoenix", "Honda Civic"], question=question)
+    assert v.label == "current", (answer, v.reason)

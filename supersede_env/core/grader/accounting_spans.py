@@ -197,7 +197,10 @@ def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int,
     """The words of the concluding sentence outside the frame: the official reader is closed-world
     over the sentence that commits to the value ("I would say Busan", "Busan, or so the grader
     expects"), and reads the explanations before and after that sentence for rival values only."""
-    lo, hi = sentence_around(a.tokens, *own, a.start)
+    # a marker in running text is read from its sentence's start: what leads in to "the answer is"
+    # qualifies the answer ("In the novel I'm writing, the answer is Busan."); a label ("I would answer:",
+    # "Final answer:") is its own business (the accounting reads its qualifiers)
+    lo, hi = sentence_around(a.tokens, *own, 0 if a.strong and not _after_colon(a) else a.start)
     read = {k for x, y in attached for k in range(x, y + 1)}
     rest = [k for k in (*range(lo, own[0]), *range(own[1] + 1, hi + 1)) if k not in read]
     spans: list[tuple[int, int]] = []
@@ -207,6 +210,20 @@ def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int,
         else:
             spans.append((k, k))
     return spans
+
+
+def _after_colon(a: Answer) -> bool:
+    """Does the conclusion follow a colon ("Answer: Busan", "the answer is: **Busan**"), markup aside?"""
+    markup = ("*", "_", "#")
+    k = a.start  # the conclusion may start at the colon itself ("the answer is: Busan")
+    while k < len(a.tokens) and a.tokens[k].kind == PUNCT and a.tokens[k].text in markup:
+        k += 1
+    if k < len(a.tokens) and a.tokens[k].text == ":":
+        return True
+    k = a.start - 1
+    while k >= 0 and a.tokens[k].kind == PUNCT and a.tokens[k].text in markup:
+        k -= 1
+    return k >= 0 and a.tokens[k].text == ":"
 
 
 def _names_only(a: Answer, x: int, y: int) -> bool:

@@ -11,8 +11,11 @@ from supersede_env.core.grader.accounting_spans import sentence_around
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.lexicon import (
     BE_FORMS,
+    CONDITION_SUBJECTS,
     DOCUMENTS,
     FUNCTION_WORDS,
+    IMPERATIVE_VERBS,
+    INVERTED_CONDITIONALS,
     MODALS_BEFORE_BE,
     PAST_COPULAS,
     PREPOSITION_APPROX,
@@ -57,6 +60,8 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
         return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
     if terse and any(t.text == "only" for t in tokens[last + 1:sentence_around(tokens, first, last)[1] + 1]):
         return "only"  # "Busan in this conversation only", "Busan on weekdays only": a claim limited in scope
+    if (head := _sentence_head(a, first, last, terse, question)) is not None:
+        return head
     group = _verb_group(tokens, first, last, terse)
     if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
         return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
@@ -76,6 +81,26 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
         if (_touches(tokens, y, first) or after) and not preposition:
             return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
     return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
+
+
+def _sentence_head(a: Answer, first: int, last: int, terse: bool, question: frozenset[str]) -> str | None:
+    """The word heading the statement's sentence when it makes the sentence other than a claim: an
+    auxiliary before its subject and a comma, a condition ("Should the record be current, Busan.",
+    "Were it up to me, Busan."), or in a terse reply a verb that instructs ("Tell her Busan.", "Type 47
+    in the box.", "Say, Busan."; not a verb the question asks with: "Drive a Subaru" for "What do I drive?")."""
+    tokens = a.tokens
+    lo, hi = sentence_around(tokens, first, last)
+    while lo < first and tokens[lo].kind == PUNCT:
+        lo += 1  # "**Tell her Busan.**", "- Say Busan"
+    head = tokens[lo] if lo < first else None
+    if head is None or head.kind != WORD or tokens[hi].text == "?" or (hi + 1 < len(tokens) and tokens[hi + 1].text == "?"):
+        return None
+    if head.text in INVERTED_CONDITIONALS and tokens[lo + 1].text in CONDITION_SUBJECTS and any(
+            t.text == "," for t in tokens[lo + 2:first]):
+        return head.text
+    if terse and head.text in IMPERATIVE_VERBS and head.value not in question and tokens[lo + 1].text != ":":
+        return head.text
+    return None
 
 
 def _verb_group(tokens: list[Token], first: int, last: int, terse: bool, verbs: int = 0) -> set[str]:

@@ -119,7 +119,7 @@ PREPOSITION_APPROX = frozenset({("about",), ("around",)})
 # corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
 CORRECTION_CUES = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",),
                              ("or", "rather"), ("scratch", "that"), ("make", "that"), ("no", ",")})
-CLAUSE_FINAL_CUES = frozenset({("before",), ("earlier",)})  # adverbs that end the clause they speak of
+CLAUSE_FINAL_CUES = frozenset({("before",), ("earlier",), ("prior", "to")})  # adverbs that end the clause they speak of
 
 
 def _cues(kind: str, side: str, phrases: str, governs: bool = False) -> list[Cue]:
@@ -135,6 +135,10 @@ CHANGE_VERBS = frozenset(
     progressed advanced improved moving switching changing upgrading downgrading transferring relocating
     shifting increasing decreasing updating converting trading swapping""".split()
 )
+# the stems of a change event a value can be dated before ("Marcus before she moved", "47 prior to the update")
+CHANGE_STEMS = frozenset(stem(w) for w in """move moved switch switched change changed update updated relocate
+    relocated relocation transfer transferred upgrade upgraded swap swapped trade traded reschedule rescheduled
+    rename renamed""".split())
 # People other than the user: a value that is theirs is not the user's ("your roommate's is 47")
 _OTHERS = ("friend roommate sister brother mom mother dad father partner coworker co-worker colleague neighbor "
            "neighbour boss wife husband cousin son daughter kid kids child children parents aunt uncle "
@@ -167,7 +171,7 @@ CUES: tuple[Cue, ...] = tuple(
     # "from" counts only in a change: after a change verb, or with "to <value>" after its value
     + _cues("past", "bwd", "( old ), ( older ), ( former ), ( previous ), ( prior ), ( past ), ( before ), "
                            "( outdated ), ( stale ), ( superseded ), ( earlier ), ( obsolete ), ( history ), "
-                           "before, ago, replaced by, superseded by, was replaced, were replaced, no longer applies, "
+                           "before, prior to, ago, replaced by, superseded by, was replaced, were replaced, no longer applies, "
                            "is old, is history, was earlier, earlier on, is outdated, was outdated, until, "
                            "that is outdated, that's outdated, that is old, that's old, that's old info, old info, "
                            "old news, outdated info, which is outdated, is no longer current, is not current, "
@@ -300,6 +304,9 @@ OTHER_OWNERS = frozenset("""i my mine i'm i've we our ours we're we've
 # Phoenix: where do I live now?" - "No, Lexington."); plain only on such a question.
 PREMISE_CORRECTIONS = frozenset({"no", "nope", "actually"})
 
+# possessive pronouns that stand for someone else's thing ("Mine is Busan.", "Hers is 47."): the value is
+# theirs, not the user's ("yours" is the user's; "his" and "her" are determiners too: "his name is Marcus")
+OTHERS_POSSESSIVES = frozenset("mine ours hers theirs".split())
 # Of OTHER_OWNERS, the third persons: they name someone else only where the question asks about the
 # user as such ("Where do I live?"), not about a third party the user names ("Where do my parents live?").
 THIRD_PERSONS = frozenset("they their theirs they're they've he his she her hers".split())
@@ -433,7 +440,7 @@ OFFICIAL_KNOWN = frozenset(
     towards via per additional extra combined average boxed message messages sentence statement post
     text log discussion reply response data appears appear seems seem far sure certain confident percent
     new other unique old older younger confidence""".split())
-)
+) - frozenset("could shall should must may might tell put part average under toward towards yet".split())
 # the reasoning's own words (META_WORDS) that say nothing about a value's time or certainty
 _META_ROLE_WORDS = frozenset(stem(w) for w in """previous later earlier not no other any new update updated change
     changed likely seem seems appear appears clear clearly assume assumption however since conflicting conflict
@@ -530,4 +537,13 @@ NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note a
 # what may follow a listed name: "Malibu, Prius", "Malibu (old), Prius"
 LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n", "\n\n", "(", ")"})
 STATEMENT_SUBJECTS = frozenset("i you we they he she it there this that these those".split())
+# an auxiliary that opens a sentence before its subject and a comma frames a condition, not a claim
+# ("Should the record be current, Busan.", "Were it up to me, Busan.", "Had she stayed, Busan.")
+INVERTED_CONDITIONALS = frozenset("should were had".split())
+# what follows an inverted auxiliary as its subject: a pronoun or a determiner's noun phrase
+CONDITION_SUBJECTS = STATEMENT_SUBJECTS | frozenset("the my your her his our their things nothing nobody".split())
+# verbs that head a terse reply as an instruction of what to say or do with the value, not a claim
+# of it ("Tell her Busan.", "Type 47 in the box.", "Say Busan.", "Put Marcus."): base forms only
+IMPERATIVE_VERBS = frozenset("""tell say put type write enter use pick choose select fill mark submit
+    try assume pretend imagine suppose guess list add insert paste copy record note""".split())
 PREDICATES = frozenset("is are was were has have had will would can could may might must should been".split())

@@ -30,6 +30,7 @@ from supersede_env.core.grader.cue_reach import (
     trails_a_mention,
 )
 from supersede_env.core.grader.lexicon import (
+    CHANGE_STEMS,
     CHANGE_VERBS,
     CLAUSE_BREAK_PUNCT,
     CLAUSE_BREAK_WORDS,
@@ -211,11 +212,23 @@ BACKWARD_SKIP_RULES: tuple[tuple[str, Callable[[list[Token], CueHit], bool]], ..
      and tokens[hit.last + 1].text in COMPARATIVES),
     ("a hedge about its own clause ('Prius - you might consider a Kia')",
      lambda tokens, hit: hit.cue.kind in _HEDGES and has_own_subject(tokens, hit)),
-    ("a clause-final adverb followed by words ('10 minutes before washing')",
+    ("a clause-final adverb followed by words, no change among them ('10 minutes before washing'; not "
+     "'Marcus before she moved')",
      lambda tokens, hit: hit.cue.clause_final and hit.last + 1 < len(tokens)
-     and tokens[hit.last + 1].kind != PUNCT and tokens[hit.last + 1].text not in NEXT_CLAUSE),
+     and tokens[hit.last + 1].kind != PUNCT and tokens[hit.last + 1].text not in NEXT_CLAUSE
+     and not _names_a_change(tokens, hit.last + 1)),
 )
 _HEDGES = frozenset({"hedge", "softhedge", "approx", "bound"})
+
+
+def _names_a_change(tokens: list[Token], k: int) -> bool:
+    """Does the clause from token k on name a change ("she moved", "the update")? A value said to hold
+    before a change is its history."""
+    while k < len(tokens) and tokens[k].kind != PUNCT:
+        if tokens[k].value in CHANGE_STEMS:
+            return True
+        k += 1
+    return False
 _SKIPPED = object()  # a hit the backward rules set aside: no role, no accounting
 
 
