@@ -549,8 +549,17 @@ def test_a_correction_after_a_comma_takes_the_value_after_it(mode: str) -> None:
     # what leads in to an answer marker in its sentence qualifies the answer
     ("In the novel I'm writing, the answer is Lexington.", "Lexington"),
     ("If the question asks about last year, the answer is 47.", "47"),
-    # a part of the time, a scope
+    # a part of the time, a scope, hearsay
     ("Part of the time, Lexington.", "Lexington"), ("Lexington under the old lease.", "Lexington"),
+    ("Lexington some of the time.", "Lexington"), ("Sometimes 47.", "47"), ("They say Lexington.", "Lexington"),
+    ("Lexington, as far as this chat goes.", "Lexington"), ("For the log: Lexington.", "Lexington"),
+    ("Among others, 47.", "47"),
+    # hidden or struck out, negated in code, a document's words, a change under way
+    ("||Lexington||", "Lexington"), ("~Lexington~", "Lexington"), ("~47~", "47"), ("answer != 'Lexington'", "Lexington"),
+    ("Per your message: 'Lexington'.", "Lexington"), ("You are moving to Lexington.", "Lexington"),
+    # an answer for another question or item
+    ("Lexington is the answer to the previous question.", "Lexington"), ("47 is for the follow-up.", "47"),
+    ("Lexington, but that's for a different item.", "Lexington"),
 ])
 def test_conditions_instructions_others_values_and_dated_values_are_never_paid(answer: str, gold: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")
@@ -563,6 +572,10 @@ def test_conditions_instructions_others_values_and_dated_values_are_never_paid(a
     ("Lexington, before that Phoenix.", "Lexington", "Where do I live now?"),  # "before that" is the rival's
     ("Drive a Subaru Outback.", "Subaru Outback", "What car do I drive now?"),  # the question's own verb
     ("Had Phoenix, now Lexington.", "Lexington", "Where do I live now?"),  # no subject after "had"
+    ("It's Lexington now (Phoenix left).", "Lexington", "Who is my manager now?"),  # the one who left is history
+    ("To answer your question: Lexington.", "Lexington", "Where do I live now?"),  # this question
+    ("Lexington. Earlier sessions said Phoenix.", "Lexington", "Where do I live now?"),
+    ("59 minutes of commuting.", "59 minutes", "How long is my commute now?"),  # what the question measures
 ])
 def test_plain_answers_beside_those_forms_still_pay_officially(answer: str, gold: str, question: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "Honda Civic"], question=question)

@@ -301,8 +301,8 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if k == last + 1 and gold_token is not None and t.kind == WORD:
             if _measures_else(t, item) or _partitive(tokens[last], t, gold_token):
                 return t.text  # "47 sessions", "47 km", "59 of your notes" for 59 minutes
-            if counts and (noun := _of_other(tokens, k, item)) is not None:
-                return noun  # "47 of your notes mention it" for "How many plants do I have?"
+            if (counts or gold_token.kind == DUR) and (noun := _of_other(tokens, k, item)) is not None:
+                return noun  # "47 of your notes mention it" for "How many plants do I have?", "59 minutes of audio"
             if counts and (_counted_noun(t, question) or _ordinal(a, last) and t.text.isalpha()):
                 return None  # "47 houseplants", "your 5th project": the thing counted or ordered
             # any other word right after a value is read like the rest ("59 minutes iirc", "47 tbc")

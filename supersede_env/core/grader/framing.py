@@ -11,14 +11,18 @@ from supersede_env.core.grader.accounting_spans import sentence_around
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.lexicon import (
     BE_FORMS,
+    CHANGES_UNDER_WAY,
     CONDITION_SUBJECTS,
     DOCUMENTS,
     FUNCTION_WORDS,
     IMPERATIVE_VERBS,
     INVERTED_CONDITIONALS,
     MODALS_BEFORE_BE,
+    OTHER_ORDER,
     PAST_COPULAS,
+    PROGRESSIVE_BE,
     PREPOSITION_APPROX,
+    QUESTION_NOUNS,
     QUOTE_MARKS,
     REPORTING_VERBS,
     SENTENCE_END,
@@ -62,16 +66,22 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
         return "only"  # "Busan in this conversation only", "Busan on weekdays only": a claim limited in scope
     if (head := _sentence_head(a, first, last, terse, question)) is not None:
         return head
+    if terse and (other := _other_question(a, first, last, question)) is not None:
+        return other
     group = _verb_group(tokens, first, last, terse)
     if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
         return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
     asked_now = terse and bool(question) and not past_question
     if asked_now and (past := group & PAST_COPULAS):
         return min(past)  # "It was Busan." for "Where does she live?": said of then, not of now
-    if asked_now and "will" not in question and "will" in _verb_group(tokens, first, last, False, verbs=1):
-        return "will"  # "Your sister will live in Busan.": a plan, not now ("will be" is a cue already)
+    if asked_now and "will" not in question and (main := _verb_group(tokens, first, last, False, verbs=1)):
+        if "will" in main:
+            return "will"  # "Your sister will live in Busan.": a plan, not now ("will be" is a cue already)
+        if main & PROGRESSIVE_BE and (moving := main & CHANGES_UNDER_WAY) and not moving & question:
+            return min(moving)  # "She is moving to Busan.": a change under way, not done
     for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
-        if (y + 1 == first or x - 1 == last) and not all(tokens[j].value in question for j in range(x, y + 1)):
+        if (_touches(tokens, y, first) or _touches(tokens, last, x)) and not all(
+                tokens[j].value in question for j in range(x, y + 1)):  # "Part of the time, Busan", "47, at least"
             return a.snippet(x, y)
     named = gold_token is None and tokens[first].kind == WORD  # "Pixel 8 Pro", not "10-12 hours"
     for x, y in cues.approximations if named else ():
@@ -100,6 +110,22 @@ def _sentence_head(a: Answer, first: int, last: int, terse: bool, question: froz
         return head.text
     if terse and head.text in IMPERATIVE_VERBS and head.value not in question and tokens[lo + 1].text != ":":
         return head.text
+    return None
+
+
+def _other_question(a: Answer, first: int, last: int, question: frozenset[str]) -> str | None:
+    """A question or item other than the one asked, named in the statement's sentence: the answer is given
+    for it ("Busan is the answer to the previous question.", "47 is for the follow-up.")."""
+    tokens = a.tokens
+    lo, hi = sentence_around(tokens, first, last)
+    for k in range(lo, hi + 1):
+        noun = "follow-up" if tokens[k].text == "follow" and k + 2 <= hi and tokens[k + 1].text == "-" \
+            and tokens[k + 2].text == "up" else tokens[k].text
+        if noun == "follow-up" and noun not in question:
+            return a.snippet(k, k + 2)
+        if noun in QUESTION_NOUNS and any(tokens[j].text in OTHER_ORDER and tokens[j].value not in question
+                                          for j in range(max(lo, k - 2), k)):
+            return a.snippet(max(lo, k - 2), k)
     return None
 
 

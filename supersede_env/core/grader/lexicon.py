@@ -135,6 +135,11 @@ CHANGE_VERBS = frozenset(
     progressed advanced improved moving switching changing upgrading downgrading transferring relocating
     shifting increasing decreasing updating converting trading swapping""".split()
 )
+# a change under way, in a statement's verb group with a form of "be": not done yet ("She is moving to Busan.")
+CHANGES_UNDER_WAY = frozenset(w for w in CHANGE_VERBS if w.endswith("ing"))
+PROGRESSIVE_BE = frozenset("is are am be been being 's she's he's it's they're you're we're i'm".split())
+# past verbs whose subject is gone, and so history ("It's Marcus now (Daniel left).", "Daniel quit")
+DEPARTURES = frozenset("left quit resigned retired departed".split())
 # the stems of a change event a value can be dated before ("Marcus before she moved", "47 prior to the update")
 CHANGE_STEMS = frozenset(stem(w) for w in """move moved switch switched change changed update updated relocate
     relocated relocation transfer transferred upgrade upgraded swap swapped trade traded reschedule rescheduled
@@ -147,7 +152,7 @@ _OTHERS = ("friend roommate sister brother mom mother dad father partner coworke
 CUES: tuple[Cue, ...] = tuple(
     _cues("neg", "fwd", "not, no, never, neither, nor, without, none, cannot, instead of, rather than, other than, "
                         "except, aren't, don't, doesn't, didn't, won't, can't, couldn't, haven't, hasn't, hadn't, "
-                        "anything but, definitely not, certainly not, not really")
+                        "anything but, definitely not, certainly not, not really, ! =")
     + _cues("neg", "both", "isn't, wasn't, weren't, is not, was not, are not, were not, no longer, not anymore, "
                            "not any more, no longer valid, no longer true")
     + _cues("neg", "bwd", "anymore, any more, is wrong, is incorrect, was wrong, is outdated now, is false, was false, "
@@ -225,13 +230,13 @@ CUES: tuple[Cue, ...] = tuple(
                              "so i hear, rumor has it, kinda, sorta, i've been told, or so i've been told, "
                              "i was told, i was told to say, been told, beats me, dunno, no clue, not a clue, "
                              "as far as i last knew, as far as i knew, go with, i'd go with, i'll go with, "
-                             "let's go with, put down, write down")
+                             "let's go with, put down, write down, they say, word is")
     + _cues("hedge", "fwd", "kind of, sort of")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
-                                 "probable, as far as i can tell, from what i recall, if i'm right")
+                                 "probable, as far as i can tell, from what i recall, if i'm right, as far as")
     + _cues("softhedge", "bwd", "type of thing, kind of thing, sort of thing")
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
     + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, ish, - ish, "
@@ -245,11 +250,12 @@ CUES: tuple[Cue, ...] = tuple(
                             # a part of the time or of the whole holds the value: which part answers is the judge's call
                             "mostly, partly, largely, mainly, partially, "
                             # "almost 47", "nearly 47": short of it, not it
-                            "nearly, almost")
+                            "nearly, almost, sometimes, some of the time, most of the time, part of the time")
     + _cues("bound", "bwd", "or more, or less, or fewer, or later, or earlier, "
                             "or longer, or shorter, or higher, or lower, or above, or below, at the latest, "
                             "at the earliest, and up, and above, and over, and below, and under, minimum, maximum, "
-                            "tops, +, and change, and then some, and a bit, and a bit more, and a little more")
+                            "tops, +, and change, and then some, and a bit, and a bit more, and a little more, "
+                            "some of the time, most of the time, part of the time, at times")
     + _cues("now", "both", "now, currently, presently, at present, these days, nowadays, today, right now, "
                            "at the moment, as of now, as of today, latest, most recent, most recently, newest, new, "
                            "current, up to date, updated, still, is now, most up to date")
@@ -440,7 +446,7 @@ OFFICIAL_KNOWN = frozenset(
     towards via per additional extra combined average boxed message messages sentence statement post
     text log discussion reply response data appears appear seems seem far sure certain confident percent
     new other unique old older younger confidence""".split())
-) - frozenset("could shall should must may might tell put part average under toward towards yet".split())
+) - frozenset("could shall should must may might tell put part average under toward towards yet log among".split())
 # the reasoning's own words (META_WORDS) that say nothing about a value's time or certainty
 _META_ROLE_WORDS = frozenset(stem(w) for w in """previous later earlier not no other any new update updated change
     changed likely seem seems appear appears clear clearly assume assumption however since conflicting conflict
@@ -453,7 +459,7 @@ ANSWER_LABELS = frozenset("final short direct brief concise simple correct updat
 # A document that reports its words: a value quoted in a sentence with both is the document's ("The note
 # reads 'Busan'", "'Busan' is what session 2 says"), not a claim of the answer's own ("the user says they
 # joined 'Page Turners'" is the user's)
-REPORTING_VERBS = frozenset("say says read reads".split())
+REPORTING_VERBS = frozenset("say says read reads per according".split())
 DOCUMENTS = frozenset("note notes memo memos session sessions message messages log logs record records entry "
                       "entries text".split())
 # words that make the period after them a rate ("$1,800 a month", "$1,800 per month"), and the periods
@@ -537,6 +543,10 @@ NOT_NAMES = frozenset("sorry unfortunately hmm well yes no ok okay please note a
 # what may follow a listed name: "Malibu, Prius", "Malibu (old), Prius"
 LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n", "\n\n", "(", ")"})
 STATEMENT_SUBJECTS = frozenset("i you we they he she it there this that these those".split())
+# a question or item other than the one asked, named in a terse reply's statement ("Busan is the answer
+# to the previous question.", "47 is for the follow-up.", "Busan, but that's for a different item.")
+QUESTION_NOUNS = frozenset("question questions item items query prompt follow-up".split())
+OTHER_ORDER = frozenset("previous earlier different other another next prior separate".split())
 # an auxiliary that opens a sentence before its subject and a comma frames a condition, not a claim
 # ("Should the record be current, Busan.", "Were it up to me, Busan.", "Had she stayed, Busan.")
 INVERTED_CONDITIONALS = frozenset("should were had".split())

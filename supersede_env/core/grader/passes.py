@@ -14,6 +14,7 @@ from supersede_env.core.grader.labels import is_year, table_cells, year_label, y
 from supersede_env.core.grader.lexicon import (
     CHANGE_VERBS,
     CUE_STARTS,
+    DEPARTURES,
     OPTION_JOINERS,
     OR_GLUE,
     PAST_COPULAS,
@@ -118,19 +119,25 @@ def sentence_alternatives(a: Answer, mentions: list[Mention]) -> None:
             m.set_role("hedged", found.group(0))
 
 
-_STRUCK = re.compile(r"~~(.+?)~~|<(s|del|strike)>(.+?)</\2>", re.S)
+# struck out: "~~X~~", GitHub's single "~X~", "<s>X</s>"; hidden: a spoiler "||X||"
+_STRUCK = re.compile(r"~~(.+?)~~|(?<![~\w])~(?!~)([^~\n]+?)(?<!~)~(?![~\w])|<(s|del|strike)>(.+?)</\3>", re.S)
+_SPOILER = re.compile(r"\|\|([^|\n]+?)\|\|")
 
 
 def struck_through(a: Answer, mentions: list[Mention]) -> None:
-    """"~~Denver~~ Portland", "<s>Denver</s>", "<del>Denver</del>": struck-out text denies what it crosses out
-    (overlaid strokes, "D̶e̶n̶v̶e̶r̶", are read as "~~" by the normalisation)."""
-    if "~~" not in a.text and "</" not in a.text:
+    """"~~Denver~~ Portland", "~Denver~", "<s>Denver</s>", "<del>Denver</del>": struck-out text denies what it
+    crosses out (overlaid strokes, "D̶e̶n̶v̶e̶r̶", are read as "~~" by the normalisation); a spoiler
+    ("||Portland||") hides it: not said outright."""
+    if "~" not in a.text and "</" not in a.text and "||" not in a.text:
         return
-    spans = [m.span(1) if m.group(1) is not None else m.span(3) for m in _STRUCK.finditer(a.text)]
+    struck = [next(m.span(g) for g in (1, 2, 4) if m.group(g) is not None) for m in _STRUCK.finditer(a.text)]
+    hidden = [m.span(1) for m in _SPOILER.finditer(a.text)] if "||" in a.text else []
     for m in mentions:
         start = a.tokens[m.first].start
-        if any(lo <= start < hi for lo, hi in spans):
+        if any(lo <= start < hi for lo, hi in struck):
             m.set_role("negated", "struck through")
+        elif any(lo <= start < hi for lo, hi in hidden):
+            m.set_role("hedged", "hidden in a spoiler")
 
 
 def questions(tokens: list[Token], mentions: list[Mention]) -> None:
@@ -204,8 +211,9 @@ def _past_subject(tokens: list[Token], m: Mention) -> bool:
     if nxt >= len(tokens) or tokens[nxt].kind != WORD:
         return False
     verb = tokens[nxt].text
-    # not a verb of change, whose subject is the new value ("Thursdays replaced Mondays")
-    return verb in PAST_COPULAS or (past_form(verb) and verb not in CUE_STARTS and verb not in CHANGE_VERBS)
+    # not a verb of change, whose subject is the new value ("Thursdays replaced Mondays"); one who left is history
+    return verb in PAST_COPULAS or verb in DEPARTURES or (
+        past_form(verb) and verb not in CUE_STARTS and verb not in CHANGE_VERBS)
 
 
 def _leading_statement(a: Answer, current: list[Mention]) -> Mention | None:
