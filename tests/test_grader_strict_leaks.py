@@ -19,14 +19,16 @@ def strict(answer: str, gold: str, stale: list[str], question: str) -> str:
 
 @pytest.mark.parametrize("gold, stale, question", GOLDS)
 @pytest.mark.parametrize("form", ["They have {g} now.", "Mine is {g}.", "Ours is {g}.", "Their value is {g}.",
-                                  "We have {g}.", "His is {g}.", "She has {g} now.", "I'd put {g}."])
+                                  "We have {g}.", "His is {g}.", "She has {g} now.", "I'd put {g}.", "{g} for me.",
+                                  "As for me, {g}."])
 def test_a_value_given_as_someone_elses_is_not_paid(form, gold, stale, question):
     assert strict(form.format(g=gold), gold, stale, question) != "current"
 
 
 @pytest.mark.parametrize("gold, stale, question", GOLDS)
 @pytest.mark.parametrize("form", ["{g}", "It's {g}.", "You have {g} now.", "{g}. That is the latest value I have.",
-                                  "**{g}**", "{g}!", "My answer: {g}", "My final answer: {g}."])
+                                  "**{g}**", "{g}!", "My answer: {g}", "My final answer: {g}.", "`{g}`",
+                                  "```\n{g}\n```", "It's {g} for you."])
 def test_the_users_value_stays_paid(form, gold, stale, question):
     assert strict(form.format(g=gold), gold, stale, question) == "current"
 
@@ -204,3 +206,10 @@ def test_a_year_the_gold_does_not_give_is_not_paid():
     assert strict("March 14, 2019.", "March 14", ["April 2"], question) != "current"
     assert strict("March 14.", "March 14", ["April 2"], question) == "current"
     assert strict("March 14, 2024.", "March 14, 2024", ["April 2, 2024"], question) == "current"
+
+
+@pytest.mark.parametrize("gold, stale, question", GOLDS)
+@pytest.mark.parametrize("form", ["`# {g}`", "```\n# {g}\n```", "```python\n# {g}\n```", "`// {g}`"])
+@pytest.mark.parametrize("mode", ["strict", "official"])
+def test_a_commented_out_line_of_code_is_not_paid(form, gold, stale, question, mode):
+    assert grade(form.format(g=gold), gold, stale=stale, question=question, mode=mode).label != "current"

@@ -296,8 +296,9 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             return None  # "First Chevy Malibu, then ...": the order of a value it names
         if t.text in DOUBT_WORDS:
             return t.text  # a doubt beyond any cue's reach still doubts: "Busan. Or maybe something else."
-        if t.text in OTHERS_POSSESSIVES and t.value not in plain:
-            return t.text  # "Mine is Busan.": someone else's value
+        if (t.text in OTHERS_POSSESSIVES or t.text == "me" and k >= 1 and tokens[k - 1].text == "for") \
+                and t.value not in plain:
+            return t.text  # "Mine is Busan.", "Busan for me.": someone else's value
         if k == last + 1 and gold_token is not None and t.kind == WORD:
             if _measures_else(t, item) or _partitive(tokens[last], t, gold_token):
                 return t.text  # "47 sessions", "47 km", "59 of your notes" for 59 minutes

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from supersede_env.core.grader.accounting_spans import sentence_around
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
+from supersede_env.core.grader.lex_scan import commented_out
 from supersede_env.core.grader.lexicon import (
     BE_FORMS,
     CHANGES_UNDER_WAY,
@@ -59,6 +60,8 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     if (word := _dangling(tokens, last)) is not None:
         return word
     terse = len(a.text) <= TERSE_REPLY
+    if terse and (mark := commented_out(a.text)) is not None:
+        return mark  # "`# Busan`": a comment line of code, commented out
     if terse and (any(t.text == "?" for t in tokens[last + 1:])
                   or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
         return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")

@@ -25,7 +25,7 @@ from supersede_env.core.grader.lex_times import TIME_LEXERS, TIME_PATTERN, TIME_
 from supersede_env.core.grader.lex_token import NUM, PUNCT, WORD, Token
 from supersede_env.core.grader.lex_words import stem
 
-__all__ = ["EMPHASIS_TAG", "EMPHASIS_TAGS", "scan"]
+__all__ = ["EMPHASIS_TAG", "EMPHASIS_TAGS", "commented_out", "scan"]
 
 # HTML emphasis renders the text it wraps, like markdown's "**": layout, not content (strike-out is not)
 EMPHASIS_TAG = r"</?(?:b|strong|i|em)>"
@@ -175,3 +175,18 @@ def _other(m: re.Match[str], group: str, tokens: list[Token]) -> None:
     else:
         layout = _LAYOUT[group]
         tokens.append(Token(PUNCT, layout, start, end, layout))
+
+
+# a line of code that is a comment ("`# Busan`", "```\n# Busan\n```", "`// Busan`"): commented out, not said
+_CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
+_COMMENT_LINE = re.compile(r"^[ \t`]*(#|//)", re.M)
+
+
+def commented_out(norm: str) -> str | None:
+    """The comment mark of a comment line inside code in the answer, or None."""
+    if "`" not in norm:
+        return None
+    for block in _CODE.finditer(norm):
+        if (mark := _COMMENT_LINE.search(block.group().strip("`").lstrip("\n"))) is not None:
+            return mark.group(1)
+    return None

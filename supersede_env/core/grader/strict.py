@@ -30,7 +30,7 @@ import re
 from itertools import permutations
 
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
-from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS
+from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS, commented_out
 from supersede_env.core.grader.lexicon import (
     AUXILIARIES,
     COURTESY,
@@ -383,7 +383,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
     if _ASKS.match(norm) is not None:
         return _verdict("wrong", "asks rather than states", text)
     tokens = tokenize(norm)
-    unread = unread_character(norm, tokens)
+    unread = commented_out(norm) or unread_character(norm, tokens)
     if unread is not None:
         return _verdict("wrong", f"{unread!r} is not accounted for", text)
     world = world_of(gold, stale, decoys, question, abstention)
