@@ -213,3 +213,9 @@ def test_a_year_the_gold_does_not_give_is_not_paid():
 @pytest.mark.parametrize("mode", ["strict", "official"])
 def test_a_commented_out_line_of_code_is_not_paid(form, gold, stale, question, mode):
     assert grade(form.format(g=gold), gold, stale=stale, question=question, mode=mode).label != "current"
+
+
+@pytest.mark.parametrize("answer", ["Yes for me.", "As for me, yes."])
+def test_a_yes_given_as_the_speakers_own_is_not_paid(answer):
+    assert strict(answer, "Yes", ["No"], "Do I currently own a dog?") != "current"
+    assert strict("Yes.", "Yes", ["No"], "Do I currently own a dog?") == "current"

@@ -340,7 +340,8 @@ def _negations(asked: set[str]) -> set[str]:
     return {irregular.get(a, f"{a}n't") for a in asked} | ({"not"} if asked else set())
 
 
-def _yes_no(world: World, tokens: list[Token], need: list[int], stale: tuple[str, ...], text: str) -> Verdict:
+def _yes_no(world: World, tokens: list[Token], need: list[int], stale: tuple[str, ...], gold: str, text: str
+            ) -> Verdict:
     said = [YES_NO_WORDS[tokens[i].text] for i in need if tokens[i].kind == WORD and tokens[i].text in YES_NO_WORDS]
     # the question's own words restate it, and whether they agree with the yes or no is not read:
     # the word alone answers ("No, you still have the bike" is not a plain no)
@@ -353,6 +354,8 @@ def _yes_no(world: World, tokens: list[Token], need: list[int], stale: tuple[str
         return _verdict("hedged", f"{tokens[restated[0]].text!r} is not accounted for beside {said[0]!r}", text)
     if len(said) == 1 and all(tokens[i].text in echo or tokens[i].text in YES_NO_WORDS for i in need):
         if said[0] == world.gold.polarity:
+            if (owner := someone_elses(tokens, world, gold)) is not None:  # "Yes for me."
+                return _verdict("hedged", f"answers {said[0]!r}, but as someone else's ({owner!r})", text)
             return _verdict("current", f"answers {said[0]!r}", text, r_cur=1.0)
         if any((m := _YES_OR_NO.match(s)) is not None and m.group(1).lower() == said[0] for s in stale):
             return _verdict("stale", f"answers {said[0]!r}, the superseded answer", text, r_stale=-1.0)
@@ -395,7 +398,7 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
             return _verdict("abstained", f"abstains: {phrase!r}", text, r_cur=1.0)
         return _verdict("wrong", _not_abstention(tokens, need), text)
     if world.gold.polarity is not None:
-        return _yes_no(world, tokens, need, stale, text)
+        return _yes_no(world, tokens, need, stale, gold, text)
     words = _need_words(tokens, need)
     stated = _gold_stated(world, tokens, need, words)
     if stated is not None:
