@@ -5,7 +5,7 @@ arms 7-17 minutes more). Every phase is a ``supersede`` command,
 as a user would run it:
 
 1. ``supersede episodes``: 200 held-out synthetic episodes (L1, 4 sessions, no abstention item, a seed
-   no training run uses);
+   no training run uses), and 200 validation episodes like them under another seed;
 2. ``supersede sft --config configs/sft-learn-check.yaml``: a small Llama built here (its own tokenizer,
    copy pretraining; training/README.md) and taught the memo task on the gold-memo teacher's
    transcripts, every weight trained;
@@ -14,13 +14,15 @@ as a user would run it:
 4. ``supersede eval --model hf:<sft-mixed>/model`` on the held-out episodes under ``memo:300``;
 5. for each arm, ``supersede train --config configs/grpo-learn-check.yaml`` from the warm start, a LoRA
    adapter trained with the strict reward (arm ``dense``: plus the dense gold-state credit,
-   ``--gold_credit_weight 1``; arm ``episode``: the episode's reward alone, the ablation), its held-out
-   learning curve every 10 steps;
-6. ``supersede eval --model hf:<grpo>/adapter-final`` on the same episodes.
+   ``--gold_credit_weight 1``; arm ``episode``: the episode's reward alone, the ablation), its learning
+   curve on the validation episodes every 10 steps, with the adapter of each point saved;
+6. ``supersede eval --model hf:<grpo>/heldout/step-N/adapter`` on the held-out episodes, for the step
+   whose validation r_cur was highest (the earliest of ties: early stopping on the validation set;
+   the held-out episodes take no part in the choice), and for the final adapter.
 
-Then the paired comparison: the strict grader's ``r_cur`` (the training reward) of each episode
-after SFT and after SFT+GRPO, exact McNemar on the discordant pairs; the official grader's figure
-beside it. The check passes when the warm start lands between 15% and 60% and the first arm gains
+Then the paired comparison: the strict grader's ``r_cur`` (the training reward) of each held-out
+episode after SFT and after SFT+GRPO (the chosen adapter), exact McNemar on the discordant pairs; the
+official grader's figure beside it, and the final adapter's figures too. The check passes when the warm start lands between 15% and 60% and the first arm gains
 at least 10 points with p < 0.01; its exit status says so (0 passed, 1 did not, 2 a phase failed).
 A run that does not learn reports that, never success. Written: ``<out>/learn_check.json`` (every
 figure, the phases' wall times, the learning curves, steps to the target per arm) and
@@ -53,8 +55,8 @@ SFT_CONFIG = REPO / "configs" / "sft-learn-check.yaml"
 MIXED_CONFIG = REPO / "configs" / "sft-learn-check-mixed.yaml"
 GRPO_CONFIG = REPO / "configs" / "grpo-learn-check.yaml"
 CONDITION = "memo:300"
-HELDOUT = ["--source", "synthetic", "--n", "200", "--seed", "1000003", "--difficulty", "L1", "--sessions", "4",
-           "--abstention-rate", "0"]
+EPISODES = ["--source", "synthetic", "--n", "200", "--difficulty", "L1", "--sessions", "4", "--abstention-rate", "0"]
+HELDOUT_SEED, VALIDATION_SEED = "1000003", "1000004"  # neither is the training episodes' seed (7)
 ARMS = {"dense": ["--gold_credit_weight", "1.0"], "episode": ["--gold_credit_weight", "0.0"]}
 WARM_START = (0.15, 0.60)  # the warm start's held-out r_cur must land in this band
 TARGET_GAIN, TARGET_P = 0.10, 0.01
@@ -108,19 +110,26 @@ def figures(result: HeldoutComparison) -> dict[str, Any]:
 
 
 def learning_curve(run_dir: Path) -> list[dict[str, float]]:
-    """The held-out points of a training run's ``metrics.jsonl``: step, r_cur (strict), accuracy (official)."""
+    """The validation points of a training run's ``metrics.jsonl`` (its held-out evaluation): step, r_cur
+    (strict), the warm start's r_cur on the same episodes, accuracy (official), McNemar p."""
     points = []
     for line in (run_dir / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         if "heldout/r_cur" in row:
-            points.append({"step": row["step"], "r_cur": row["heldout/r_cur"],
+            points.append({"step": row["step"], "r_cur": row["heldout/r_cur"], "base": row["heldout/base_r_cur"],
                            "accuracy": row.get("heldout/accuracy"), "p": row.get("heldout/r_cur_mcnemar_p")})
     return points
 
 
-def steps_to_target(curve: list[dict[str, float]], start: float) -> int | None:
-    """The first held-out step whose r_cur is at least ``TARGET_GAIN`` above the warm start's."""
-    return next((int(p["step"]) for p in curve if p["r_cur"] >= start + TARGET_GAIN - SHARE_TOLERANCE), None)
+def chosen_step(curve: list[dict[str, float]]) -> int:
+    """The step whose validation r_cur is highest, the earliest of ties: the adapter the held-out set tests."""
+    best = max(p["r_cur"] for p in curve)
+    return next(int(p["step"]) for p in curve if p["r_cur"] >= best - SHARE_TOLERANCE)
+
+
+def steps_to_target(curve: list[dict[str, float]]) -> int | None:
+    """The first step whose validation r_cur is at least ``TARGET_GAIN`` above the warm start's there."""
+    return next((int(p["step"]) for p in curve if p["r_cur"] >= p["base"] + TARGET_GAIN - SHARE_TOLERANCE), None)
 
 
 def checks(start: float, first: HeldoutComparison, trained: bool) -> dict[str, bool]:
@@ -134,22 +143,25 @@ def checks(start: float, first: HeldoutComparison, trained: bool) -> dict[str, b
     }
 
 
-def plot(curves: dict[str, list[dict[str, float]]], start: float, path: Path) -> None:
+def plot(curves: dict[str, list[dict[str, float]]], chosen: dict[str, int], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for arm, curve in curves.items():  # every arm starts from the warm start (step 0)
-        ax.plot([0] + [p["step"] for p in curve], [100 * start] + [100 * p["r_cur"] for p in curve], marker="o",
-                label=f"GRPO, {arm}")
+    start = next(iter(curves.values()))[0]["base"]  # every arm starts from the warm start (step 0)
+    for arm, curve in curves.items():
+        line, = ax.plot([0] + [p["step"] for p in curve], [100 * start] + [100 * p["r_cur"] for p in curve],
+                        marker="o", label=f"GRPO, {arm}")
+        best = next(p for p in curve if p["step"] == chosen[arm])
+        ax.plot([best["step"]], [100 * best["r_cur"]], marker="*", markersize=14, color=line.get_color(),
+                label=f"{arm}: the adapter tested (step {best['step']})")
     ax.axhline(100 * start, color="grey", linestyle="--", label="warm start (SFT)")
     ax.axhline(100 * (start + TARGET_GAIN), color="grey", linestyle=":", label="target (+10 points)")
     ax.set_xlabel("GRPO step")
-    ax.set_ylabel("held-out r_cur, strict (%)")
-    n = 200
-    ax.set_title(f"Learn-check: held-out {CONDITION} r_cur on {n} episodes", fontsize=10)
+    ax.set_ylabel("validation r_cur, strict (%)")
+    ax.set_title(f"Learn-check: validation {CONDITION} r_cur on 200 episodes", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -177,18 +189,22 @@ def main(argv: list[str] | None = None) -> int:
              if args.reuse_sft and (out / phase / "model" / "config.json").is_file()}
     if "sft" not in reuse:
         reuse.clear()  # a new first phase: the second one starts from it again
-    keep = reuse | ({"heldout.jsonl"} if reuse else set()) | ({"eval-sft"} if "sft-mixed" in reuse else set())
+    keep = reuse | ({"heldout.jsonl", "validation.jsonl"} if reuse else set()) | (
+        {"eval-sft"} if "sft-mixed" in reuse else set())
     if out.exists():
         for entry in out.iterdir():
             if entry.name not in keep:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     out.mkdir(parents=True, exist_ok=True)
-    heldout = out / "heldout.jsonl"
+    heldout, validation = out / "heldout.jsonl", out / "validation.jsonl"
     print(f"learn-check: every phase's output in {log}", flush=True)
     wall: dict[str, float] = {}
     started = time.perf_counter()
     if not heldout.is_file():
-        wall["episodes"], _ = supersede(log, "episodes", *HELDOUT, "--out", str(heldout))
+        wall["episodes"], _ = supersede(log, "episodes", *EPISODES, "--seed", HELDOUT_SEED, "--out", str(heldout))
+    if not validation.is_file():
+        wall["validation"], _ = supersede(log, "episodes", *EPISODES, "--seed", VALIDATION_SEED, "--out",
+                                          str(validation))
     if "sft" not in reuse:
         wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"), *seed)
     warm = out / "sft-mixed" / "model"
@@ -205,28 +221,36 @@ def main(argv: list[str] | None = None) -> int:
     compared: dict[str, HeldoutComparison] = {}  # each arm's strict r_cur against the warm start
     curves: dict[str, list[dict[str, float]]] = {}
     for arm in arms:
-        run_dir, eval_dir = out / f"grpo-{arm}", out / f"eval-grpo-{arm}"
+        run_dir = out / f"grpo-{arm}"
         wall[f"grpo_{arm}"], not_trained = supersede(
             log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(warm),
-            "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(heldout), *ARMS[arm], *seed,
-            ok=(0, 1))
-        wall[f"eval_grpo_{arm}"], _ = supersede(log, "eval", "--model", f"hf:{run_dir / 'adapter-final'}",
-                                                "--episodes", str(heldout), "--conditions", CONDITION, "--out",
-                                                str(eval_dir))
-        grpo = graded(eval_dir)
+            "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(validation),
+            "--heldout_save_adapter", "true", *ARMS[arm], *seed, ok=(0, 1))
         curves[arm] = learning_curve(run_dir)
-        compared[arm] = paired(sft.strict, grpo.strict)
-        results[arm] = {"trained": not not_trained, "r_cur": figures(compared[arm]),
-                        "official": figures(paired(sft.official, grpo.official)),
-                        "steps_to_target": steps_to_target(curves[arm], start), "curve": curves[arm]}
+        chosen = chosen_step(curves[arm])
+        tested = {}
+        for name, adapter in (("chosen", run_dir / "heldout" / f"step-{chosen:05d}" / "adapter"),
+                              ("final", run_dir / "adapter-final")):
+            eval_dir = out / (f"eval-grpo-{arm}" + ("" if name == "chosen" else "-final"))
+            wall[f"eval_grpo_{arm}_{name}"], _ = supersede(log, "eval", "--model", f"hf:{adapter}", "--episodes",
+                                                           str(heldout), "--conditions", CONDITION, "--out",
+                                                           str(eval_dir))
+            tested[name] = graded(eval_dir)
+        compared[arm] = paired(sft.strict, tested["chosen"].strict)
+        results[arm] = {"trained": not not_trained, "chosen_step": chosen, "r_cur": figures(compared[arm]),
+                        "official": figures(paired(sft.official, tested["chosen"].official)),
+                        "final": {"r_cur": figures(paired(sft.strict, tested["final"].strict)),
+                                  "official": figures(paired(sft.official, tested["final"].official))},
+                        "steps_to_target": steps_to_target(curves[arm]), "curve": curves[arm]}
     wall["total"] = time.perf_counter() - started
     verdict = checks(start, compared[arms[0]], results[arms[0]]["trained"])
     passed = all(verdict.values())
-    summary = {"condition": CONDITION, "seed": args.seed, "heldout": str(heldout), "warm_start_r_cur": start,
+    summary = {"condition": CONDITION, "seed": args.seed, "heldout": str(heldout), "validation": str(validation),
+               "warm_start_r_cur": start,
                "warm_start_accuracy": sum(sft.official.values()) / len(sft.official), "arms": results,
                "checks": verdict, "passed": passed, "wall_s": wall}
     (out / "learn_check.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    plot(curves, start, out / "learning_curve.png")
+    plot(curves, {arm: results[arm]["chosen_step"] for arm in arms}, out / "learning_curve.png")
     print(report(summary, arms))
     print(f"  figures: {out / 'learn_check.json'}\n  curve:   {out / 'learning_curve.png'}")
     return 0 if passed else 1
@@ -237,11 +261,13 @@ def report(summary: dict[str, Any], arms: list[str]) -> str:
              f"(official {100 * summary['warm_start_accuracy']:.1f}%)"]
     for arm in arms:
         r, o = summary["arms"][arm]["r_cur"], summary["arms"][arm]["official"]
-        steps = summary["arms"][arm]["steps_to_target"]
-        lines.append(f"  GRPO ({arm}): r_cur {100 * r['before']:.1f}% -> {100 * r['after']:.1f}% "
+        steps, final = summary["arms"][arm]["steps_to_target"], summary["arms"][arm]["final"]["r_cur"]
+        lines.append(f"  GRPO ({arm}), the adapter of step {summary['arms'][arm]['chosen_step']} (best on validation): "
+                     f"r_cur {100 * r['before']:.1f}% -> {100 * r['after']:.1f}% "
                      f"({100 * (r['after'] - r['before']):+.1f} points; b={r['b']} c={r['c']}, exact McNemar "
                      f"p={r['p_exact']:.2g}); official {100 * o['before']:.1f}% -> {100 * o['after']:.1f}%; "
-                     f"target first reached at step {steps if steps is not None else 'never'}")
+                     f"the final adapter: {100 * final['after']:.1f}% (p={final['p_exact']:.2g}); "
+                     f"validation target first reached at step {steps if steps is not None else 'never'}")
     checks = ", ".join(f"{name} {'yes' if ok else 'NO'}" for name, ok in summary["checks"].items())
     head = "PASSED" if summary["passed"] else "NOT PASSED: the run did not show learning as required"
     lines.append(f"{head} ({checks}); {summary['wall_s']['total'] / 60:.1f} min")

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("transformers")  # the comparison is the trainer's held-out one
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "eval"))
-from learn_check import checks, figures, report, steps_to_target  # noqa: E402
+from learn_check import checks, chosen_step, figures, report, steps_to_target  # noqa: E402
 
 from supersede_env.core.stats import mcnemar_exact  # noqa: E402
 from supersede_env.training.heldout import HeldoutComparison  # noqa: E402
@@ -43,15 +43,25 @@ def test_the_warm_start_must_be_partial(start, in_band):
     assert checks(start, _paired(round(start * 200), 0, 25), trained=True)["warm_start_in_band"] is in_band
 
 
-def test_steps_to_target_reads_the_curve_in_episodes_and_says_never():
-    curve = [{"step": 10, "r_cur": 0.30}, {"step": 20, "r_cur": 0.36}, {"step": 30, "r_cur": 0.40}]
-    assert steps_to_target(curve, 0.26) == 20
-    assert steps_to_target(curve, 0.31) is None
+def test_steps_to_target_reads_the_curve_in_episodes_against_its_own_base_and_says_never():
+    curve = [{"step": 10, "r_cur": 0.30, "base": 0.26}, {"step": 20, "r_cur": 0.36, "base": 0.26},
+             {"step": 30, "r_cur": 0.40, "base": 0.26}]
+    assert steps_to_target(curve) == 20
+    assert steps_to_target([{**p, "base": 0.31} for p in curve]) is None
+
+
+def test_the_adapter_tested_is_the_best_on_validation_the_earliest_of_ties():
+    curve = [{"step": 10, "r_cur": 0.30}, {"step": 20, "r_cur": 0.36}, {"step": 30, "r_cur": 0.33},
+             {"step": 40, "r_cur": 0.36}]
+    assert chosen_step(curve) == 20
+    assert chosen_step(curve[:1]) == 10
 
 
 def test_the_report_says_not_passed_when_a_check_failed():
-    arm = {"r_cur": figures(_paired(52, 5, 5)), "official": figures(_paired(52, 5, 5)), "steps_to_target": None}
+    arm = {"r_cur": figures(_paired(52, 5, 5)), "official": figures(_paired(52, 5, 5)), "steps_to_target": None,
+           "chosen_step": 30, "final": {"r_cur": figures(_paired(52, 6, 5))}}
     summary = {"warm_start_r_cur": 0.26, "warm_start_accuracy": 0.26, "arms": {"episode": arm},
                "checks": checks(0.26, _paired(52, 5, 5), trained=True), "passed": False, "wall_s": {"total": 60.0}}
     text = report(summary, ["episode"])
     assert "NOT PASSED" in text and "gain_at_least_10_points NO" in text and "target first reached at step never" in text
+    assert "the adapter of step 30" in text

@@ -191,6 +191,7 @@ def test_stop_rule_ends_a_run_that_never_earns_the_reward_and_says_it_did_not_tr
 def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, base_model, capsys):
     out = tmp_path / "run"
     setup = parse_config(["--config", str(TINY), "--output_dir", str(out), "--heldout_eval_steps", "2",
+                          "--heldout_save_adapter", "true",
                           "--save_strategy", "no", "--num_iterations", "2", "--max_steps", "2",
                           "--per_device_train_batch_size", "2"])  # one group of 4 a step: the layout checked below
     inputs = load_inputs(setup)  # checks the (new) output folder first
@@ -285,6 +286,12 @@ def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, ba
         assert all(len(run.steps_for(*key)) == v.calls > 1 for key, v in run.verdicts.items())
         assert supersede(["report", str(out / "heldout" / name), "--no-plots", "--quiet"]) == 0
         assert (out / "heldout" / name / "report.md").is_file()
+    # heldout_save_adapter: the adapter each evaluation answered with, beside its records (none for the base)
+    from safetensors.torch import load_file
+
+    saved = load_file(out / "heldout" / "step-00002" / "adapter" / "adapter_model.safetensors")
+    live = {n for n, _ in trainer.model.named_parameters() if "lora_" in n}
+    assert len(saved) == len(live) > 0 and not (out / "heldout" / "base" / "adapter").exists()
 
 
 def test_ctrl_c_prints_where_everything_is_and_how_to_resume(tmp_path, base_model, monkeypatch, capsys):

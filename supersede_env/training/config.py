@@ -120,6 +120,9 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
     # -- held-out evaluation (a TrainerCallback; records in the `supersede eval` format) --
     heldout_eval_steps: int = field(default=0, metadata=option_help(
         "held-out evaluation every N optimizer steps and at the end (0: never)"))
+    heldout_save_adapter: bool = field(default=False, metadata=option_help(
+        "save the adapter beside each held-out evaluation (<output_dir>/heldout/step-NNNNN/adapter), to pick a "
+        "checkpoint by its held-out score and test it on other episodes"))
 
     def __post_init__(self) -> None:
         self.settle_run_options()

@@ -15,6 +15,7 @@ graded by the same grader in its ``official`` mode, plus the ``episodes.jsonl`` 
 
     <output_dir>/heldout/base/           the base model's answers (reused on resume)
     <output_dir>/heldout/step-NNNNN/     the adapter's answers after step NNNNN
+    <output_dir>/heldout/step-NNNNN/adapter/   that adapter (with ``heldout_save_adapter``)
 
 Each evaluation also logs, through the trainer: accuracy now and before training on the questions
 both graded, the exact McNemar test on the discordant pairs (b = right only before training, c =
@@ -45,6 +46,7 @@ log = logging.getLogger(__name__)
 
 HELDOUT_DIR = "heldout"
 BASE_RUN = "base"
+ADAPTER_DIR = "adapter"  # in step-NNNNN/ with heldout_save_adapter
 
 
 @dataclass(frozen=True)
@@ -155,8 +157,9 @@ class HeldoutEvaluation(TrainerCallback):
     """
 
     def __init__(self, trainer: Any, heldout: HeldoutSet, every_steps: int, output_dir: str | Path,
-                 model_identity: Mapping[str, Any] | None = None) -> None:
+                 model_identity: Mapping[str, Any] | None = None, *, save_adapter: bool = False) -> None:
         self.trainer = trainer
+        self.save_adapter = save_adapter
         self.heldout = heldout
         self.every_steps = every_steps
         self.directory = Path(output_dir) / HELDOUT_DIR
@@ -268,6 +271,8 @@ class HeldoutEvaluation(TrainerCallback):
                 for step_record in result.transcript.steps:
                     writer.append(CallRecord(result.episode.id, condition, step_record))
                 writer.append(verdict)
+        if self.save_adapter and step is not None:  # the adapter these answers came from, to test it elsewhere
+            self.trainer.accelerator.unwrap_model(self.trainer.model).save_pretrained(str(staging / ADAPTER_DIR))
         if run_dir.exists():  # the same step evaluated again (a resumed run): the new answers replace it
             shutil.rmtree(run_dir)
         staging.rename(run_dir)

@@ -144,7 +144,8 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
     )
     if inputs.heldout is not None:
         trainer.add_callback(
-            HeldoutEvaluation(trainer, inputs.heldout, args.heldout_eval_steps, output_dir, policy.identity)
+            HeldoutEvaluation(trainer, inputs.heldout, args.heldout_eval_steps, output_dir, policy.identity,
+                              save_adapter=args.heldout_save_adapter)
         )
     return trainer
 
