@@ -22,8 +22,9 @@ as a user would run it:
 
 Then the paired comparison: the strict grader's ``r_cur`` (the training reward) of each held-out
 episode after SFT and after SFT+GRPO (the chosen adapter), exact McNemar on the discordant pairs; the
-official grader's figure beside it, and the final adapter's figures too. The check passes when the warm start lands between 15% and 60% and the first arm gains
-at least 10 points with p < 0.01; its exit status says so (0 passed, 1 did not, 2 a phase failed).
+official grader's figure beside it, and the final adapter's figures too. The check passes when the
+warm start lands between 15% and 60% and the first arm's chosen adapter gains at least 10 points with
+p < 0.01; its exit status says so (0 passed, 1 did not, 2 a phase failed).
 A run that does not learn reports that, never success. Written: ``<out>/learn_check.json`` (every
 figure, the phases' wall times, the learning curves, steps to the target per arm) and
 ``<out>/learning_curve.png``.
