@@ -169,6 +169,34 @@ def plot(curves: dict[str, list[dict[str, float]]], chosen: dict[str, int], path
     plt.close(fig)
 
 
+def grpo_arm(log: Path, out: Path, arm: str, warm: Path, sft: HeldoutGrades, seed: tuple[str, str],
+             wall: dict[str, float]) -> tuple[dict[str, Any], HeldoutComparison]:
+    """One GRPO arm from the warm start: train with the curve on the validation episodes, choose the adapter
+    they rank first, test it and the final one on the held-out episodes. Its figures for learn_check.json,
+    and the chosen adapter's strict comparison with the warm start; phase wall times go into ``wall``."""
+    run_dir = out / f"grpo-{arm}"
+    wall[f"grpo_{arm}"], not_trained = supersede(
+        log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(warm),
+        "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(out / "validation.jsonl"),
+        "--heldout_save_adapter", "true", *ARMS[arm], *seed, ok=(0, 1))
+    curve = learning_curve(run_dir)
+    chosen = chosen_step(curve)
+    tested = {}
+    for name, adapter in (("chosen", run_dir / "heldout" / f"step-{chosen:05d}" / "adapter"),
+                          ("final", run_dir / "adapter-final")):
+        eval_dir = out / (f"eval-grpo-{arm}" + ("" if name == "chosen" else "-final"))
+        wall[f"eval_grpo_{arm}_{name}"], _ = supersede(log, "eval", "--model", f"hf:{adapter}", "--episodes",
+                                                       str(out / "heldout.jsonl"), "--conditions", CONDITION,
+                                                       "--out", str(eval_dir))
+        tested[name] = graded(eval_dir)
+    compared = paired(sft.strict, tested["chosen"].strict)
+    return {"trained": not not_trained, "chosen_step": chosen, "r_cur": figures(compared),
+            "official": figures(paired(sft.official, tested["chosen"].official)),
+            "final": {"r_cur": figures(paired(sft.strict, tested["final"].strict)),
+                      "official": figures(paired(sft.official, tested["final"].official))},
+            "steps_to_target": steps_to_target(curve), "curve": curve}, compared
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="runs/learn-check", help="folder for every phase (default runs/learn-check)")
@@ -197,10 +225,35 @@ def main(argv: list[str] | None = None) -> int:
             if entry.name not in keep:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     out.mkdir(parents=True, exist_ok=True)
-    heldout, validation = out / "heldout.jsonl", out / "validation.jsonl"
     print(f"learn-check: every phase's output in {log}", flush=True)
     wall: dict[str, float] = {}
     started = time.perf_counter()
+    warm, sft = warm_start(log, out, reuse, seed, wall)
+    start = sum(sft.strict.values()) / len(sft.strict)
+    results: dict[str, Any] = {}
+    compared: dict[str, HeldoutComparison] = {}  # each arm's strict r_cur against the warm start
+    for arm in arms:
+        results[arm], compared[arm] = grpo_arm(log, out, arm, warm, sft, seed, wall)
+    wall["total"] = time.perf_counter() - started
+    verdict = checks(start, compared[arms[0]], results[arms[0]]["trained"])
+    passed = all(verdict.values())
+    summary = {"condition": CONDITION, "seed": args.seed, "heldout": str(out / "heldout.jsonl"),
+               "validation": str(out / "validation.jsonl"), "warm_start_r_cur": start,
+               "warm_start_accuracy": sum(sft.official.values()) / len(sft.official), "arms": results,
+               "checks": verdict, "passed": passed, "wall_s": wall}
+    (out / "learn_check.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    plot({arm: results[arm]["curve"] for arm in arms}, {arm: results[arm]["chosen_step"] for arm in arms},
+         out / "learning_curve.png")
+    print(report(summary, arms))
+    print(f"  figures: {out / 'learn_check.json'}\n  curve:   {out / 'learning_curve.png'}")
+    return 0 if passed else 1
+
+
+def warm_start(log: Path, out: Path, reuse: set[str], seed: tuple[str, str], wall: dict[str, float]
+               ) -> tuple[Path, HeldoutGrades]:
+    """Phases 1-4: the held-out and validation episodes, the two SFT phases (but those in ``reuse``), the warm
+    start's held-out answers. The warm start's folder and its graded answers; wall times go into ``wall``."""
+    heldout, validation = out / "heldout.jsonl", out / "validation.jsonl"
     if not heldout.is_file():
         wall["episodes"], _ = supersede(log, "episodes", *EPISODES, "--seed", HELDOUT_SEED, "--out", str(heldout))
     if not validation.is_file():
@@ -216,45 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(out / "eval-sft", ignore_errors=True)
         wall["eval_sft"], _ = supersede(log, "eval", "--model", f"hf:{warm}", "--episodes",
                                         str(heldout), "--conditions", CONDITION, "--out", str(out / "eval-sft"))
-    sft = graded(out / "eval-sft")
-    start = sum(sft.strict.values()) / len(sft.strict)
-    results: dict[str, Any] = {}
-    compared: dict[str, HeldoutComparison] = {}  # each arm's strict r_cur against the warm start
-    curves: dict[str, list[dict[str, float]]] = {}
-    for arm in arms:
-        run_dir = out / f"grpo-{arm}"
-        wall[f"grpo_{arm}"], not_trained = supersede(
-            log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(warm),
-            "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(validation),
-            "--heldout_save_adapter", "true", *ARMS[arm], *seed, ok=(0, 1))
-        curves[arm] = learning_curve(run_dir)
-        chosen = chosen_step(curves[arm])
-        tested = {}
-        for name, adapter in (("chosen", run_dir / "heldout" / f"step-{chosen:05d}" / "adapter"),
-                              ("final", run_dir / "adapter-final")):
-            eval_dir = out / (f"eval-grpo-{arm}" + ("" if name == "chosen" else "-final"))
-            wall[f"eval_grpo_{arm}_{name}"], _ = supersede(log, "eval", "--model", f"hf:{adapter}", "--episodes",
-                                                           str(heldout), "--conditions", CONDITION, "--out",
-                                                           str(eval_dir))
-            tested[name] = graded(eval_dir)
-        compared[arm] = paired(sft.strict, tested["chosen"].strict)
-        results[arm] = {"trained": not not_trained, "chosen_step": chosen, "r_cur": figures(compared[arm]),
-                        "official": figures(paired(sft.official, tested["chosen"].official)),
-                        "final": {"r_cur": figures(paired(sft.strict, tested["final"].strict)),
-                                  "official": figures(paired(sft.official, tested["final"].official))},
-                        "steps_to_target": steps_to_target(curves[arm]), "curve": curves[arm]}
-    wall["total"] = time.perf_counter() - started
-    verdict = checks(start, compared[arms[0]], results[arms[0]]["trained"])
-    passed = all(verdict.values())
-    summary = {"condition": CONDITION, "seed": args.seed, "heldout": str(heldout), "validation": str(validation),
-               "warm_start_r_cur": start,
-               "warm_start_accuracy": sum(sft.official.values()) / len(sft.official), "arms": results,
-               "checks": verdict, "passed": passed, "wall_s": wall}
-    (out / "learn_check.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    plot(curves, {arm: results[arm]["chosen_step"] for arm in arms}, out / "learning_curve.png")
-    print(report(summary, arms))
-    print(f"  figures: {out / 'learn_check.json'}\n  curve:   {out / 'learning_curve.png'}")
-    return 0 if passed else 1
+    return warm, graded(out / "eval-sft")
 
 
 def report(summary: dict[str, Any], arms: list[str]) -> str:
