@@ -158,6 +158,7 @@ def test_bad_values_in_the_file_name_the_file_and_the_field(tmp_path, extra, exp
         (["--condition", "full"], "condition: full is not a memo condition"),
         (["--condition", "memo:50/session"], "condition: memo:50/session has a per-session budget; training takes"),
         (["--heldout_questions", "all"], "heldout_questions: the held-out evaluation asks one question an episode"),
+        (["--heldout_save_adapter", "true"], "heldout_save_adapter: saves the adapter of each held-out evaluation"),
         (["--episodes_questions", "some"], "episodes_questions"),
         (["--episodes_sessions", "8-5"], "episodes_sessions: need 4 <= min <= max <= 30, got 8-5"),
         (["--episodes_source", "file"], "episodes_path: source file needs an episode JSONL file"),

@@ -121,8 +121,7 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
     heldout_eval_steps: int = field(default=0, metadata=option_help(
         "held-out evaluation every N optimizer steps and at the end (0: never)"))
     heldout_save_adapter: bool = field(default=False, metadata=option_help(
-        "save the adapter beside each held-out evaluation (<output_dir>/heldout/step-NNNNN/adapter), to pick a "
-        "checkpoint by its held-out score and test it on other episodes"))
+        "keep each evaluation's adapter (heldout/step-N/)"))
 
     def __post_init__(self) -> None:
         self.settle_run_options()
@@ -149,6 +148,9 @@ class SupersedeGRPOConfig(GRPOConfig, RunOptions, TrainingEpisodeOptions, Heldou
             one_of("curriculum_levels", level, DIFFICULTIES)
         self.episodes_source = self.episode_source(self.curriculum_levels[0]).source  # checks every episodes_ option
         self.heldout_source = self.heldout_episode_source().source  # and every heldout_ option
+        if self.heldout_save_adapter and self.heldout_eval_steps == 0:
+            raise ValueError("heldout_save_adapter: saves the adapter of each held-out evaluation; set "
+                             "heldout_eval_steps above 0")
         if self.heldout_questions != "one":  # its records and pairs are one question an episode
             raise ValueError("heldout_questions: the held-out evaluation asks one question an episode (training "
                              "episodes may ask many: episodes_questions)")

