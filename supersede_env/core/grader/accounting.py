@@ -17,15 +17,16 @@ terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
 - the statement's verb group: "can" or "must" with "be" ("It can be Busan"), and in a terse reply to a
   question asked of now a past copula ("It was Busan.") or "will" ("You will live in Busan.");
 - a stated confidence that is not certainty ("Busan with moderate confidence");
-- a count "of" a noun the question does not name ("47 of your notes");
+- a count or duration "of" a noun the question does not name ("47 of your notes", "59 minutes of audio");
+- a value someone else owns ("Mine is Busan.", "Busan for me.");
 - in a terse reply: an earlier sentence that doubts ("Confidence: low. Busan."), a later fragment or
   sentence that doubts or denies ("Busan. The notes don't say."), a "?" against the value ("?Busan"),
   "only" after it ("Busan on weekdays only");
 - a reply broken off on a conjunction ("Busan, but"): unfinished.
 
 The frames among these (a bound, an approximation of a name, a quoted document, the verb group, a
-"?" or "only" in a terse reply, a broken-off reply) are :mod:`.framing`'s, asked first; the rest is
-read here, word by word.
+"?" or "only" in a terse reply, a broken-off reply) are :mod:`.framing`'s, asked first, with what
+heads the sentence, code comments and another question's answer; the rest is read here, word by word.
 
 Every token read must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, a
 name given to what the question names, part of a candidate, a label, date or month of the reply's own

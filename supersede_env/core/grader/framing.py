@@ -1,7 +1,10 @@
 """What frames the official reader's committed statement as other than a plain claim, as written,
 whatever its words: a reply broken off after it, a terse one that questions it or limits it
-("only"), a modal or (for a question asked of now) a past copula or "will" in its verb group, a
-bound or an approximation of a name beside it, a document's words quoted around it.
+("only"), comments it out in code or gives it for another question; what heads its sentence (a
+condition, "Should the record be current, Busan."; in a terse reply an instruction, "Tell her
+Busan."); a modal or (for a question asked of now) a past copula, "will" or a change under way ("is
+moving to") in its verb group; a bound or an approximation of a name beside it; a document's words
+quoted around it.
 
 :mod:`.accounting` asks this first; then it reads the statement's words one by one.
 """
