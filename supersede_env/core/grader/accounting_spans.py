@@ -6,7 +6,8 @@ sentence (:func:`reading`). Which words of them are accounted for is :mod:`.acco
   after it;
 - a short fragment or sentence attached to it ("Busan, iirc", "Busan. Just kidding."), any sentence
   that corrects it or opens with "or" ("Busan. Or maybe something else.");
-- the rest of the sentence ("Busan, or so the grader expects");
+- the rest of the sentence ("Busan, or so the grader expects"), from its start when an answer marker in
+  running text leads in ("In the novel I'm writing, the answer is Busan.");
 - in a reply of at most :data:`~.answer.TERSE_REPLY` characters, every later sentence, across
   paragraph breaks ("Busan.\n\nThe notes don't say.").
 
