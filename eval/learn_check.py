@@ -56,7 +56,8 @@ SFT_CONFIG = REPO / "configs" / "sft-learn-check.yaml"
 MIXED_CONFIG = REPO / "configs" / "sft-learn-check-mixed.yaml"
 GRPO_CONFIG = REPO / "configs" / "grpo-learn-check.yaml"
 CONDITION = "memo:300"
-EPISODES = ["--source", "synthetic", "--n", "200", "--difficulty", "L1", "--sessions", "4", "--abstention-rate", "0"]
+EPISODES = ["--source", "synthetic", "--n", "200", "--difficulty", "L1", "--sessions", "4",
+            "--abstention-rate", "0"]
 HELDOUT_SEED, VALIDATION_SEED = "1000003", "1000004"  # neither is the training episodes' seed (7)
 ARMS = {"dense": ["--gold_credit_weight", "1.0"], "episode": ["--gold_credit_weight", "0.0"]}
 WARM_START = (0.15, 0.60)  # the warm start's held-out r_cur must land in this band
@@ -278,7 +279,8 @@ def report(summary: dict[str, Any], arms: list[str]) -> str:
     for arm in arms:
         r, o = summary["arms"][arm]["r_cur"], summary["arms"][arm]["official"]
         steps, final = summary["arms"][arm]["steps_to_target"], summary["arms"][arm]["final"]["r_cur"]
-        lines.append(f"  GRPO ({arm}), the adapter of step {summary['arms'][arm]['chosen_step']} (best on validation): "
+        chosen = summary["arms"][arm]["chosen_step"]
+        lines.append(f"  GRPO ({arm}), the adapter of step {chosen} (best on validation): "
                      f"r_cur {100 * r['before']:.1f}% -> {100 * r['after']:.1f}% "
                      f"({100 * (r['after'] - r['before']):+.1f} points; b={r['b']} c={r['c']}, exact McNemar "
                      f"p={r['p_exact']:.2g}); official {100 * o['before']:.1f}% -> {100 * o['after']:.1f}%; "

@@ -555,7 +555,8 @@ def test_a_correction_after_a_comma_takes_the_value_after_it(mode: str) -> None:
     ("Lexington, as far as this chat goes.", "Lexington"), ("For the log: Lexington.", "Lexington"),
     ("Among others, 47.", "47"),
     # hidden or struck out, negated in code, a document's words, a change under way
-    ("||Lexington||", "Lexington"), ("~Lexington~", "Lexington"), ("~47~", "47"), ("answer != 'Lexington'", "Lexington"),
+    ("||Lexington||", "Lexington"), ("~Lexington~", "Lexington"), ("~47~", "47"),
+    ("answer != 'Lexington'", "Lexington"),
     ("Per your message: 'Lexington'.", "Lexington"), ("You are moving to Lexington.", "Lexington"),
     # an answer for another question or item
     ("Lexington is the answer to the previous question.", "Lexington"), ("47 is for the follow-up.", "47"),

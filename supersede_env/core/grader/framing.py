@@ -109,7 +109,8 @@ def _sentence_head(a: Answer, first: int, last: int, terse: bool, question: froz
     while lo < first and tokens[lo].kind == PUNCT:
         lo += 1  # "**Tell her Busan.**", "- Say Busan"
     head = tokens[lo] if lo < first else None
-    if head is None or head.kind != WORD or tokens[hi].text == "?" or (hi + 1 < len(tokens) and tokens[hi + 1].text == "?"):
+    asked = tokens[hi].text == "?" or (hi + 1 < len(tokens) and tokens[hi + 1].text == "?")
+    if head is None or head.kind != WORD or asked:
         return None
     if head.text in INVERTED_CONDITIONALS and tokens[lo + 1].text in CONDITION_SUBJECTS and any(
             t.text == "," for t in tokens[lo + 2:first]):

@@ -119,7 +119,8 @@ PREPOSITION_APPROX = frozenset({("about",), ("around",)})
 # corrections start a new clause ("Denver - actually, Portland"); "is actually Portland" is emphasis
 CORRECTION_CUES = frozenset({("actually",), ("wait",), ("no", "wait"), ("i", "mean"), ("correction",),
                              ("or", "rather"), ("scratch", "that"), ("make", "that"), ("no", ",")})
-CLAUSE_FINAL_CUES = frozenset({("before",), ("earlier",), ("prior", "to")})  # adverbs that end the clause they speak of
+# adverbs that end the clause they speak of
+CLAUSE_FINAL_CUES = frozenset({("before",), ("earlier",), ("prior", "to")})
 
 
 def _cues(kind: str, side: str, phrases: str, governs: bool = False) -> list[Cue]:
@@ -176,7 +177,8 @@ CUES: tuple[Cue, ...] = tuple(
     # "from" counts only in a change: after a change verb, or with "to <value>" after its value
     + _cues("past", "bwd", "( old ), ( older ), ( former ), ( previous ), ( prior ), ( past ), ( before ), "
                            "( outdated ), ( stale ), ( superseded ), ( earlier ), ( obsolete ), ( history ), "
-                           "before, prior to, ago, replaced by, superseded by, was replaced, were replaced, no longer applies, "
+                           "before, prior to, ago, replaced by, superseded by, was replaced, were replaced, "
+                           "no longer applies, "
                            "is old, is history, was earlier, earlier on, is outdated, was outdated, until, "
                            "that is outdated, that's outdated, that is old, that's old, that's old info, old info, "
                            "old news, outdated info, which is outdated, is no longer current, is not current, "
