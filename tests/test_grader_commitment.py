@@ -553,7 +553,8 @@ def test_a_correction_after_a_comma_takes_the_value_after_it(mode: str) -> None:
     ("Part of the time, Lexington.", "Lexington"), ("Lexington under the old lease.", "Lexington"),
     ("Lexington some of the time.", "Lexington"), ("Sometimes 47.", "47"), ("They say Lexington.", "Lexington"),
     ("Lexington, as far as this chat goes.", "Lexington"), ("For the log: Lexington.", "Lexington"),
-    ("Among others, 47.", "47"),
+    ("Among others, 47.", "47"), ("Lexington at the most.", "Lexington"), ("For all I know, 47.", "47"),
+    ("You asked for Lexington.", "Lexington"),
     # hidden or struck out, negated in code, a document's words, a change under way
     ("||Lexington||", "Lexington"), ("~Lexington~", "Lexington"), ("~47~", "47"),
     ("answer != 'Lexington'", "Lexington"),

@@ -209,7 +209,9 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("hypo", "both", "next month, next year, next week, next weekend, this weekend, this coming weekend, "
                             "tomorrow, tonight, later this week, later this month, in a few days, soon, in the future, "
                             "unless")
-    + _cues("hypo", "fwd", "let's say, suppose that, imagine, picture")
+    + _cues("hypo", "fwd", "let's say, suppose that, imagine, picture, "
+                           # asked for is not granted: "You asked for Busan."
+                           "asked for, requested, applied for, put in for")
     + _cues("hypo", "bwd", "is planned, is the plan, made up, ( made up ), made that up, made it up, said no one, "
                            "unless it changed, unless it changed again, unless that changed")
     + _cues("hedge", "both", "maybe, perhaps, possibly, probably, presumably, might, may, could, guess, i guess, "
@@ -238,7 +240,7 @@ CUES: tuple[Cue, ...] = tuple(
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
-                                 "probable, as far as i can tell, from what i recall, if i'm right, as far as")
+                                 "probable, as far as i can tell, from what i recall, if i'm right, as far as, for all i know")
     + _cues("softhedge", "bwd", "type of thing, kind of thing, sort of thing")
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
     + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, ish, - ish, "
@@ -247,7 +249,8 @@ CUES: tuple[Cue, ...] = tuple(
     + _cues("approx", "bwd", "or thereabouts, thereabouts")
     # bounds: "at least 47", "up to 47", "47 or more", "47+" name a range that holds the value, not the
     # value; whether one answers the question is the judge's call (the official reader's unsure)
-    + _cues("bound", "both", "at least, at most, at minimum, at maximum")
+    + _cues("bound", "both", "at least, at most, at minimum, at maximum, at the most, at the least, at the very most, "
+                             "at the very least")
     + _cues("bound", "fwd", "up to, no more than, no less than, not more than, not less than, "
                             # a part of the time or of the whole holds the value: which part answers is the judge's call
                             "mostly, partly, largely, mainly, partially, "
