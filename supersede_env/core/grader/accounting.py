@@ -264,6 +264,63 @@ def _ordinal(a: Answer, k: int) -> bool:
     return a.text[t.start:t.end].lower().endswith(ORDINAL_SUFFIXES)
 
 
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """The word test of one committed statement (tokens ``first``..``last``): what is known of the item
+    and of the reply's layout, and :meth:`fails`, the first question asked of every word read."""
+
+    a: Answer
+    first: int
+    last: int
+    cues: CueReading
+    item: _Item
+    terse: bool
+    counts: bool  # the gold is a plain count
+    layout: set[int]  # table header and row-label words
+    periods: frozenset[str]  # the rate periods the question's values name ("a month")
+    in_candidates: frozenset[int]  # tokens of candidate mentions, read by the roles already
+    stray: set[int] | frozenset[int]  # brackets that open or close nothing (emoticons)
+
+    def fails(self, k: int, whole: bool) -> str | None:
+        """The word at k when the accounting cannot account for it, else None. ``whole``: the word is read
+        for itself (not only as a role cue beside the statement)."""
+        a, tokens, item, cues = self.a, self.a.tokens, self.item, self.cues
+        t, gold_token, question = tokens[k], item.gold_token, item.question
+        plain = question | item.gold_words
+        if self.first <= k <= self.last or k in self.layout or k in self.in_candidates:
+            return None
+        if k in self.stray:
+            return t.text  # "Busan :(": an emoticon, not a parenthesis
+        if k in cues.unbound and (whole or self.terse):
+            return t.text
+        if not whole or k in cues.matched or (t.text == "first" and k + 1 in self.in_candidates):
+            return None  # "First Chevy Malibu, then ...": the order of a value it names
+        if t.text in DOUBT_WORDS:
+            return t.text  # a doubt beyond any cue's reach still doubts: "Busan. Or maybe something else."
+        if (t.text in OTHERS_POSSESSIVES or t.text == "me" and k >= 1 and tokens[k - 1].text == "for") \
+                and t.value not in plain:
+            return t.text  # "Mine is Busan.", "Busan for me.": someone else's value
+        if k == self.last + 1 and gold_token is not None and t.kind == WORD:
+            if _measures_else(t, item) or _partitive(tokens[self.last], t, gold_token):
+                return t.text  # "47 sessions", "47 km", "59 of your notes" for 59 minutes
+            if (self.counts or gold_token.kind == DUR) and (noun := _of_other(tokens, k, item)) is not None:
+                return noun  # "47 of your notes" for "How many plants do I have?", "59 minutes of audio"
+            if self.counts and (_counted_noun(t, question) or _ordinal(a, self.last) and t.text.isalpha()):
+                return None  # "47 houseplants", "your 5th project": the thing counted or ordered
+            # any other word right after a value is read like the rest ("59 minutes iirc", "47 tbc")
+        if any(j >= 0 and _certainty(tokens, j) for j in (k, k - 1, k - 2)):
+            return None  # "100% sure", "confidence: 1.0"
+        if t.text == "confidence":
+            return None if _stated_confidence(tokens, k) else t.text
+        if t.text in CERTAIN_LEVELS and _confidence_level(tokens, k):
+            return None  # "confidence: high"
+        if t.text in self.periods and k >= 1 and tokens[k - 1].text in RATE_WORDS:
+            return None  # "$1,800 a month" for "What is my monthly rent?"
+        if _known(t, gold_token, plain, item.q_values, not self.terse) or (k < self.first and _named(a, k, question)):
+            return None
+        return t.text or a.snippet(k, k)
+
+
 def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]], cues: CueReading,
                 gold_token: Token | None, question: frozenset[str], q_values: tuple[Token, ...],
                 gold_words: frozenset[str] = frozenset(), past_question: bool = False) -> str | None:
@@ -277,49 +334,13 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     fragment the accounting reads is read word by word."""
     tokens = a.tokens
     item = _Item(gold_token, question, q_values, gold_words)
-    plain = question | gold_words
     counts = gold_token is not None and gold_token.kind == NUM and gold_token.unit is None
-    layout, terse = _table_words(a), len(a.text) <= TERSE_REPLY
-    periods = rate_periods(q_values)
+    terse = len(a.text) <= TERSE_REPLY
     own, spans, later, earlier = reading(a, first, last, covered, counts)
-    in_candidates = {k for s, e in covered for k in range(s, e + 1)}  # a set: covered spans may be many
-    stray = _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else set()
-
-    def fails(k: int, whole: bool) -> str | None:
-        t = tokens[k]
-        if first <= k <= last or k in layout or k in in_candidates:
-            return None
-        if k in stray:
-            return t.text  # "Busan :(": an emoticon, not a parenthesis
-        if k in cues.unbound and (whole or terse):
-            return t.text
-        if not whole or k in cues.matched or (t.text == "first" and any(s == k + 1 for s, _ in covered)):
-            return None  # "First Chevy Malibu, then ...": the order of a value it names
-        if t.text in DOUBT_WORDS:
-            return t.text  # a doubt beyond any cue's reach still doubts: "Busan. Or maybe something else."
-        if (t.text in OTHERS_POSSESSIVES or t.text == "me" and k >= 1 and tokens[k - 1].text == "for") \
-                and t.value not in plain:
-            return t.text  # "Mine is Busan.", "Busan for me.": someone else's value
-        if k == last + 1 and gold_token is not None and t.kind == WORD:
-            if _measures_else(t, item) or _partitive(tokens[last], t, gold_token):
-                return t.text  # "47 sessions", "47 km", "59 of your notes" for 59 minutes
-            if (counts or gold_token.kind == DUR) and (noun := _of_other(tokens, k, item)) is not None:
-                return noun  # "47 of your notes mention it" for "How many plants do I have?", "59 minutes of audio"
-            if counts and (_counted_noun(t, question) or _ordinal(a, last) and t.text.isalpha()):
-                return None  # "47 houseplants", "your 5th project": the thing counted or ordered
-            # any other word right after a value is read like the rest ("59 minutes iirc", "47 tbc")
-        if _certainty(tokens, k) or (k >= 1 and _certainty(tokens, k - 1)) or (k >= 2 and _certainty(tokens, k - 2)):
-            return None  # "100% sure", "confidence: 1.0"
-        if t.text == "confidence":
-            return None if _stated_confidence(tokens, k) else t.text
-        if t.text in CERTAIN_LEVELS and _confidence_level(tokens, k):
-            return None  # "confidence: high"
-        if t.text in periods and k >= 1 and tokens[k - 1].text in RATE_WORDS:
-            return None  # "$1,800 a month" for "What is my monthly rent?"
-        if _known(t, gold_token, plain, q_values, not terse) or (k < first and _named(a, k, question)):
-            return None
-        return t.text or a.snippet(k, k)
-
+    words = _Words(a, first, last, cues, item, terse, counts, _table_words(a), rate_periods(q_values),
+                   frozenset(k for s, e in covered for k in range(s, e + 1)),  # covered spans may be many
+                   _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else frozenset())
+    fails = words.fails
     if (frame := framing(a, first, last, cues, gold_token, question, past_question)) is not None:
         return frame
     for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces

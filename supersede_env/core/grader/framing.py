@@ -63,16 +63,17 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     if (word := _dangling(tokens, last)) is not None:
         return word
     terse = len(a.text) <= TERSE_REPLY
-    if terse and (mark := commented_out(a.text)) is not None:
+    if terse and "`" in a.text and (mark := commented_out(a.text)) is not None:
         return mark  # "`# Busan`": a comment line of code, commented out
     if terse and (any(t.text == "?" for t in tokens[last + 1:])
                   or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
         return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
-    if terse and any(t.text == "only" for t in tokens[last + 1:sentence_around(tokens, first, last)[1] + 1]):
+    sentence = sentence_around(tokens, first, last)
+    if terse and any(t.text == "only" for t in tokens[last + 1:sentence[1] + 1]):
         return "only"  # "Busan in this conversation only", "Busan on weekdays only": a claim limited in scope
-    if (head := _sentence_head(a, first, last, terse, question)) is not None:
+    if (head := _sentence_head(a, sentence, first, terse, question)) is not None:
         return head
-    if terse and (other := _other_question(a, first, last, question)) is not None:
+    if terse and (other := _other_question(a, sentence, question)) is not None:
         return other
     group = _verb_group(tokens, first, last, terse)
     if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
@@ -99,13 +100,14 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
 
 
-def _sentence_head(a: Answer, first: int, last: int, terse: bool, question: frozenset[str]) -> str | None:
+def _sentence_head(a: Answer, sentence: tuple[int, int], first: int, terse: bool, question: frozenset[str]
+                   ) -> str | None:
     """The word heading the statement's sentence when it makes the sentence other than a claim: an
     auxiliary before its subject and a comma, a condition ("Should the record be current, Busan.",
     "Were it up to me, Busan."), or in a terse reply a verb that instructs ("Tell her Busan.", "Type 47
     in the box.", "Say, Busan."; not a verb the question asks with: "Drive a Subaru" for "What do I drive?")."""
     tokens = a.tokens
-    lo, hi = sentence_around(tokens, first, last)
+    lo, hi = sentence
     while lo < first and tokens[lo].kind == PUNCT:
         lo += 1  # "**Tell her Busan.**", "- Say Busan"
     head = tokens[lo] if lo < first else None
@@ -120,11 +122,11 @@ def _sentence_head(a: Answer, first: int, last: int, terse: bool, question: froz
     return None
 
 
-def _other_question(a: Answer, first: int, last: int, question: frozenset[str]) -> str | None:
+def _other_question(a: Answer, sentence: tuple[int, int], question: frozenset[str]) -> str | None:
     """A question or item other than the one asked, named in the statement's sentence: the answer is given
     for it ("Busan is the answer to the previous question.", "47 is for the follow-up.")."""
     tokens = a.tokens
-    lo, hi = sentence_around(tokens, first, last)
+    lo, hi = sentence
     for k in range(lo, hi + 1):
         noun = "follow-up" if tokens[k].text == "follow" and k + 2 <= hi and tokens[k + 1].text == "-" \
             and tokens[k + 2].text == "up" else tokens[k].text
