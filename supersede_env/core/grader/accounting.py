@@ -62,6 +62,7 @@ from supersede_env.core.grader.lexicon import (
     RATE_WORDS,
     SOFT,
     STATEMENT_SUBJECTS,
+    for_the_speaker,
 )
 from supersede_env.core.grader.accounting_spans import reading
 from supersede_env.core.grader.framing import framing
@@ -297,8 +298,7 @@ class _Words:
             return None  # "First Chevy Malibu, then ...": the order of a value it names
         if t.text in DOUBT_WORDS:
             return t.text  # a doubt beyond any cue's reach still doubts: "Busan. Or maybe something else."
-        if (t.text in OTHERS_POSSESSIVES or t.text == "me" and k >= 1 and tokens[k - 1].text == "for") \
-                and t.value not in plain:
+        if (t.text in OTHERS_POSSESSIVES or for_the_speaker(tokens, k)) and t.value not in plain:
             return t.text  # "Mine is Busan.", "Busan for me.": someone else's value
         if k == self.last + 1 and gold_token is not None and t.kind == WORD:
             if _measures_else(t, item) or _partitive(tokens[self.last], t, gold_token):

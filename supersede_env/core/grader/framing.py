@@ -128,12 +128,10 @@ def _other_question(a: Answer, sentence: tuple[int, int], question: frozenset[st
     tokens = a.tokens
     lo, hi = sentence
     for k in range(lo, hi + 1):
-        noun = "follow-up" if tokens[k].text == "follow" and k + 2 <= hi and tokens[k + 1].text == "-" \
-            and tokens[k + 2].text == "up" else tokens[k].text
-        if noun == "follow-up" and noun not in question:
-            return a.snippet(k, k + 2)
-        if noun in QUESTION_NOUNS and any(tokens[j].text in OTHER_ORDER and tokens[j].value not in question
-                                          for j in range(max(lo, k - 2), k)):
+        if tokens[k].text == "follow" and k + 2 <= hi and tokens[k + 1].text == "-" and tokens[k + 2].text == "up":
+            return a.snippet(k, k + 2)  # "the follow-up": another question, whatever precedes it
+        if tokens[k].text in QUESTION_NOUNS and any(
+                tokens[j].text in OTHER_ORDER and tokens[j].value not in question for j in range(max(lo, k - 2), k)):
             return a.snippet(max(lo, k - 2), k)
     return None
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from supersede_env.core.grader.lex_words import WEEKDAYS  # noqa: F401 - the lexer's own, held here too
-from supersede_env.core.grader.tokens import stem
+from supersede_env.core.grader.tokens import Token, stem
 
 # -- word classes ----------------------------------------------------------------------------
 # Words a match may skip over: articles, pronouns, fillers ("the user's current ..."). "new" is not
@@ -142,9 +142,8 @@ PROGRESSIVE_BE = frozenset("is are am be been being 's she's he's it's they're y
 # past verbs whose subject is gone, and so history ("It's Marcus now (Daniel left).", "Daniel quit")
 DEPARTURES = frozenset("left quit resigned retired departed".split())
 # the stems of a change event a value can be dated before ("Marcus before she moved", "47 prior to the update")
-CHANGE_STEMS = frozenset(stem(w) for w in """move moved switch switched change changed update updated relocate
-    relocated relocation transfer transferred upgrade upgraded swap swapped trade traded reschedule rescheduled
-    rename renamed""".split())
+CHANGE_STEMS = frozenset(stem(w) for w in """move switch change update relocate relocation transfer upgrade swap
+    trade reschedule rename""".split())
 # People other than the user: a value that is theirs is not the user's ("your roommate's is 47")
 _OTHERS = ("friend roommate sister brother mom mother dad father partner coworker co-worker colleague neighbor "
            "neighbour boss wife husband cousin son daughter kid kids child children parents aunt uncle "
@@ -318,6 +317,12 @@ PREMISE_CORRECTIONS = frozenset({"no", "nope", "actually"})
 # possessive pronouns that stand for someone else's thing ("Mine is Busan.", "Hers is 47."): the value is
 # theirs, not the user's ("yours" is the user's; "his" and "her" are determiners too: "his name is Marcus")
 OTHERS_POSSESSIVES = frozenset("mine ours hers theirs".split())
+
+
+def for_the_speaker(tokens: list[Token], k: int) -> bool:
+    """Is token k the "me" of "for me" ("Busan for me.", "As for me, Busan.")? The value is the speaker's."""
+    return tokens[k].text == "me" and k >= 1 and tokens[k - 1].text == "for"
+
 # Of OTHER_OWNERS, the third persons: they name someone else only where the question asks about the
 # user as such ("Where do I live?"), not about a third party the user names ("Where do my parents live?").
 THIRD_PERSONS = frozenset("they their theirs they're they've he his she her hers".split())
@@ -550,7 +555,7 @@ LIST_JOINERS = frozenset({",", ";", "/", "&", "|", "or", "and", "vs", "-", "\n",
 STATEMENT_SUBJECTS = frozenset("i you we they he she it there this that these those".split())
 # a question or item other than the one asked, named in a terse reply's statement ("Busan is the answer
 # to the previous question.", "47 is for the follow-up.", "Busan, but that's for a different item.")
-QUESTION_NOUNS = frozenset("question questions item items query prompt follow-up".split())
+QUESTION_NOUNS = frozenset("question questions item items query prompt".split())
 OTHER_ORDER = frozenset("previous earlier different other another next prior separate".split())
 # an auxiliary that opens a sentence before its subject and a comma frames a condition, not a claim
 # ("Should the record be current, Busan.", "Were it up to me, Busan.", "Had she stayed, Busan.")

@@ -229,6 +229,8 @@ def _names_a_change(tokens: list[Token], k: int) -> bool:
             return True
         k += 1
     return False
+
+
 _SKIPPED = object()  # a hit the backward rules set aside: no role, no accounting
 
 

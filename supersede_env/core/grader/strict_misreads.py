@@ -12,7 +12,7 @@ from functools import lru_cache
 from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
 from supersede_env.core.grader.lexicon import (ANSWER_WORDS, COUNT_QUESTION_WORDS, MARKDOWN_MARKS, OTHER_OWNERS,
                                                THIRD_PERSONS, TIME_QUESTION_WORDS, USER_AS_SUBJECT,
-                                               YES_NO_WORDS)
+                                               YES_NO_WORDS, for_the_speaker)
 from supersede_env.core.grader.strict_world import World
 from supersede_env.core.grader.text import normalise_text
 from supersede_env.core.grader.tokens import (DUR, LABEL, NUM, PUNCT, VALUE_KINDS, WORD, Token, tokenize,
@@ -43,7 +43,7 @@ def someone_elses(tokens: list[Token], world: World, gold: str) -> str | None:
         if t.kind == WORD and t.text in OTHER_OWNERS and t.text not in voiced and t.text.split("'")[0] not in voiced \
                 and not labels:
             owner = owner or t.text  # the question's or the gold's own "I" or "my": an echo of the user's voice
-        if t.kind == WORD and t.text == "me" and k >= 1 and tokens[k - 1].text == "for" and "me" not in voiced:
+        if for_the_speaker(tokens, k) and "me" not in voiced:
             owner = owner or "for me"  # "Busan for me.", "As for me, Busan.": the speaker's own
         names_value = names_value or t.kind in VALUE_KINDS or (t.kind == WORD and (
             t.value in world.candidate_stems or (world.gold.polarity is not None and t.text in YES_NO_WORDS)))
