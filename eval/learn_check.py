@@ -33,6 +33,13 @@ figure, the phases' wall times, the learning curves, steps to the target per arm
     .venv/bin/python eval/learn_check.py --arms episode           # the episode-reward arm alone
     .venv/bin/python eval/learn_check.py --reuse-sft              # keep <out>/sft and <out>/sft-mixed if complete
     .venv/bin/python eval/learn_check.py --seed 1 --out runs/lc-seed1   # the whole check again, another seed
+    .venv/bin/python eval/learn_check.py --profile gpu             # scaled up for one GPU (learn_check_gpu.sh)
+
+``--profile gpu`` (training/learn_check_gpu.sh, one device call): a bigger model with Qwen2.5's 151,936
+embedding rows, bf16, twice the batch, each training phase held to a time budget (``max_train_seconds``),
+the dense arm only, and the machine's figures beside the result (learn_check_device.py): GRPO step time,
+tokens/s, peak GPU memory, and the weight-sync check of the trained adapter. ``learn_check.json`` is
+rewritten after every phase, so a run cut off keeps what it measured.
 """
 
 from __future__ import annotations
@@ -44,9 +51,11 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import learn_check_device
 
 if TYPE_CHECKING:
     from supersede_env.training.heldout import HeldoutComparison, HeldoutGrades
@@ -60,8 +69,45 @@ EPISODES = ["--source", "synthetic", "--n", "200", "--difficulty", "L1", "--sess
             "--abstention-rate", "0"]
 HELDOUT_SEED, VALIDATION_SEED = "1000003", "1000004"  # neither is the training episodes' seed (7)
 ARMS = {"dense": ["--gold_credit_weight", "1.0"], "episode": ["--gold_credit_weight", "0.0"]}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Where the check runs: the options each training phase adds to its config, the arms it trains, and
+    whether it measures the machine (the sync to a sampler; throughput is read for every profile)."""
+
+    sft: tuple[str, ...] = ()
+    mixed: tuple[str, ...] = ()
+    grpo: tuple[str, ...] = ()
+    arms: str = "dense,episode"
+    final_eval: bool = True  # also test the final adapter on the held-out episodes
+    sync_check: bool = False
+
+
+GPU_THREADS = ("--cpu_threads", "8")  # data preparation on the GPU machine's 16 cores
+PROFILES = {
+    "cpu": Profile(),
+    # One GPU, one device call (at most 9 minutes, training/learn_check_gpu.sh): the learn-gpu model (151,936
+    # embedding rows), bf16, twice the rows an SFT step and twice the rollouts a GRPO step (128: 16 episodes x
+    # 8), in micro-batches the configs' size (logits over 151,936 tokens are the memory), each training
+    # phase held to a time budget; constant learning rates, so where a budget stops a phase changes nothing
+    # but its length.
+    "gpu": Profile(
+        sft=("--tiny_spec", "learn-gpu", "--bf16", "true", "--gradient_accumulation_steps", "2",
+             "--learning_rate", "1e-3", "--max_train_seconds", "120", *GPU_THREADS),
+        mixed=("--bf16", "true", "--gradient_accumulation_steps", "2", "--max_train_seconds", "30", *GPU_THREADS),
+        grpo=("--dtype", "bfloat16", "--bf16", "true", "--gradient_accumulation_steps", "4", "--max_steps", "1000",
+              "--max_train_seconds", "150", *GPU_THREADS),
+        arms="dense", final_eval=False, sync_check=True),
+}
+# The gpu profile's every path (options, time budgets, figures, the sync check) on CPU in minutes, with the
+# small learn model and short budgets: a check of the device command before a device runs it, never a result.
+PROFILES["gpu-dry-run"] = replace(
+    PROFILES["gpu"], sft=("--tiny_spec", "learn", "--max_train_seconds", "10"), mixed=("--max_train_seconds", "5"),
+    grpo=("--max_steps", "1000", "--max_train_seconds", "20", "--heldout_eval_steps", "2"))
 WARM_START = (0.15, 0.60)  # the warm start's held-out r_cur must land in this band
 TARGET_GAIN, TARGET_P = 0.10, 0.01
+EVAL_DONE = (0, 4)  # 4: some answers were empty, which are graded as not correct (a result, not a failure)
 SHARE_TOLERANCE = 1e-9  # shares of 200 episodes are not exact in floating point (0.26 + 0.10 > 0.36)
 
 
@@ -78,7 +124,8 @@ def supersede(log: Path, *argv: str, ok: tuple[int, ...] = (0,)) -> tuple[float,
     if code not in ok:
         print(f"learn-check: `supersede {argv[0]}` failed (exit {code}); see {log}", file=sys.stderr)
         raise SystemExit(2)
-    print(f"  supersede {argv[0]}: {seconds:.0f} s{' (NOT TRAINED)' if code else ''}", flush=True)
+    note = {("train", 1): " (NOT TRAINED)", ("eval", 4): " (some answers empty)"}.get((argv[0], code), "")
+    print(f"  supersede {argv[0]}: {seconds:.0f} s{note}", flush=True)
     return seconds, code
 
 
@@ -171,45 +218,72 @@ def plot(curves: dict[str, list[dict[str, float]]], chosen: dict[str, int], path
 
 
 def grpo_arm(log: Path, out: Path, arm: str, warm: Path, sft: HeldoutGrades, seed: tuple[str, str],
-             wall: dict[str, float]) -> tuple[dict[str, Any], HeldoutComparison]:
+             profile: Profile, wall: dict[str, float]) -> tuple[dict[str, Any], HeldoutComparison]:
     """One GRPO arm from the warm start: train with the curve on the validation episodes, choose the adapter
-    they rank first, test it and the final one on the held-out episodes. Its figures for learn_check.json,
-    and the chosen adapter's strict comparison with the warm start; phase wall times go into ``wall``."""
+    they rank first, test it (and the final one, as the profile says) on the held-out episodes. Its figures for
+    learn_check.json, and the chosen adapter's strict comparison with the warm start; wall times go into ``wall``."""
     run_dir = out / f"grpo-{arm}"
     wall[f"grpo_{arm}"], not_trained = supersede(
         log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(warm),
         "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(out / "validation.jsonl"),
-        "--heldout_save_adapter", "true", *ARMS[arm], *seed, ok=(0, 1))
+        "--heldout_save_adapter", "true", *ARMS[arm], *seed, *profile.grpo, ok=(0, 1))
     curve = learning_curve(run_dir)
     chosen = chosen_step(curve)
+    adapters = {"chosen": run_dir / "heldout" / f"step-{chosen:05d}" / "adapter"}
+    if profile.final_eval:
+        adapters["final"] = run_dir / "adapter-final"
     tested = {}
-    for name, adapter in (("chosen", run_dir / "heldout" / f"step-{chosen:05d}" / "adapter"),
-                          ("final", run_dir / "adapter-final")):
+    for name, adapter in adapters.items():
         eval_dir = out / (f"eval-grpo-{arm}" + ("" if name == "chosen" else "-final"))
         wall[f"eval_grpo_{arm}_{name}"], _ = supersede(log, "eval", "--model", f"hf:{adapter}", "--episodes",
                                                        str(out / "heldout.jsonl"), "--conditions", CONDITION,
-                                                       "--out", str(eval_dir))
+                                                       "--out", str(eval_dir), ok=EVAL_DONE)
         tested[name] = graded(eval_dir)
     compared = paired(sft.strict, tested["chosen"].strict)
-    return {"trained": not not_trained, "chosen_step": chosen, "r_cur": figures(compared),
-            "official": figures(paired(sft.official, tested["chosen"].official)),
-            "final": {"r_cur": figures(paired(sft.strict, tested["final"].strict)),
-                      "official": figures(paired(sft.official, tested["final"].official))},
-            "steps_to_target": steps_to_target(curve), "curve": curve}, compared
+    result = {"trained": not not_trained, "chosen_step": chosen, "r_cur": figures(compared),
+              "official": figures(paired(sft.official, tested["chosen"].official)),
+              "steps_to_target": steps_to_target(curve), "curve": curve,
+              "throughput": learn_check_device.throughput(run_dir)}
+    if "final" in tested:
+        result["final"] = {"r_cur": figures(paired(sft.strict, tested["final"].strict)),
+                           "official": figures(paired(sft.official, tested["final"].official))}
+    if profile.sync_check:
+        started = time.perf_counter()
+        result["sync"] = learn_check_device.sync_exactness(warm, run_dir / "adapter-final")
+        wall[f"sync_{arm}"] = time.perf_counter() - started
+    return result, compared
+
+
+class Summary(dict):
+    """learn_check.json, rewritten (atomically) after every phase, so a run cut off keeps what it measured."""
+
+    def __init__(self, path: Path, **fields: Any) -> None:
+        super().__init__(fields)
+        self.path = path
+
+    def save(self, **fields: Any) -> None:
+        self.update(fields)
+        staged = self.path.with_name(self.path.name + ".tmp")
+        staged.write_text(json.dumps(self, indent=2) + "\n", encoding="utf-8")
+        staged.replace(self.path)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--out", default="runs/learn-check", help="folder for every phase (default runs/learn-check)")
-    parser.add_argument("--arms", default="dense,episode",
-                        help="GRPO arms, the first one checked: dense, episode (default both)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="cpu",
+                        help="cpu (default): the check on 2 cores; gpu: scaled up for one GPU in one 9-minute call "
+                             "(training/learn_check_gpu.sh); gpu-dry-run: the gpu profile's paths on CPU, small")
+    parser.add_argument("--arms", help="GRPO arms, the first one checked: dense, episode (default: the profile's; "
+                                       "cpu both, gpu dense)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of every training phase: the tiny model, its tokenizer and pretraining, SFT, GRPO "
                              "(the held-out episodes stay the same; default 0, the configs' own)")
     parser.add_argument("--reuse-sft", action="store_true",
                         help="keep <out>/sft and <out>/sft-mixed when their models are complete")
     args = parser.parse_args(argv)
-    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    profile = PROFILES[args.profile]
+    arms = [a.strip() for a in (args.arms or profile.arms).split(",") if a.strip()]
     if not arms or any(a not in ARMS for a in arms):
         parser.error(f"--arms: choose from {', '.join(ARMS)}")
     out = (REPO / args.out).resolve()
@@ -226,32 +300,47 @@ def main(argv: list[str] | None = None) -> int:
             if entry.name not in keep:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     out.mkdir(parents=True, exist_ok=True)
-    print(f"learn-check: every phase's output in {log}", flush=True)
+    print(f"learn-check ({args.profile}): every phase's output in {log}", flush=True)
     wall: dict[str, float] = {}
+    summary = Summary(out / "learn_check.json", profile=args.profile, condition=CONDITION, seed=args.seed,
+                      heldout=str(out / "heldout.jsonl"), validation=str(out / "validation.jsonl"), wall_s=wall)
     started = time.perf_counter()
-    warm, sft = warm_start(log, out, reuse, seed, wall)
-    start = sum(sft.strict.values()) / len(sft.strict)
-    results: dict[str, Any] = {}
-    compared: dict[str, HeldoutComparison] = {}  # each arm's strict r_cur against the warm start
-    for arm in arms:
-        results[arm], compared[arm] = grpo_arm(log, out, arm, warm, sft, seed, wall)
+    try:
+        passed = run_phases(log, out, reuse, seed, profile, arms, summary)
+    except KeyboardInterrupt:  # Ctrl-C, or learn_check_gpu.sh's time limit: keep what was measured
+        stopped = f"interrupted; phases completed: {', '.join(wall) or 'none'}"
+        wall["total"] = time.perf_counter() - started
+        summary.save(passed=False, stopped=stopped)
+        print(f"learn-check: NOT PASSED: interrupted; what was measured is in {summary.path}", file=sys.stderr)
+        return 130
     wall["total"] = time.perf_counter() - started
-    verdict = checks(start, compared[arms[0]], results[arms[0]]["trained"])
-    passed = all(verdict.values())
-    summary = {"condition": CONDITION, "seed": args.seed, "heldout": str(out / "heldout.jsonl"),
-               "validation": str(out / "validation.jsonl"), "warm_start_r_cur": start,
-               "warm_start_accuracy": sum(sft.official.values()) / len(sft.official), "arms": results,
-               "checks": verdict, "passed": passed, "wall_s": wall}
-    (out / "learn_check.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    plot({arm: results[arm]["curve"] for arm in arms}, {arm: results[arm]["chosen_step"] for arm in arms},
-         out / "learning_curve.png")
+    summary.save()
+    plot({arm: summary["arms"][arm]["curve"] for arm in arms},
+         {arm: summary["arms"][arm]["chosen_step"] for arm in arms}, out / "learning_curve.png")
     print(report(summary, arms))
-    print(f"  figures: {out / 'learn_check.json'}\n  curve:   {out / 'learning_curve.png'}")
+    print(f"  figures: {summary.path}\n  curve:   {out / 'learning_curve.png'}")
     return 0 if passed else 1
 
 
-def warm_start(log: Path, out: Path, reuse: set[str], seed: tuple[str, str], wall: dict[str, float]
-               ) -> tuple[Path, HeldoutGrades]:
+def run_phases(log: Path, out: Path, reuse: set[str], seed: tuple[str, str], profile: Profile, arms: list[str],
+               summary: Summary) -> bool:
+    """Every phase, the summary saved after each; whether the check passed."""
+    wall = summary["wall_s"]
+    warm, sft = warm_start(log, out, reuse, seed, profile, wall)
+    start = sum(sft.strict.values()) / len(sft.strict)
+    summary.save(warm_start_r_cur=start, warm_start_accuracy=sum(sft.official.values()) / len(sft.official),
+                 warm_start_peak_gpu_gib=learn_check_device.peak_gpu_gib(out / "sft"), arms={})
+    compared: dict[str, HeldoutComparison] = {}  # each arm's strict r_cur against the warm start
+    for arm in arms:
+        summary["arms"][arm], compared[arm] = grpo_arm(log, out, arm, warm, sft, seed, profile, wall)
+        summary.save()
+    verdict = checks(start, compared[arms[0]], summary["arms"][arms[0]]["trained"])
+    summary.save(checks=verdict, passed=all(verdict.values()))
+    return summary["passed"]
+
+
+def warm_start(log: Path, out: Path, reuse: set[str], seed: tuple[str, str], profile: Profile,
+               wall: dict[str, float]) -> tuple[Path, HeldoutGrades]:
     """Phases 1-4: the held-out and validation episodes, the two SFT phases (but those in ``reuse``), the warm
     start's held-out answers. The warm start's folder and its graded answers; wall times go into ``wall``."""
     heldout, validation = out / "heldout.jsonl", out / "validation.jsonl"
@@ -261,15 +350,18 @@ def warm_start(log: Path, out: Path, reuse: set[str], seed: tuple[str, str], wal
         wall["validation"], _ = supersede(log, "episodes", *EPISODES, "--seed", VALIDATION_SEED, "--out",
                                           str(validation))
     if "sft" not in reuse:
-        wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"), *seed)
+        wall["sft"], _ = supersede(log, "sft", "--config", str(SFT_CONFIG), "--output_dir", str(out / "sft"), *seed,
+                                   *profile.sft)
     warm = out / "sft-mixed" / "model"
     if "sft-mixed" not in reuse:
         wall["sft_mixed"], _ = supersede(log, "sft", "--config", str(MIXED_CONFIG), "--model_name_or_path",
-                                         str(out / "sft" / "model"), "--output_dir", str(out / "sft-mixed"), *seed)
+                                         str(out / "sft" / "model"), "--output_dir", str(out / "sft-mixed"), *seed,
+                                         *profile.mixed)
     if not (out / "eval-sft" / "report.json").is_file():  # a reused warm start not yet evaluated too
         shutil.rmtree(out / "eval-sft", ignore_errors=True)
         wall["eval_sft"], _ = supersede(log, "eval", "--model", f"hf:{warm}", "--episodes",
-                                        str(heldout), "--conditions", CONDITION, "--out", str(out / "eval-sft"))
+                                        str(heldout), "--conditions", CONDITION, "--out", str(out / "eval-sft"),
+                                        ok=EVAL_DONE)
     return warm, graded(out / "eval-sft")
 
 
@@ -277,19 +369,39 @@ def report(summary: dict[str, Any], arms: list[str]) -> str:
     lines = [f"learn-check: warm start (SFT) held-out r_cur {100 * summary['warm_start_r_cur']:.1f}% "
              f"(official {100 * summary['warm_start_accuracy']:.1f}%)"]
     for arm in arms:
-        r, o = summary["arms"][arm]["r_cur"], summary["arms"][arm]["official"]
-        steps, final = summary["arms"][arm]["steps_to_target"], summary["arms"][arm]["final"]["r_cur"]
-        chosen = summary["arms"][arm]["chosen_step"]
-        lines.append(f"  GRPO ({arm}), the adapter of step {chosen} (best on validation): "
+        result = summary["arms"][arm]
+        r, o, steps = result["r_cur"], result["official"], result["steps_to_target"]
+        final = (f"the final adapter: {100 * result['final']['r_cur']['after']:.1f}% "
+                 f"(p={result['final']['r_cur']['p_exact']:.2g}); " if "final" in result else "")
+        lines.append(f"  GRPO ({arm}), the adapter of step {result['chosen_step']} (best on validation): "
                      f"r_cur {100 * r['before']:.1f}% -> {100 * r['after']:.1f}% "
                      f"({100 * (r['after'] - r['before']):+.1f} points; b={r['b']} c={r['c']}, exact McNemar "
                      f"p={r['p_exact']:.2g}); official {100 * o['before']:.1f}% -> {100 * o['after']:.1f}%; "
-                     f"the final adapter: {100 * final['after']:.1f}% (p={final['p_exact']:.2g}); "
-                     f"validation target first reached at step {steps if steps is not None else 'never'}")
+                     f"{final}validation target first reached at step {steps if steps is not None else 'never'}")
+        lines += device_lines(result, summary.get("warm_start_peak_gpu_gib"))
     checks = ", ".join(f"{name} {'yes' if ok else 'NO'}" for name, ok in summary["checks"].items())
     head = "PASSED" if summary["passed"] else "NOT PASSED: the run did not show learning as required"
     lines.append(f"{head} ({checks}); {summary['wall_s']['total'] / 60:.1f} min")
     return "\n".join(lines)
+
+
+def device_lines(result: dict[str, Any], sft_peak_gib: float | None) -> list[str]:
+    """An arm's machine figures: GRPO throughput, peak GPU memory, and the sync check where it ran."""
+    t = result["throughput"]
+    if not t["steps"]:
+        return ["    throughput: no step logged"]
+    peak = ("n/a (CPU)" if t["peak_gpu_gib"] is None
+            else f"{t['peak_gpu_gib']} GiB in GRPO, {sft_peak_gib} GiB in the first SFT phase")
+    lines = [f"    {t['steps']} GRPO steps: {t['step_s']} s a step (median; the first {t['first_step_s']} s), "
+             f"{t['tokens_per_s']} tokens/s, {t['generated_tokens_per_s']} generated tokens/s of generation; "
+             f"peak GPU memory {peak}"]
+    if "sync" in result:
+        sync, lost = result["sync"], result["sync"]["trained_update_lost_share_bf16"]
+        lines.append(f"    sync ({sync['cycles']} through {sync['engine']}, {sync['seconds_per_sync']} s each): base "
+                     f"weights bit-identical {sync['base_weights_bit_identical']}, pushed weights equal PEFT's merge "
+                     f"{sync['pushed_equal_peft_merge']} ({sync['pushed_tensors_equal']} of {sync['pushed_tensors']}); "
+                     f"a bf16 merge would hide {'n/a' if lost is None else f'{lost:.1%}'} of the trained update")
+    return lines
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ warm start outside the 15-60% band fails.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ pytest.importorskip("transformers")  # the comparison is the trainer's held-out 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "eval"))
 from learn_check import checks, chosen_step, figures, report, steps_to_target  # noqa: E402
+from learn_check_device import throughput  # noqa: E402
 
 from supersede_env.core.stats import mcnemar_exact  # noqa: E402
 from supersede_env.training.heldout import HeldoutComparison  # noqa: E402
@@ -59,9 +61,33 @@ def test_the_adapter_tested_is_the_best_on_validation_the_earliest_of_ties():
 
 def test_the_report_says_not_passed_when_a_check_failed():
     arm = {"r_cur": figures(_paired(52, 5, 5)), "official": figures(_paired(52, 5, 5)), "steps_to_target": None,
-           "chosen_step": 30, "final": {"r_cur": figures(_paired(52, 6, 5))}}
+           "chosen_step": 30, "final": {"r_cur": figures(_paired(52, 6, 5))}, "throughput": {"steps": 0}}
     summary = {"warm_start_r_cur": 0.26, "warm_start_accuracy": 0.26, "arms": {"episode": arm},
                "checks": checks(0.26, _paired(52, 5, 5), trained=True), "passed": False, "wall_s": {"total": 60.0}}
     text = report(summary, ["episode"])
     assert "NOT PASSED" in text and "gain_at_least_10_points NO" in text and "target first reached at step never" in text
     assert "the adapter of step 30" in text
+
+
+def test_the_gpu_report_gives_throughput_memory_and_the_sync_check(tmp_path):
+    rows = [{"step": 1, "step_time": 9.0, "tokens/per_s": 100.0, "tokens/generated_per_s": 50.0, "memory/gpu_peak_gib": 3.5},
+            {"step": 2, "step_time": 4.0, "tokens/per_s": 300.0, "tokens/generated_per_s": 70.0, "memory/gpu_peak_gib": 4.25},
+            {"step": 2, "heldout/r_cur": 0.3, "memory/gpu_peak_gib": 6.0},  # an evaluation's row: memory only
+            {"step": 3, "step_time": 6.0, "tokens/per_s": 200.0, "tokens/generated_per_s": 60.0}]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    measured = throughput(tmp_path)
+    assert measured == {"steps": 3, "first_step_s": 9.0, "step_s": 5.0, "tokens_per_s": 250.0,
+                        "generated_tokens_per_s": 65.0, "generation_s": None, "peak_gpu_gib": 6.0}
+    sync = {"engine": "recording engine", "cycles": 20, "seconds_per_sync": 0.01, "base_weights_bit_identical": True,
+            "pushed_equal_peft_merge": False, "pushed_tensors": 38, "pushed_tensors_equal": 37,
+            "trained_update_lost_share_bf16": 0.25}
+    arm = {"r_cur": figures(_paired(52, 0, 25)), "official": figures(_paired(52, 0, 25)), "steps_to_target": 20,
+           "chosen_step": 20, "throughput": measured, "sync": sync}
+    summary = {"warm_start_r_cur": 0.26, "warm_start_accuracy": 0.26, "warm_start_peak_gpu_gib": 7.5,
+               "arms": {"dense": arm}, "checks": checks(0.26, _paired(52, 0, 25), trained=True), "passed": True,
+               "wall_s": {"total": 500.0}}
+    text = report(summary, ["dense"])
+    assert "3 GRPO steps: 5.0 s a step (median; the first 9.0 s), 250.0 tokens/s" in text
+    assert "peak GPU memory 6.0 GiB in GRPO, 7.5 GiB in the first SFT phase" in text
+    assert "pushed weights equal PEFT's merge False (37 of 38)" in text and "would hide 25.0% of the" in text
+    assert "the final adapter" not in text and text.splitlines()[-1].startswith("PASSED")

@@ -180,12 +180,23 @@ def test_stop_rule_ends_a_run_that_never_earns_the_reward_and_says_it_did_not_tr
                                                      "--save_steps", "5"])
     assert code == 1
     printed = capsys.readouterr().out.strip().splitlines()
-    assert "NOT TRAINED: 1 steps left the adapter as it was; every one of its 1 batches" in "\n".join(printed)
+    assert ("NOT TRAINED: 1 steps (stopped by the zero-advantage rule) left the adapter as it was; every one of "
+            "its 1 batches") in "\n".join(printed)
     assert printed[-1] == "NOT TRAINED: the adapter did not change in 1 steps"
     rows = _lines(out / "rollouts.jsonl")
     assert {r["advantage"] for r in rows} == {0.0}  # the random model never earns the reward
     assert {r["step"] for r in rows} == {1}  # stopped after the first all-zero batch
     assert (out / "checkpoint-1").is_dir()  # the rule saves where it stopped
+
+
+def test_max_train_seconds_ends_the_run_after_the_step_that_passes_it_and_says_so(tmp_path, base_model, capsys):
+    out = tmp_path / "run"
+    code = standalone(_options(out, base_model) + ["--report_to", "none", "--save_strategy", "no",
+                                                   "--max_steps", "4", "--max_train_seconds", "1e-6"])
+    printed = capsys.readouterr().out
+    assert "1 steps (stopped at the time limit (max_train_seconds 1e-06) after step 1)" in printed, printed
+    assert {row["step"] for row in _lines(out / "rollouts.jsonl")} == {1}
+    assert (out / "adapter-final" / "adapter_model.safetensors").is_file() and code in (0, 1)
 
 
 def test_every_call_is_one_sample_and_heldout_records_are_eval_runs(tmp_path, base_model, capsys):

@@ -77,6 +77,14 @@ def test_a_lora_run_saves_its_adapter_and_a_whole_model_that_loads(tmp_path, cap
     assert standalone(["--output_dir", str(out), *SMALL, "--overwrite_output_dir", "true"]) == 0
 
 
+def test_max_train_seconds_stops_after_the_step_that_passes_it(tmp_path, capsys):
+    out = tmp_path / "sft"
+    assert standalone(["--output_dir", str(out), *SMALL, "--max_steps", "5", "--max_train_seconds", "1e-6"]) == 0
+    printed = capsys.readouterr().out
+    assert "\nfine-tuned 1 steps (stopped at the time limit (max_train_seconds 1e-06) after step 1) on 20 rows" in printed
+    assert (out / "model" / "config.json").is_file()  # saved as after a last step
+
+
 def test_a_run_that_moves_no_weight_says_so_and_fails(tmp_path, capsys):
     out = tmp_path / "sft"
     assert standalone(["--output_dir", str(out), *SMALL, "--learning_rate", "0"]) == 1
@@ -90,7 +98,9 @@ def test_bad_options_fail_before_anything_is_written(tmp_path, capsys):
     assert standalone(["--output_dir", str(out), *SMALL, "--conditions", "rag:300"]) == 2
     assert "rag:300 is a memory system" in capsys.readouterr().err
     assert standalone(["--output_dir", str(out), *SMALL, "--tiny_spec", "huge"]) == 2
-    assert "tiny_spec: 'huge' is not one of random, smoke, learn" in capsys.readouterr().err
+    assert "tiny_spec: 'huge' is not one of random, smoke, learn, learn-gpu" in capsys.readouterr().err
+    assert standalone(["--output_dir", str(out), *SMALL, "--max_train_seconds", "-1"]) == 2
+    assert "max_train_seconds: must be more than 0 (or None), got -1.0" in capsys.readouterr().err
     bad = tmp_path / "rows.jsonl"
     bad.write_text('{"prompt": [{"role": "user", "content": "q"}], "completion": []}\n', encoding="utf-8")
     assert standalone(["--output_dir", str(out), *SMALL, "--dataset_path", str(bad)]) == 2

@@ -19,32 +19,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PYTHON="${PYTHON:-python3}"
+source training/device_setup.sh
 LIMIT_S="${GPU_CHECK_LIMIT_S:-300}"
 
 tiny=0
 for arg in "$@"; do [[ "$arg" == "--tiny" ]] && tiny=1; done
-
-if [[ $tiny -eq 0 ]]; then
-  if ! command -v nvidia-smi >/dev/null 2>&1; then
-    echo "gpu_check: no NVIDIA driver here (nvidia-smi not found); use --tiny for the CPU dry run" >&2
-    exit 2
-  fi
-  if ! nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; then
-    echo "gpu_check: nvidia-smi found no usable GPU" >&2
-    exit 2
-  fi
-fi
-
-if [[ -n "${WHEELS:-}" ]]; then
-  # Offline install of what the machine lacks into a private folder (nothing system-wide changes);
-  # --no-deps: the machine's own torch, transformers, accelerate... stay as they are.
-  site="${TMPDIR:-/tmp}/gpu_check_site"
-  "$PYTHON" -m pip install --quiet --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
-    "$WHEELS"/*.whl
-  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
-fi
-
-export HF_HUB_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 TRL_EXPERIMENTAL_SILENCE=1 TOKENIZERS_PARALLELISM=false
-export PYTHONUNBUFFERED=1
+[[ $tiny -eq 1 ]] || require_gpu gpu_check
+install_wheels
 exec timeout --signal=INT --kill-after=15 "$LIMIT_S" "$PYTHON" training/gpu_check.py "$@"

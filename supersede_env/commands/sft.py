@@ -66,7 +66,9 @@ def summary(outcome: Any) -> str:
         return (f"NOT TRAINED: {outcome.global_step} steps left every trainable weight as it was ({what}); "
                 "nothing was saved as a result (check learning_rate, max_steps and the rows)")
     loss = f", mean loss {outcome.train_loss:.4g}" if outcome.train_loss is not None else ""
-    lines = [f"fine-tuned {outcome.global_step} steps on {outcome.rows} rows{loss} ({outcome.movement.describe()})"]
+    limit = f" ({outcome.time_stop})" if outcome.time_stop else ""
+    lines = [f"fine-tuned {outcome.global_step} steps{limit} on {outcome.rows} rows{loss} "
+             f"({outcome.movement.describe()})"]
     if outcome.final_model:
         lines.append(f"  model:        {outcome.final_model}   (supersede eval --model hf:{outcome.final_model})")
     if outcome.final_adapter:

@@ -17,6 +17,7 @@ where the adapter, the logs and the TensorBoard events are, and the command that
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import os
 import sys
@@ -90,6 +91,9 @@ def summary(outcome: Any) -> str:
     from supersede_env.training.run_dir import CONFIG_FILE
 
     out = outcome.output_dir
+    stop = (" (stopped by the sync-loss rule)" if outcome.sync_stop else
+            " (stopped by the zero-advantage rule)" if outcome.stopped_by_rule else
+            f" ({outcome.time_stop})" if outcome.time_stop else "")
     if outcome.interrupted:
         head = f"interrupted at step {outcome.global_step}"
         adapter = (f"{outcome.last_checkpoint} (the newest checkpoint; no {out / FINAL_ADAPTER})"
@@ -99,14 +103,12 @@ def summary(outcome: Any) -> str:
                "the same reward, so there was no signal (a model that never earns the reward needs a warm start: "
                "supersede sft)" if outcome.batches and outcome.zero_advantage_batches == outcome.batches
                else "check learning_rate and max_steps")
-        head = f"NOT TRAINED: {outcome.global_step} steps left the adapter as it was; {why}"
+        head = f"NOT TRAINED: {outcome.global_step} steps{stop} left the adapter as it was; {why}"
         adapter = f"{outcome.final_adapter} (unchanged from its initialisation)"
     else:
-        rule = (" (stopped by the sync-loss rule)" if outcome.sync_stop else
-                " (stopped by the zero-advantage rule)" if outcome.stopped_by_rule else "")
         zero = (f"; {outcome.zero_advantage_batches} of {outcome.batches} batches had all-zero advantages"
                 if outcome.zero_advantage_batches else "")
-        head = f"trained {outcome.global_step} steps{rule} ({outcome.movement.describe()}{zero})"
+        head = f"trained {outcome.global_step} steps{stop} ({outcome.movement.describe()}{zero})"
         adapter = str(outcome.final_adapter)
     board = (f"{outcome.tensorboard_dir}   (tensorboard --logdir {shlex.quote(str(out / 'runs'))})"
              if outcome.tensorboard_dir else "none (report_to has no tensorboard)")
@@ -134,6 +136,9 @@ TRL_ESSENTIALS = (
     "use_vllm", "vllm_mode", "save_steps", "report_to", "seed",
     "model_name_or_path", "dtype", "lora_r", "lora_alpha", "lora_target_modules",
 )
+# TRL help texts too long for the first page (52 lines for loss_type); --help-trl prints TRL's own.
+SHORT_HELP = {"loss_type": "how token losses are aggregated: dapo (default, the paper's), grpo, dr_grpo, bnpo, cispo, "
+                           "sapo, luspo or vespo; what each does: supersede train --help-trl"}
 
 
 def environment_help(parser: Any) -> str:
@@ -165,7 +170,9 @@ def environment_help(parser: Any) -> str:
         group = short.add_argument_group(title)
         for name in names:
             if name in actions:
-                group._add_action(actions[name])
+                action = copy.copy(actions[name])
+                action.help = SHORT_HELP.get(name, action.help)
+                group._add_action(action)
     total = len(set(actions) - {"help"})
     return short.format_help() + (
         f"\nEvery TRL option works too, by its TRL name ({total} options in all: trl.GRPOConfig with "

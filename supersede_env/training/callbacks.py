@@ -6,6 +6,7 @@
 - :class:`SyncLossStop`: with vLLM and LoRA, stop after N consecutive weight syncs whose rounded
   merge hides more than a set share of the adapter's update from the sampler (``merge_loss``): the
   trainer would go on training a policy vLLM never samples from.
+- :class:`TimeLimitStop`: stop after the step that passes ``max_train_seconds`` (a job's time limit).
 - :class:`MetricsJsonl`: every logged dict (reward, verdict mix, memo length, truncations,
   advantages, KL, sampler mismatch, tokens/s, step time, held-out accuracy) appended to
   ``metrics.jsonl``.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -108,6 +110,53 @@ class SyncLossStop(TrainerCallback):
         self.streak = min(int(state.get("streak", 0)), self.patience - 1)
 
 
+class TimeLimitStop(TrainerCallback):
+    """Stop training after the optimizer step that passes ``seconds`` of this start's training (held-out
+    evaluations included). Every process stops at the same step: the slowest process's clock decides."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.started = time.monotonic()
+        self.stopped_at: int | None = None
+
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        self.started = time.monotonic()
+        return control
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        if _slowest(time.monotonic() - self.started) >= self.seconds:
+            control.should_training_stop = True
+            self.stopped_at = state.global_step
+        return control
+
+    def reason(self) -> str:
+        return f"stopped at the time limit (max_train_seconds {self.seconds:g}) after step {self.stopped_at}"
+
+
+def time_limit(args: Any) -> list[TimeLimitStop]:
+    """The time-limit callback when ``max_train_seconds`` is set (both training commands), else none."""
+    return [TimeLimitStop(args.max_train_seconds)] if args.max_train_seconds is not None else []
+
+
+def time_stop(callbacks: Sequence[Any]) -> str | None:
+    """Where ``max_train_seconds`` stopped the run, or None when it did not."""
+    limit = next((cb for cb in callbacks if isinstance(cb, TimeLimitStop) and cb.stopped_at is not None), None)
+    return limit.reason() if limit is not None else None
+
+
+def _slowest(seconds: float) -> float:
+    """The largest of every process's ``seconds`` (itself without torch.distributed), so all stop together."""
+    import torch
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return seconds
+    device = "cuda" if dist.get_backend() == "nccl" else "cpu"
+    value = torch.tensor([seconds], dtype=torch.float64, device=device)
+    dist.all_reduce(value, op=dist.ReduceOp.MAX)
+    return float(value.item())
+
+
 class MetricsJsonl(TrainerCallback):
     """Append every log (train and evaluation) to ``<output_dir>/metrics.jsonl``, main process only;
     ``secrets`` (API keys) are masked in its string values."""
@@ -121,9 +170,18 @@ class MetricsJsonl(TrainerCallback):
     ) -> Any:
         if not logs or not state.is_world_process_zero:
             return control
-        row = {"step": state.global_step, **{k: _jsonable(v) for k, v in logs.items()}}
+        row = {"step": state.global_step, **{k: _jsonable(v) for k, v in logs.items()}, **_gpu_peak()}
         append_line(self.path, json.dumps(mask_values(row, self.secrets), ensure_ascii=False) + "\n")
         return control
+
+
+def _gpu_peak() -> dict[str, float]:
+    """``memory/gpu_peak_gib``: the most GPU memory PyTorch's allocator has held in this process (none on CPU)."""
+    import torch
+
+    if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return {}
+    return {"memory/gpu_peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 3)}
 
 
 def _jsonable(value: Any) -> Any:

