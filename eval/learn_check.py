@@ -97,7 +97,7 @@ PROFILES = {
              "--learning_rate", "1e-3", "--max_train_seconds", "120", *GPU_THREADS),
         mixed=("--bf16", "true", "--gradient_accumulation_steps", "2", "--max_train_seconds", "30", *GPU_THREADS),
         grpo=("--dtype", "bfloat16", "--bf16", "true", "--gradient_accumulation_steps", "4", "--max_steps", "1000",
-              "--max_train_seconds", "150", *GPU_THREADS),
+              "--max_train_seconds", "140", *GPU_THREADS),
         arms="dense", final_eval=False, sync_check=True),
 }
 # The gpu profile's every path (options, time budgets, figures, the sync check) on CPU in minutes, with the
@@ -217,43 +217,6 @@ def plot(curves: dict[str, list[dict[str, float]]], chosen: dict[str, int], path
     plt.close(fig)
 
 
-def grpo_arm(log: Path, out: Path, arm: str, warm: Path, sft: HeldoutGrades, seed: tuple[str, str],
-             profile: Profile, wall: dict[str, float]) -> tuple[dict[str, Any], HeldoutComparison]:
-    """One GRPO arm from the warm start: train with the curve on the validation episodes, choose the adapter
-    they rank first, test it (and the final one, as the profile says) on the held-out episodes. Its figures for
-    learn_check.json, and the chosen adapter's strict comparison with the warm start; wall times go into ``wall``."""
-    run_dir = out / f"grpo-{arm}"
-    wall[f"grpo_{arm}"], not_trained = supersede(
-        log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(warm),
-        "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(out / "validation.jsonl"),
-        "--heldout_save_adapter", "true", *ARMS[arm], *seed, *profile.grpo, ok=(0, 1))
-    curve = learning_curve(run_dir)
-    chosen = chosen_step(curve)
-    adapters = {"chosen": run_dir / "heldout" / f"step-{chosen:05d}" / "adapter"}
-    if profile.final_eval:
-        adapters["final"] = run_dir / "adapter-final"
-    tested = {}
-    for name, adapter in adapters.items():
-        eval_dir = out / (f"eval-grpo-{arm}" + ("" if name == "chosen" else "-final"))
-        wall[f"eval_grpo_{arm}_{name}"], _ = supersede(log, "eval", "--model", f"hf:{adapter}", "--episodes",
-                                                       str(out / "heldout.jsonl"), "--conditions", CONDITION,
-                                                       "--out", str(eval_dir), ok=EVAL_DONE)
-        tested[name] = graded(eval_dir)
-    compared = paired(sft.strict, tested["chosen"].strict)
-    result = {"trained": not not_trained, "chosen_step": chosen, "r_cur": figures(compared),
-              "official": figures(paired(sft.official, tested["chosen"].official)),
-              "steps_to_target": steps_to_target(curve), "curve": curve,
-              "throughput": learn_check_device.throughput(run_dir)}
-    if "final" in tested:
-        result["final"] = {"r_cur": figures(paired(sft.strict, tested["final"].strict)),
-                           "official": figures(paired(sft.official, tested["final"].official))}
-    if profile.sync_check:
-        started = time.perf_counter()
-        result["sync"] = learn_check_device.sync_exactness(warm, run_dir / "adapter-final")
-        wall[f"sync_{arm}"] = time.perf_counter() - started
-    return result, compared
-
-
 class Summary(dict):
     """learn_check.json, rewritten (atomically) after every phase, so a run cut off keeps what it measured."""
 
@@ -266,6 +229,48 @@ class Summary(dict):
         staged = self.path.with_name(self.path.name + ".tmp")
         staged.write_text(json.dumps(self, indent=2) + "\n", encoding="utf-8")
         staged.replace(self.path)
+
+
+def grpo_arm(log: Path, out: Path, arm: str, warm: Path, sft: HeldoutGrades, seed: tuple[str, str],
+             profile: Profile, summary: Summary) -> HeldoutComparison:
+    """One GRPO arm from the warm start: train with the curve on the validation episodes, choose the adapter
+    they rank first, test it (and the final one, as the profile says) on the held-out episodes. Its figures go
+    into ``summary["arms"][arm]``, saved after each step (a run cut off keeps its curve and throughput); the
+    chosen adapter's strict comparison with the warm start is returned."""
+    run_dir, wall = out / f"grpo-{arm}", summary["wall_s"]
+    wall[f"grpo_{arm}"], not_trained = supersede(
+        log, "train", "--config", str(GRPO_CONFIG), "--model_name_or_path", str(warm),
+        "--output_dir", str(run_dir), "--heldout_source", "file", "--heldout_path", str(out / "validation.jsonl"),
+        "--heldout_save_adapter", "true", *ARMS[arm], *seed, *profile.grpo, ok=(0, 1))
+    curve = learning_curve(run_dir)
+    chosen = chosen_step(curve)
+    result = summary["arms"][arm] = {"trained": not not_trained, "chosen_step": chosen,
+                                     "steps_to_target": steps_to_target(curve), "curve": curve,
+                                     "throughput": learn_check_device.throughput(run_dir)}
+    summary.save()
+    adapters = {"chosen": run_dir / "heldout" / f"step-{chosen:05d}" / "adapter"}
+    if profile.final_eval:
+        adapters["final"] = run_dir / "adapter-final"
+    compared = {}
+    for name, adapter in adapters.items():
+        eval_dir = out / (f"eval-grpo-{arm}" + ("" if name == "chosen" else "-final"))
+        wall[f"eval_grpo_{arm}_{name}"], _ = supersede(log, "eval", "--model", f"hf:{adapter}", "--episodes",
+                                                       str(out / "heldout.jsonl"), "--conditions", CONDITION,
+                                                       "--out", str(eval_dir), ok=EVAL_DONE)
+        tested = graded(eval_dir)
+        compared[name] = paired(sft.strict, tested.strict)
+        figured = {"r_cur": figures(compared[name]), "official": figures(paired(sft.official, tested.official))}
+        if name == "chosen":
+            result.update(figured)
+        else:
+            result["final"] = figured
+        summary.save()
+    if profile.sync_check:
+        started = time.perf_counter()
+        result["sync"] = learn_check_device.sync_exactness(warm, run_dir / "adapter-final")
+        wall[f"sync_{arm}"] = time.perf_counter() - started
+        summary.save()
+    return compared["chosen"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,8 +337,7 @@ def run_phases(log: Path, out: Path, reuse: set[str], seed: tuple[str, str], pro
                  warm_start_peak_gpu_gib=learn_check_device.peak_gpu_gib(out / "sft"), arms={})
     compared: dict[str, HeldoutComparison] = {}  # each arm's strict r_cur against the warm start
     for arm in arms:
-        summary["arms"][arm], compared[arm] = grpo_arm(log, out, arm, warm, sft, seed, profile, wall)
-        summary.save()
+        compared[arm] = grpo_arm(log, out, arm, warm, sft, seed, profile, summary)
     verdict = checks(start, compared[arms[0]], summary["arms"][arms[0]]["trained"])
     summary.save(checks=verdict, passed=all(verdict.values()))
     return summary["passed"]

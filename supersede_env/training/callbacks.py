@@ -158,12 +158,19 @@ def _slowest(seconds: float) -> float:
 
 
 class MetricsJsonl(TrainerCallback):
-    """Append every log (train and evaluation) to ``<output_dir>/metrics.jsonl``, main process only;
-    ``secrets`` (API keys) are masked in its string values."""
+    """Append every log (train and evaluation) to ``<output_dir>/metrics.jsonl``, main process only, with
+    ``memory/gpu_peak_gib`` on a GPU; ``secrets`` (API keys) are masked in its string values."""
 
     def __init__(self, directory: str | Path, *, secrets: Sequence[str] = ()) -> None:
         self.path = Path(directory) / METRICS_FILE
         self.secrets = tuple(secrets)
+
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        import torch
+
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            torch.cuda.reset_peak_memory_stats()  # the run's own peak (not a tiny model's build before it)
+        return control
 
     def on_log(
         self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any
@@ -176,7 +183,8 @@ class MetricsJsonl(TrainerCallback):
 
 
 def _gpu_peak() -> dict[str, float]:
-    """``memory/gpu_peak_gib``: the most GPU memory PyTorch's allocator has held in this process (none on CPU)."""
+    """``memory/gpu_peak_gib``: the most GPU memory PyTorch's allocator has held since training began (none on
+    CPU)."""
     import torch
 
     if not torch.cuda.is_available() or not torch.cuda.is_initialized():
