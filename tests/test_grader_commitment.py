@@ -562,6 +562,9 @@ def test_a_correction_after_a_comma_takes_the_value_after_it(mode: str) -> None:
     # an answer for another question or item
     ("Lexington is the answer to the previous question.", "Lexington"), ("47 is for the follow-up.", "47"),
     ("Lexington, but that's for a different item.", "Lexington"),
+    # a value before a change the sequence word names, with no value after it; a value from the first message
+    ("Lexington, then you changed it.", "Lexington"), ("47, later you moved.", "47"),
+    ("Lexington per your first message.", "Lexington"), ("47 per your original message.", "47"),
 ])
 def test_conditions_instructions_others_values_and_dated_values_are_never_paid(answer: str, gold: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "52"], question="How many plants do I have, and where do I live now?")
@@ -578,6 +581,8 @@ def test_conditions_instructions_others_values_and_dated_values_are_never_paid(a
     ("To answer your question: Lexington.", "Lexington", "Where do I live now?"),  # this question
     ("Lexington. Earlier sessions said Phoenix.", "Lexington", "Where do I live now?"),
     ("59 minutes of commuting.", "59 minutes", "How long is my commute now?"),  # what the question measures
+    ("Phoenix, then you moved to Lexington.", "Lexington", "Where do I live now?"),  # the change names the gold
+    ("I've lived in Lexington for a while now.", "Lexington", "Where do I live now?"),
 ])
 def test_plain_answers_beside_those_forms_still_pay_officially(answer: str, gold: str, question: str) -> None:
     v = grade(answer, gold, stale=["Phoenix", "Honda Civic"], question=question)

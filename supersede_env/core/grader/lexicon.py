@@ -163,7 +163,11 @@ CUES: tuple[Cue, ...] = tuple(
                             "at one point, used to, historically, outdated, obsolete, superseded, before the change, "
                            "before it changed, before the update, before that changed, "
                             "before that, before then, before this, until recently, in earlier sessions, "
-                            "in an earlier session, stale, once upon a time")
+                            "in an earlier session, stale, once upon a time, "
+                            # a value credited to the conversation's start is its first value, not its last
+                            # (not "in/from your first message": a cue's first word marks the names beside it
+                            # as rivals, and "in"/"from" stand beside every name; name_rivals._cue_beside)
+                            "per your first message, per your first note, per your original message")
     # adjectives reach the noun after them ("your former manager", "my old car, a Civic"), or a value
     # they follow in parentheses ("Denver (old)")
     + _cues("past", "fwd", "old, older, former, previous, prior, past, history :, past values, earlier values, "

@@ -224,11 +224,22 @@ _HEDGES = frozenset({"hedge", "softhedge", "approx", "bound"})
 def _names_a_change(tokens: list[Token], k: int) -> bool:
     """Does the clause from token k on name a change ("she moved", "the update")? A value said to hold
     before a change is its history."""
+    return _change_word(tokens, k) is not None
+
+
+def _change_word(tokens: list[Token], k: int) -> str | None:
+    """The first word naming a change in the clause from token k on, if any."""
     while k < len(tokens) and tokens[k].kind != PUNCT:
         if tokens[k].value in CHANGE_STEMS:
-            return True
+            return tokens[k].text
         k += 1
-    return False
+    return None
+
+
+def _changed_after(tokens: list[Token], hit: CueHit) -> bool:
+    """A sequence word whose clause names a change and gives no value: what came before it was replaced
+    ("Busan, then you changed it", "Busan, later you moved")."""
+    return hit.cue.kind == "next" and hit.cue.side == "fwd" and _names_a_change(tokens, hit.last + 1)
 
 
 _SKIPPED = object()  # a hit the backward rules set aside: no role, no accounting
@@ -244,6 +255,10 @@ def _target(b: _Binding, hit: CueHit) -> Mention | object | None:
         m = b.after(hit.last + 1)
         if m is not None and reaches(tokens, hit.last + 1, m.first - 1, cue.reach, allow_colon=cue.reach > 0):
             return m
+    if _changed_after(tokens, hit):  # "Busan, then you changed it": the value before the change is history
+        before = b.before(hit.first - 1)
+        if before is not None and reaches(tokens, before.last + 1, hit.first - 1, BACK_REACH):
+            return before
     opens = cue.clause_final and opens_clause(tokens, hit, b.a.start)
     if cue.side in ("bwd", "both") and not opens:
         before = b.before(hit.first - 1)
@@ -282,6 +297,8 @@ def _give_role(b: _Binding, hit: CueHit, target: Mention) -> None:
         target.tense = "present"
     elif cue.kind == "now":
         target.marked = "now"
+    elif _changed_after(b.a.tokens, hit) and target.last < hit.first:
+        target.set_role("past", f"{words} ... {_change_word(b.a.tokens, hit.last + 1)}")
     elif cue.kind == "next" and not target.marked:
         target.marked = "next"
 
