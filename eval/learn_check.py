@@ -382,6 +382,9 @@ def report(summary: dict[str, Any], arms: list[str]) -> str:
                      f"({100 * (r['after'] - r['before']):+.1f} points; b={r['b']} c={r['c']}, exact McNemar "
                      f"p={r['p_exact']:.2g}); official {100 * o['before']:.1f}% -> {100 * o['after']:.1f}%; "
                      f"{final}validation target first reached at step {steps if steps is not None else 'never'}")
+        lines.append("    validation r_cur by step: " + ", ".join(
+            f"{p['step']}: {100 * p['r_cur']:.1f}%" for p in result["curve"]) + f" (warm start there "
+            f"{100 * result['curve'][0]['base']:.1f}%)")
         lines += device_lines(result, summary.get("warm_start_peak_gpu_gib"))
     checks = ", ".join(f"{name} {'yes' if ok else 'NO'}" for name, ok in summary["checks"].items())
     head = "PASSED" if summary["passed"] else "NOT PASSED: the run did not show learning as required"

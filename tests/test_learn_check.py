@@ -61,7 +61,8 @@ def test_the_adapter_tested_is_the_best_on_validation_the_earliest_of_ties():
 
 def test_the_report_says_not_passed_when_a_check_failed():
     arm = {"r_cur": figures(_paired(52, 5, 5)), "official": figures(_paired(52, 5, 5)), "steps_to_target": None,
-           "chosen_step": 30, "final": {"r_cur": figures(_paired(52, 6, 5))}, "throughput": {"steps": 0}}
+           "chosen_step": 30, "final": {"r_cur": figures(_paired(52, 6, 5))}, "throughput": {"steps": 0},
+           "curve": [{"step": 30, "r_cur": 0.26, "base": 0.25}]}
     summary = {"warm_start_r_cur": 0.26, "warm_start_accuracy": 0.26, "arms": {"episode": arm},
                "checks": checks(0.26, _paired(52, 5, 5), trained=True), "passed": False, "wall_s": {"total": 60.0}}
     text = report(summary, ["episode"])
@@ -82,7 +83,8 @@ def test_the_gpu_report_gives_throughput_memory_and_the_sync_check(tmp_path):
             "pushed_equal_peft_merge": False, "pushed_tensors": 38, "pushed_tensors_equal": 37,
             "trained_update_lost_share_bf16": 0.25}
     arm = {"r_cur": figures(_paired(52, 0, 25)), "official": figures(_paired(52, 0, 25)), "steps_to_target": 20,
-           "chosen_step": 20, "throughput": measured, "sync": sync}
+           "chosen_step": 20, "throughput": measured, "sync": sync,
+           "curve": [{"step": 10, "r_cur": 0.3, "base": 0.255}, {"step": 20, "r_cur": 0.385, "base": 0.255}]}
     summary = {"warm_start_r_cur": 0.26, "warm_start_accuracy": 0.26, "warm_start_peak_gpu_gib": 7.5,
                "arms": {"dense": arm}, "checks": checks(0.26, _paired(52, 0, 25), trained=True), "passed": True,
                "wall_s": {"total": 500.0}}
@@ -90,4 +92,5 @@ def test_the_gpu_report_gives_throughput_memory_and_the_sync_check(tmp_path):
     assert "3 GRPO steps: 5.0 s a step (median; the first 9.0 s), 250.0 tokens/s" in text
     assert "peak GPU memory 6.0 GiB in GRPO, 7.5 GiB in the first SFT phase" in text
     assert "pushed weights equal PEFT's merge False (37 of 38)" in text and "would hide 25.0% of the" in text
+    assert "validation r_cur by step: 10: 30.0%, 20: 38.5% (warm start there 25.5%)" in text
     assert "the final adapter" not in text and text.splitlines()[-1].startswith("PASSED")
