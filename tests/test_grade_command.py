@@ -39,6 +39,16 @@ def test_explain_shows_the_place_the_gold_the_reading_and_the_verdict():
     assert lines[-1].startswith("strict: wrong")
 
 
+def test_explain_shows_each_mention_with_its_role_and_cue():
+    code, out, _ = run("Denver, then you moved to Portland.", "--gold", "Portland", "--stale", "Denver", "--explain")
+    lines = out.splitlines()
+    assert code == 0 and "mentions (official):" in lines
+    assert "  stale  'Denver': past (cue \"before 'next' 'Portland'\")" in lines
+    assert "  gold   'Portland': current (marked next)" in lines
+    _, out, _ = run("Portland, then you changed it.", "--gold", "Portland", "--stale", "Denver", "--explain")
+    assert "  gold   'Portland': past (cue 'then ... changed')" in out.splitlines()
+
+
 def test_the_grader_walk_counts_modules_stays_and_returns(capsys) -> None:
     """eval/grader_walk.py, the measure of issue 33's walkable grader: a return is an entry into a
     module the walk had left, and every traced grade is a real one."""

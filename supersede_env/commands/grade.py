@@ -7,7 +7,8 @@
 The verdict is :func:`supersede_env.core.grader.grade`'s, the one every run uses. ``--explain`` prints
 the stages it passes through: where the answer is (the answer place: contract field, JSON answer,
 ``<answer>`` tags or the whole reply, and what else the reply said about it), the gold as the grader
-parsed it, the concluding span it read and its tokens that matching may use, then the verdict in each
+parsed it, the concluding span it read and its tokens that matching may use, official mode's mentions
+of the candidates with the role each was given and the cue that gave it, then the verdict in each
 mode. (The grader is not yet restructured into stages with printable results, issue 33; these are the
 readers it calls, called the same way.)
 """
@@ -17,6 +18,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from supersede_env.core.grader.answer import Answer
+    from supersede_env.core.grader.gold import Gold
 
 MODE_CHOICES = ("official", "strict", "both")
 
@@ -77,4 +83,21 @@ def explain(args: argparse.Namespace) -> list[str]:
         lines.append(f"conclusion: {answer.conclusion_text[:200]!r}" + (" (after an answer marker)" if answer.strong
                                                                         else ""))
         lines.append(f"matchable:  {values[:16]}")
+        if not args.abstention:
+            lines += _mentions(answer, gold, args)
+    return lines
+
+
+def _mentions(answer: Answer, gold: Gold, args: argparse.Namespace) -> list[str]:
+    """Official mode's mentions of the candidates, each with its role and the cue that gave it."""
+    from supersede_env.core.grader.decide import read_mentions
+
+    mentions, _, _ = read_mentions(answer, gold, tuple(args.stale), tuple(args.decoy), args.question)
+    if not mentions:
+        return ["mentions:   none (official)"]
+    lines = ["mentions (official):"]
+    for m in mentions:
+        marks = ", ".join(part for part in (f"cue {m.cue!r}" if m.cue else "", f"marked {m.marked}" if m.marked
+                                            else "", f"{m.tense} tense" if m.tense else "") if part)
+        lines.append(f"  {m.kind:<6} {m.text!r}: {m.role}" + (f" ({marks})" if marks else ""))
     return lines

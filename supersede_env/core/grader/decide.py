@@ -130,8 +130,11 @@ def _order_says_gold_first(a: Answer, gold: Gold, g: Mention, o: Mention) -> boo
 
 
 
-def _mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...],
-              question: str | None) -> tuple[list[Mention], Answer, CueReading]:
+def read_mentions(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...],
+                  question: str | None) -> tuple[list[Mention], Answer, CueReading]:
+    """Official mode's mentions of every candidate, each with the role its cues give it (``supersede grade
+    --explain`` prints them); the answer they were read in (the question's words unmasked when the gold is
+    worded like them); the cue reading the accounting uses."""
     stems = question_info(question).stems
     mentions = find_mentions(a, gold, stale, decoys, stems)
     if not any(m.kind == "gold" for m in mentions) and (whole := a.unmasked()) is not None \
@@ -169,7 +172,7 @@ def _name(m: Mention) -> str:
 def grade_value(a: Answer, gold: Gold, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
                 mode: str, widened: bool) -> Verdict | None:
     """Grade an answerable item; None when the conclusion says nothing gradable."""
-    mentions, a, cues = _mentions(a, gold, stale, decoys, question)
+    mentions, a, cues = read_mentions(a, gold, stale, decoys, question)
     return decide(a, gold, mentions, mode, widened, cues, question)
 
 
