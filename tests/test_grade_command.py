@@ -61,5 +61,5 @@ def test_the_grader_walk_counts_modules_stays_and_returns(capsys) -> None:
     assert returns(["a", "b", "a", "c", "b", "a"]) == {"a": 2, "b": 1}
     verdict, path = walk("Portland.", "Portland", ["Denver"], "Where do I live?")
     assert verdict.label == "current"
-    assert path[0] == "supersede_env.core.grader" and all(m.startswith("supersede_env.core.grader") for m in path)
+    assert path[0] == "supersede_env.core.grader.entry" and all(m.startswith("supersede_env.core.grader") for m in path)
     assert all(x != y for x, y in zip(path, path[1:]))  # a stay is folded into one entry

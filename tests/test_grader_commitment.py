@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from supersede_env.core import grader
-from supersede_env.core.grader import MAX_ANSWER_CHARS, grade
+from supersede_env.core.grader import MAX_ANSWER_CHARS, entry, grade
 
 MODES = ("official", "strict")
 PLACE = dict(gold="Lexington", stale=["Phoenix"], question="Which city do I live in now?")
@@ -210,7 +210,7 @@ def test_an_internal_error_is_ungradable_not_wrong(monkeypatch: pytest.MonkeyPat
     def broken(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(grader, "read_answer", broken)
+    monkeypatch.setattr(entry, "read_answer", broken)  # the reader grade() calls
     v = grade("Lexington", "Lexington")
     assert (v.label, v.r_cur, v.r_stale) == ("ungradable", 0.0, 0.0)
     assert "ZeroDivisionError" in v.reason
