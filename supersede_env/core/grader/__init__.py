@@ -31,7 +31,11 @@ its reason), which reports and training logs count apart from wrong answers.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads the entry
+    from supersede_env.core.grader.entry import (LABELS, MAX_ANSWER_CHARS, MODES, Verdict, episode_decoys, grade,
+                                                 grade_episode)
 
 __all__ = ["Verdict", "grade", "grade_episode", "episode_decoys", "LABELS", "MODES", "MAX_ANSWER_CHARS"]
 
