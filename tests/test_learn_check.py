@@ -94,3 +94,15 @@ def test_the_gpu_report_gives_throughput_memory_and_the_sync_check(tmp_path):
     assert "pushed weights equal PEFT's merge False (37 of 38)" in text and "would hide 25.0% of the" in text
     assert "validation r_cur by step: 10: 30.0%, 20: 38.5% (warm start there 25.5%)" in text
     assert "the final adapter" not in text and text.splitlines()[-1].startswith("PASSED")
+
+
+def test_the_device_script_prints_its_usage_and_without_a_gpu_names_its_dry_run():
+    import shutil
+    import subprocess
+
+    script = Path(__file__).resolve().parents[1] / "training" / "learn_check_gpu.sh"
+    usage = subprocess.run(["bash", str(script), "--help"], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 0 and "LEARN_CHECK_OUT" in usage.stdout and "--dry-run" in usage.stdout
+    if shutil.which("nvidia-smi") is None:  # with a GPU this would start the check itself
+        refused = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and "--dry-run is the CPU dry run" in refused.stderr

@@ -24,6 +24,7 @@ LIMIT_S="${GPU_CHECK_LIMIT_S:-300}"
 
 tiny=0
 for arg in "$@"; do [[ "$arg" == "--tiny" ]] && tiny=1; done
-[[ $tiny -eq 1 ]] || require_gpu gpu_check
+for arg in "$@"; do [[ "$arg" == "-h" || "$arg" == "--help" ]] && { usage; exec "$PYTHON" training/gpu_check.py --help; }; done
+[[ $tiny -eq 1 ]] || require_gpu gpu_check "--tiny"
 install_wheels
 exec timeout --signal=INT --kill-after=15 "$LIMIT_S" "$PYTHON" training/gpu_check.py "$@"

@@ -14,9 +14,14 @@
 #   WHEELS=training/wheels RESULTS="$OUT" training/learn_check_gpu.sh    # on the GPU machine
 #   PYTHON=.venv/bin/python training/learn_check_gpu.sh --dry-run         # every path on CPU, small (3 min)
 #
-# RESULTS=DIR: learn_check.json, its log, the curve and each phase's metrics are copied there at the end
-# (the models stay in LEARN_CHECK_OUT, default /tmp/learn-check-gpu). Other options go to learn_check.py
-# (--seed N). PYTHON picks the interpreter (default: python3).
+# --dry-run: the small learn model and budgets of seconds on CPU, to check the command before a device
+# runs it; never a result (it exits 0 when every phase ran; its learning verdict means nothing). It uses
+# your environment's packages: leave WHEELS unset (the bundle is Python 3.12 wheels for the device).
+# Environment: WHEELS=DIR the carried wheels to install first; RESULTS=DIR where learn_check.json, its
+# log, the curve and each phase's metrics are copied at the end; LEARN_CHECK_OUT the run folder, emptied
+# first (default /tmp/learn-check-gpu; the models stay there); LEARN_CHECK_LIMIT_S the time limit
+# (default 540); PYTHON the interpreter (default python3). Other options go to eval/learn_check.py
+# (--seed N; --help after --dry-run lists them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source training/device_setup.sh
@@ -26,9 +31,13 @@ OUT_DIR="${LEARN_CHECK_OUT:-/tmp/learn-check-gpu}"
 profile=gpu
 args=()
 for arg in "$@"; do
-  if [[ "$arg" == "--dry-run" ]]; then profile=gpu-dry-run; else args+=("$arg"); fi
+  case "$arg" in
+    -h|--help) usage; exit 0 ;;
+    --dry-run) profile=gpu-dry-run ;;
+    *) args+=("$arg") ;;
+  esac
 done
-[[ $profile == gpu-dry-run ]] || require_gpu learn_check_gpu
+[[ $profile == gpu-dry-run ]] || require_gpu learn_check_gpu "--dry-run"
 install_wheels
 
 status=0
