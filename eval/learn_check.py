@@ -230,10 +230,10 @@ class Summary(dict):
         self.path = path
 
     def save(self, **fields: Any) -> None:
+        from supersede_env.core.atomic import atomic_write_text
+
         self.update(fields)
-        staged = self.path.with_name(self.path.name + ".tmp")
-        staged.write_text(json.dumps(self, indent=2) + "\n", encoding="utf-8")
-        staged.replace(self.path)
+        atomic_write_text(self.path, json.dumps(self, indent=2) + "\n")
 
 
 def grpo_arm(log: Path, out: Path, arm: str, warm: Path, sft: HeldoutGrades, seed: tuple[str, str],

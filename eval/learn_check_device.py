@@ -21,7 +21,8 @@ from typing import Any
 
 def throughput(run_dir: Path) -> dict[str, Any]:
     """Step time, tokens/s and peak GPU memory of a GRPO run (``supersede train``) from its metrics."""
-    steps = [row for row in _rows(run_dir / "metrics.jsonl") if "step_time" in row and "tokens/per_s" in row]
+    rows = _rows(run_dir / "metrics.jsonl")
+    steps = [row for row in rows if "step_time" in row and "tokens/per_s" in row]
     if not steps:
         return {"steps": 0}
     first, rest = steps[0], steps[1:] or steps
@@ -33,12 +34,16 @@ def throughput(run_dir: Path) -> dict[str, Any]:
     return {"steps": len(steps), "first_step_s": round(float(first["step_time"]), 2),
             "step_s": median("step_time"), "tokens_per_s": median("tokens/per_s"),
             "generated_tokens_per_s": median("tokens/generated_per_s"),
-            "generation_s": median("timing/generation_s"), "peak_gpu_gib": peak_gpu_gib(run_dir)}
+            "generation_s": median("timing/generation_s"), "peak_gpu_gib": _peak(rows)}
 
 
 def peak_gpu_gib(run_dir: Path) -> float | None:
     """The most GPU memory a training run (``supersede train`` or ``sft``) held, from its metrics (None on CPU)."""
-    peaks = [row["memory/gpu_peak_gib"] for row in _rows(run_dir / "metrics.jsonl") if "memory/gpu_peak_gib" in row]
+    return _peak(_rows(run_dir / "metrics.jsonl"))
+
+
+def _peak(rows: list[dict[str, Any]]) -> float | None:
+    peaks = [row["memory/gpu_peak_gib"] for row in rows if "memory/gpu_peak_gib" in row]
     return max(peaks) if peaks else None
 
 

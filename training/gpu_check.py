@@ -108,9 +108,9 @@ class Figures(dict):
     def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         super().update(*args, **kwargs)
         if self.path is not None:
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_text(json.dumps(self, indent=2, default=str) + "\n", encoding="utf-8")
-            os.replace(tmp, self.path)
+            from supersede_env.core.atomic import atomic_write_text
+
+            atomic_write_text(self.path, json.dumps(self, indent=2, default=str) + "\n")
 
 
 def build_policy(args: argparse.Namespace, folder: Path) -> tuple[Any, str, dict[str, Any]]:

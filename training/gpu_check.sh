@@ -23,8 +23,12 @@ source training/device_setup.sh
 LIMIT_S="${GPU_CHECK_LIMIT_S:-300}"
 
 tiny=0
-for arg in "$@"; do [[ "$arg" == "--tiny" ]] && tiny=1; done
-for arg in "$@"; do [[ "$arg" == "-h" || "$arg" == "--help" ]] && { usage; exec "$PYTHON" training/gpu_check.py --help; }; done
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) usage; exec "$PYTHON" training/gpu_check.py --help ;;
+    --tiny) tiny=1 ;;
+  esac
+done
 [[ $tiny -eq 1 ]] || require_gpu gpu_check "--tiny"
 install_wheels
 exec timeout --signal=INT --kill-after=15 "$LIMIT_S" "$PYTHON" training/gpu_check.py "$@"

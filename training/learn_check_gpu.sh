@@ -21,7 +21,7 @@
 # log, the curve and each phase's metrics are copied at the end; LEARN_CHECK_OUT the run folder, emptied
 # first (default /tmp/learn-check-gpu; the models stay there); LEARN_CHECK_LIMIT_S the time limit
 # (default 540); PYTHON the interpreter (default python3). Other options go to eval/learn_check.py
-# (--seed N; --help after --dry-run lists them).
+# (--seed N; `python eval/learn_check.py --help` lists them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source training/device_setup.sh

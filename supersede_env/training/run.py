@@ -208,7 +208,6 @@ def run(inputs: TrainingInputs) -> RunOutcome:
     )
 
 
-
 def _disk_full(exc: BaseException) -> str | None:
     """What a full disk (or quota) looks like when a save fails: an OSError, or torch's own RuntimeError
     from its archive writer ("file write failed"); None for any other error."""

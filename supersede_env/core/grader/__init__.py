@@ -42,6 +42,8 @@ __all__ = ["Verdict", "grade", "grade_episode", "episode_decoys", "LABELS", "MOD
 
 def __getattr__(name: str) -> Any:
     # only the entry's names: "from supersede_env.core.grader import lex_dates" must import that module
-    if name in __all__:
-        return getattr(importlib.import_module("supersede_env.core.grader.entry"), name)
-    raise AttributeError(f"module 'supersede_env.core.grader' has no attribute {name!r}")
+    if name not in __all__:
+        raise AttributeError(f"module 'supersede_env.core.grader' has no attribute {name!r}")
+    entry = importlib.import_module("supersede_env.core.grader.entry")
+    globals().update({exported: getattr(entry, exported) for exported in __all__})  # looked up once
+    return globals()[name]
