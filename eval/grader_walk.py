@@ -3,7 +3,8 @@
 For each answer below, one ``grade()`` is traced (after a warm-up grade, so caches are filled) and
 the modules it enters are listed in call order. Printed per answer: how many grader modules it
 touches, its stays (consecutive calls in one module count once) and its returns (entering a module
-it had already left). Issue 33 aims at most 12 modules and at most 15 returns.
+it had already left). A call is a new function entry: resuming a generator (``any(f(x) for x in
+xs)``) is not one, as the same loop written with ``for`` would not be. Issue 33 aims at most 12 modules and at most 15 returns.
 
     .venv/bin/python eval/grader_walk.py           # the counts
     .venv/bin/python eval/grader_walk.py --path    # and each grade's path through the modules
@@ -33,9 +34,11 @@ ANSWERS: list[tuple[str, str, list[str], str]] = [  # answer, gold, superseded v
 def walk(answer: str, gold: str, stale: list[str], question: str) -> tuple[Verdict, list[str]]:
     """The verdict and the grader modules entered, in call order (repeats within a stay folded)."""
     path: list[str] = []
+    entered: set[FrameType] = set()  # a generator's frame is "called" again at each resumption
 
     def on_event(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call":
+        if event == "call" and frame not in entered:  # a new function entry, not a resumption
+            entered.add(frame)
             module = frame.f_globals.get("__name__", "")
             if module.startswith(GRADER) and (not path or path[-1] != module):
                 path.append(module)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from supersede_env.core.grader import conclusion, grade
 from supersede_env.core.grader.answer import _read, read_answer
-from supersede_env.core.grader.conclusion import (
+from supersede_env.core.grader.answer import (
     PARAGRAPH_BREAK,
     SHORT_REPLY,
     START_OF,
@@ -27,8 +27,8 @@ from supersede_env.core.grader.conclusion import (
     _weak_start,
     read_conclusion,
 )
-from supersede_env.core.grader.lex_scan import scan
-from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import scan
+from supersede_env.core.grader.tokens import normalise_text
 from supersede_env.core.grader.tokens import tokenize
 from tests.grader_cases import dev_rows
 from tests.shared_data import DEV_FILE, missing_reason

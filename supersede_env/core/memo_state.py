@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from supersede_env.core.episode import Episode
-from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import normalise_text
 from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
 
 _IGNORED_WORDS = frozenset({"a", "an", "the"})

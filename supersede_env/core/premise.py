@@ -3,7 +3,7 @@
 "Since it's still Phoenix: where do I live now?" The right answer corrects the premise with the current
 value; going along with it states the superseded one (stale). The grader needs nothing new for that:
 the premise value is a superseded candidate either way (official reads a leading "No," as the
-correction it is; strict accounts for it only on a premise question, :mod:`.grader.strict_world`).
+correction it is; strict accounts for it only on a premise question, :mod:`.grader.strict`).
 
 :func:`with_premises` rewrites a share of the answerable episodes that carry a superseded value (the
 latest one is presumed): synthetic ones, files, and LongMemEval items whose annotation gives one. Which
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import normalise_text
 
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader.lexicon import YES_NO_WORDS

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from num2words import num2words
 
-from supersede_env.core.grader.text import normalise_text
+from supersede_env.core.grader.tokens import normalise_text
 from supersede_env.core.grader.tokens import DATE, DUR, NUM, TIME, tokenize
 
 __all__ = ["Family", "BASE_FAMILIES", "Candidates", "look_alike"]

@@ -9,17 +9,17 @@ when a superseded value is put forward. The modules, in the order a grade runs:
 
 - :mod:`.place`: the one reader of where a reply's answer is (contract ANSWER field, JSON
   ``answer``, ``<answer>`` tags, else the whole reply; capped at :data:`MAX_ANSWER_CHARS`);
-- :mod:`.text`: one normalisation for gold and answer (NFKC, format characters removed, look-alike
-  letters folded to ASCII);
-- :mod:`.tokens`: values parsed from the forms people write (``four`` = ``4``, ``6 pm`` =
-  ``18:00`` but not ``7:00 pm``; ``25`` is not in ``250``), one grammar per value kind (``lex_*``);
+- the reading layer both modes share: :mod:`.tokens` (one normalisation for gold and answer, then
+  values parsed from the forms people write: ``four`` = ``4``, ``6 pm`` = ``18:00`` but not
+  ``7:00 pm``; ``25`` is not in ``250``; one grammar per value kind, ``lex_*``) and :mod:`.lexicon`
+  (every word table);
 - :mod:`.gold` and :mod:`.question`: the gold string as patterns, and the question's words;
-- ``strict`` (training): :mod:`.strict` over the item's closed world (:mod:`.strict_world`);
-- ``official`` (evaluation): :mod:`.answer` (the conclusion), :mod:`.candidates` and
-  :mod:`.rivals` (every candidate mention), :mod:`.roles` (each mention's role, from the cue table in
-  :mod:`.lexicon`), :mod:`.passes`, then :mod:`.decide` / :mod:`.yes_no` / :mod:`.abstention_item`
-  with :mod:`.accounting` (the words around the answer, in the stretches :mod:`.accounting_spans`
-  reads).
+- ``strict`` (training): :mod:`.strict`, closed-world over the item's candidates and plain words;
+- ``official`` (evaluation), by stage: :mod:`.answer` (the reply read once, from its conclusion),
+  :mod:`.candidates` and :mod:`.rivals` (every candidate mention), :mod:`.roles` (each mention's
+  role, from the cue table) and :mod:`.passes` (history told by sentences and layout, with
+  :mod:`.labels`), then :mod:`.decide` (the verdict, for value and yes/no golds; abstention items in
+  :mod:`.abstention_item`) with :mod:`.accounting` (whether the committing statement is read whole).
 
 :mod:`.entry` holds :func:`grade` itself; the package loads it on first use, so a module that needs
 one reader (``tokens``, say) does not load every stage.

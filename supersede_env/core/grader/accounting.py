@@ -4,7 +4,7 @@ words it can read; the first one it cannot is returned, and the verdict is ``uns
 The official reader pays history, explanations and notes beside the current value, as
 LongMemEval's judge does, in the sentences around the committing one (read for rival values by the
 mention finders, never word by word). The committing sentence itself is a closed world, and so is a
-terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
+terse reply; which stretches are read is :func:`reading` (below). In them:
 
 - the statement's own fragment: the words before the value when a question can account for its
   predicate ("It costs $420"; not "Tal vez Busan"), and the word closing it after the value
@@ -25,13 +25,43 @@ terse reply; which stretches are read is :mod:`.accounting_spans`. In them:
 - a reply broken off on a conjunction ("Busan, but"): unfinished.
 
 The frames among these (a bound, an approximation of a name, a quoted document, the verb group, a
-"?" or "only" in a terse reply, a broken-off reply) are :mod:`.framing`'s, asked first, with what
+"?" or "only" in a terse reply, a broken-off reply) are :func:`framing`'s (below), asked first, with what
 heads the sentence, code comments and another question's answer; the rest is read here, word by word.
 
 Every token read must be a known word (:data:`~.lexicon.OFFICIAL_KNOWN`), a word of the question, a
 name given to what the question names, part of a candidate, a label, date or month of the reply's own
 evidence, or plain punctuation; a role cue there that qualified no other value speaks of the gold.
+
+
+**The stretches read.** What the official accounting reads of a reply: the committing statement's own fragment, the
+fragments and sentences attached to it, the rest of its sentence, and in a terse reply every later
+sentence (:func:`reading`). Which words of them are accounted for is the question above.
+
+- the statement's own fragment: from the last break before it to the first break or clause opener
+  after it;
+- a short fragment or sentence attached to it ("Busan, iirc", "Busan. Just kidding."), any sentence
+  that corrects it or opens with "or" ("Busan. Or maybe something else.");
+- the rest of the sentence ("Busan, or so the grader expects"), from its start when an answer marker in
+  running text leads in ("In the novel I'm writing, the answer is Busan.");
+- in a reply of at most :data:`~.answer.TERSE_REPLY` characters, every later sentence, across
+  paragraph breaks ("Busan.
+
+The notes don't say.").
+
+A span that holds another candidate mention is a note about that candidate, read by the roles, not here.
+
+
+**Framing.** What frames the official reader's committed statement as other than a plain claim, as written,
+whatever its words: a reply broken off after it, a terse one that questions it or limits it
+("only"), comments it out in code or gives it for another question; what heads its sentence (a
+condition, "Should the record be current, Busan."; in a terse reply an instruction, "Tell her
+Busan."); a modal or (for a question asked of now) a past copula, "will" or a change under way ("is
+moving to") in its verb group; a bound or an approximation of a name beside it; a document's words
+quoted around it.
+
+The accounting asks this first; then it reads the statement's words one by one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -39,17 +69,28 @@ from dataclasses import dataclass
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.labels import HEADER_STEMS
 from supersede_env.core.grader.lex_dates import MONTHS
-from supersede_env.core.grader.lex_scan import BLOCKQUOTE, EMPHASIS_TAGS
+from supersede_env.core.grader.tokens import BLOCKQUOTE, EMPHASIS_TAGS, commented_out
 from supersede_env.core.grader.lexicon import (
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
+    BE_FORMS,
     CERTAIN_LEVELS,
     CERTAIN_WORDS,
+    CHANGES_UNDER_WAY,
     CLAUSE_BREAK_WORDS,
+    CLAUSE_OPENERS,
+    CONDITION_SUBJECTS,
+    CORRECTIONS,
+    DOCUMENTS,
     DOUBT_WORDS,
     DURATION_UNITS,
+    FRAGMENT_BREAKS,
     FUNCTION_WORDS,
+    IMPERATIVE_VERBS,
+    INVERTED_CONDITIONALS,
+    JOINERS,
     LABEL_WORDS,
+    MODALS_BEFORE_BE,
     NEGATORS,
     NUMBER_JOINERS,
     OCCURRENCE_WORDS,
@@ -57,15 +98,24 @@ from supersede_env.core.grader.lexicon import (
     OFFICIAL_KNOWN_STEMS,
     OFFICIAL_PUNCT,
     ORDINAL_SUFFIXES,
+    OTHER_ORDER,
     OTHERS_POSSESSIVES,
+    PAST_COPULAS,
     PREDICATES,
+    PREPOSITION_APPROX,
+    PROGRESSIVE_BE,
+    QUESTION_NOUNS,
+    QUOTE_MARKS,
     RATE_WORDS,
+    REPORTING_VERBS,
+    SENTENCE_END,
     SOFT,
     STATEMENT_SUBJECTS,
+    UNFINISHED,
+    UNFINISHED_UNCLOSED,
+    VERB_GROUP,
     for_the_speaker,
 )
-from supersede_env.core.grader.accounting_spans import reading
-from supersede_env.core.grader.framing import framing
 from supersede_env.core.grader.question import rate_periods
 from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
@@ -83,7 +133,351 @@ from supersede_env.core.grader.tokens import (
     values_equal,
 )
 
-__all__ = ["unaccounted"]
+__all__ = ['framing', 'reading', 'sentence_around', 'unaccounted']
+
+
+SHORT_FRAGMENT = 3  # content words: a fragment this short qualifies the value beside it
+OPENED_FRAGMENT = 2  # ... and one a clause opener starts ("..., which is untrue", "..., as it stood then")
+
+
+def _is_break(t: Token) -> bool:
+    return t.kind == PUNCT and (t.text in FRAGMENT_BREAKS or t.text in SENTENCE_END)
+
+
+def _ends_sentence(t: Token) -> bool:
+    return t.kind == PUNCT and t.text in SENTENCE_END
+
+
+def sentence_around(tokens: list[Token], first: int, last: int, start: int = 0) -> tuple[int, int]:
+    """The first and last token of the sentence that holds tokens ``first``..``last`` (not before ``start``)."""
+    lo = first
+    while lo - 1 >= start and not _ends_sentence(tokens[lo - 1]):
+        lo -= 1
+    return lo, _sentence_end(tokens, last)
+
+
+def _sentence_end(tokens: list[Token], k: int) -> int:
+    """The last token of the sentence that token k is in (the token before its sentence end)."""
+    while k + 1 < len(tokens) and not _ends_sentence(tokens[k + 1]):
+        k += 1
+    return k
+
+
+def _opens(t: Token) -> bool:
+    return t.kind == WORD and t.text in CLAUSE_OPENERS
+
+
+def _own_fragment(tokens: list[Token], first: int, last: int, start: int) -> tuple[int, int]:
+    lo = first
+    while lo - 1 >= start and not _is_break(tokens[lo - 1]):
+        lo -= 1
+    hi = last
+    while hi + 1 < len(tokens) and not _is_break(tokens[hi + 1]) and not _opens(tokens[hi + 1]):
+        hi += 1
+    return lo, hi
+
+
+def _fragment_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
+    """The fragment after break k, up to the next break; a parenthesis runs to its close and what a
+    colon introduces to the sentence's end ("(road bike, mountain bike, ...)" is one list). None when a
+    sentence end comes first, or a clause opener starts a long explanation (see :func:`_frame`)."""
+    j = k + 1
+    while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text not in SENTENCE_END:
+        j += 1
+    if j >= len(tokens) or tokens[j].kind == PUNCT:
+        return None
+    paren, colon = tokens[k].text == "(", tokens[k].text == ":"
+    end = j
+    while end + 1 < len(tokens):
+        t = tokens[end + 1]
+        if t.kind == PUNCT and (t.text in SENTENCE_END or (paren and t.text == ")")
+                                or (not paren and not colon and t.text in FRAGMENT_BREAKS)):
+            break
+        end += 1
+    return j, end
+
+
+def _sentence_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
+    """The whole sentence after sentence end k (None after a paragraph break or at the end)."""
+    j = k + 1
+    while j < len(tokens) and tokens[j].kind == PUNCT and tokens[j].text in SENTENCE_END:
+        if tokens[j].text == "\n\n":
+            return None
+        j += 1
+    if j >= len(tokens) or tokens[k].text == "\n\n":
+        return None
+    return j, _sentence_end(tokens, j)
+
+
+def _fragment_before(tokens: list[Token], k: int, start: int) -> tuple[int, int] | None:
+    """The fragment that ends before break k, back to the previous break."""
+    j = k - 1
+    while j >= start and tokens[j].kind == PUNCT and tokens[j].text not in SENTENCE_END:
+        j -= 1
+    if j < start or tokens[j].kind == PUNCT:
+        return None
+    lo = j
+    while lo - 1 >= start and not _is_break(tokens[lo - 1]):
+        lo -= 1
+    return lo, j
+
+
+def _content_words(tokens: list[Token], lo: int, hi: int) -> int:
+    return sum(1 for t in tokens[lo:hi + 1] if t.kind != PUNCT and t.text not in FUNCTION_WORDS and t.text not in SOFT)
+
+
+def _abbreviation_before(tokens: list[Token], lo: int, start: int) -> tuple[int, int] | None:
+    """"e.g. Busan", "i.e. Busan": letters with full stops right before the statement's sentence (an
+    abbreviation's stops end no sentence)."""
+    j = lo - 1
+    while j - 1 >= start and tokens[j].text == "." and tokens[j - 1].kind == WORD and len(tokens[j - 1].text) <= 2:
+        j -= 2
+    return (j + 1, lo - 1) if j + 1 < lo - 1 else None
+
+
+def _is_list(tokens: list[Token], lo: int, hi: int) -> bool:
+    return any(t.text in (",", "and", ";") for t in tokens[lo:hi + 1])
+
+
+def _frame(a: Answer, first: int, last: int, counts: bool) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """The statement's own fragment, and the spans attached to it (see the module docstring).
+    ``counts``: the gold is a count, whose list of items after it is an explanation."""
+    tokens, start = a.tokens, a.start
+    lo, hi = _own_fragment(tokens, first, last, start)
+    attached = []
+    nxt = hi + 1
+    if nxt < len(tokens) and (tokens[nxt].kind == PUNCT or _opens(tokens[nxt])):
+        ends = tokens[nxt].text in SENTENCE_END
+        after = _sentence_after(tokens, nxt) if ends else _fragment_after(tokens, nxt - _opens(tokens[nxt]))
+        # an explanation an opener starts is read only when it is short ("..., which is untrue"); a
+        # sentence that corrects the answer always ("Correction: iPhone 14 Plus.")
+        limit = OPENED_FRAGMENT if after is not None and _opens(tokens[after[0]]) else SHORT_FRAGMENT
+        if ends and after is not None and (tokens[after[0]].text in CORRECTIONS or tokens[after[0]].text in JOINERS):
+            limit = len(tokens)  # "Busan.\nOr maybe something else.": an alternative to the answer, read whole
+        if after is not None and _content_words(tokens, *after) <= limit and not (counts and _is_list(tokens, *after)):
+            attached.append(after)
+    if lo - 1 >= start and tokens[lo - 1].kind == PUNCT and tokens[lo - 1].text not in SENTENCE_END:
+        before = _fragment_before(tokens, lo - 1, start)
+        # only a fragment that opens the sentence qualifies what follows ("Hypothetically, Busan")
+        opens_sentence = before is not None and (before[0] == start or (
+            tokens[before[0] - 1].kind == PUNCT and tokens[before[0] - 1].text in SENTENCE_END))
+        if opens_sentence and _content_words(tokens, *before) <= SHORT_FRAGMENT:
+            attached.append(before)
+    elif (abbreviation := _abbreviation_before(tokens, lo, start)) is not None:
+        attached.append(abbreviation)
+    return (lo, hi), attached
+
+
+
+def reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]], counts: bool
+            ) -> tuple[tuple[int, int], list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """What the accounting reads: the statement's own fragment, the fragments attached to it that it
+    reads word by word, and in a terse reply every later sentence (it has no room for explanations) and
+    the earlier ones, which the accounting reads for doubts; but for notes that speak of another
+    candidate ("Toyota Prius. Chevy Malibu was what you said first.")."""
+    own, attached = _frame(a, first, last, counts)
+    long_name = len(a.text) > TERSE_REPLY and not counts and a.tokens[first].kind == WORD
+    spans = [(x, y) for x, y in attached if not (long_name and _names_only(a, x, y))]
+    rest = _rest_of_sentence(a, own, attached)
+    terse = len(a.text) <= TERSE_REPLY
+    later = _sentences(a.tokens, max(y for _, y in (own, *spans, *rest)) + 1, len(a.tokens)) if terse else []
+    earlier = _sentences(a.tokens, a.start, min(x for x, _ in (own, *spans, *rest))) if terse else []
+    return own, *([(x, y) for x, y in group if not _other_mention(covered, x, y, first, last)]
+                  for group in ((*spans, *rest), later, earlier))
+
+
+def _sentences(tokens: list[Token], lo: int, hi: int) -> list[tuple[int, int]]:
+    """The sentences of tokens ``lo`` up to ``hi``, the last cut at ``hi``, across paragraph breaks:
+    after the statement ("Marcus.\n\nThat was a coin flip.") or before it ("Confidence: low. Busan.")."""
+    spans = []
+    k = lo
+    while k < hi:
+        if not _ends_sentence(tokens[k]):
+            end = min(_sentence_end(tokens, k), hi - 1)
+            spans.append((k, end))
+            k = end
+        k += 1
+    return spans
+
+
+def _rest_of_sentence(a: Answer, own: tuple[int, int], attached: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The words of the concluding sentence outside the frame: the official reader is closed-world
+    over the sentence that commits to the value ("I would say Busan", "Busan, or so the grader
+    expects"), and reads the explanations before and after that sentence for rival values only."""
+    # a marker in running text is read from its sentence's start: what leads in to "the answer is"
+    # qualifies the answer ("In the novel I'm writing, the answer is Busan."); a label ("I would answer:",
+    # "Final answer:") is its own business (the accounting reads its qualifiers)
+    lo, hi = sentence_around(a.tokens, *own, 0 if a.strong and not _after_colon(a) else a.start)
+    read = {k for x, y in attached for k in range(x, y + 1)}
+    rest = [k for k in (*range(lo, own[0]), *range(own[1] + 1, hi + 1)) if k not in read]
+    spans: list[tuple[int, int]] = []
+    for k in rest:  # consecutive tokens as one span
+        if spans and spans[-1][1] == k - 1:
+            spans[-1] = (spans[-1][0], k)
+        else:
+            spans.append((k, k))
+    return spans
+
+
+def _after_colon(a: Answer) -> bool:
+    """Does the conclusion follow a colon ("Answer: Busan", "the answer is: **Busan**"), markup aside?"""
+    markup = ("*", "_", "#")
+    k = a.start  # the conclusion may start at the colon itself ("the answer is: Busan")
+    while k < len(a.tokens) and a.tokens[k].kind == PUNCT and a.tokens[k].text in markup:
+        k += 1
+    if k < len(a.tokens) and a.tokens[k].text == ":":
+        return True
+    k = a.start - 1
+    while k >= 0 and a.tokens[k].kind == PUNCT and a.tokens[k].text in markup:
+        k -= 1
+    return k >= 0 and a.tokens[k].text == ":"
+
+
+def _names_only(a: Answer, x: int, y: int) -> bool:
+    """Is the fragment nothing but capitalised names ("..., Colorado")? In a reasoned reply such a
+    fragment after a name places it; a terse reply is held to every word."""
+    words = [k for k in range(x, y + 1) if a.tokens[k].kind == WORD and a.tokens[k].text not in SOFT]
+    return bool(words) and all(a.source[a.tokens[k].start:a.tokens[k].start + 1].isupper() for k in words)
+
+
+def _other_mention(covered: list[tuple[int, int]], x: int, y: int, first: int, last: int) -> bool:
+    return any(s <= y and x <= e and not (first <= s and e <= last) for s, e in covered)
+
+
+def _dangling(tokens: list[Token], last: int) -> str | None:
+    """The conjunction a reply breaks off on after its value ("Portland, but", "59 minutes... or", "Portland
+    — though"): the statement is unfinished, and what it would have said is not known."""
+    end = len(tokens) - 1
+    while end > last and tokens[end].kind == PUNCT:
+        end -= 1
+    t = tokens[end]
+    if end <= last or t.kind != WORD:
+        return None
+    closed = end + 1 < len(tokens) and tokens[-1].text in SENTENCE_END
+    return t.text if t.text in UNFINISHED or (t.text in UNFINISHED_UNCLOSED and not closed) else None
+
+
+
+def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Token | None,
+            question: frozenset[str], past_question: bool) -> str | None:
+    """What frames the statement as other than a plain claim, as written: a reply broken off after it or
+    a terse one that questions it, a modal or (asked of now) a past copula in its verb group, a bound or
+    an approximation of a name beside it, a document's words quoted. None when nothing does."""
+    tokens = a.tokens
+    if (word := _dangling(tokens, last)) is not None:
+        return word
+    terse = len(a.text) <= TERSE_REPLY
+    if terse and "`" in a.text and (mark := commented_out(a.text)) is not None:
+        return mark  # "`# Busan`": a comment line of code, commented out
+    if terse and (any(t.text == "?" for t in tokens[last + 1:])
+                  or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
+        return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
+    sentence = sentence_around(tokens, first, last)
+    if terse and any(t.text == "only" for t in tokens[last + 1:sentence[1] + 1]):
+        return "only"  # "Busan in this conversation only", "Busan on weekdays only": a claim limited in scope
+    if (head := _sentence_head(a, sentence, first, terse, question)) is not None:
+        return head
+    if terse and (other := _other_question(a, sentence, question)) is not None:
+        return other
+    group = _verb_group(tokens, first, last, terse)
+    if group & BE_FORMS and (modal := group & MODALS_BEFORE_BE):
+        return min(modal)  # "It can be Busan", "It must have been Busan": a possibility or an inference
+    asked_now = terse and bool(question) and not past_question
+    if asked_now and (past := group & PAST_COPULAS):
+        return min(past)  # "It was Busan." for "Where does she live?": said of then, not of now
+    if asked_now and "will" not in question and (main := _verb_group(tokens, first, last, False, verbs=1)):
+        if "will" in main:
+            return "will"  # "Your sister will live in Busan.": a plan, not now ("will be" is a cue already)
+        if main & PROGRESSIVE_BE and (moving := main & CHANGES_UNDER_WAY) and not moving & question:
+            return min(moving)  # "She is moving to Busan.": a change under way, not done
+    for x, y in cues.bounds:  # "at least 6", "6+", "6 or more": whether a range answers is the judge's call
+        if (_touches(tokens, y, first) or _touches(tokens, last, x)) and not all(
+                tokens[j].value in question for j in range(x, y + 1)):  # "Part of the time, Busan", "47, at least"
+            return a.snippet(x, y)
+    named = gold_token is None and tokens[first].kind == WORD  # "Pixel 8 Pro", not "10-12 hours"
+    for x, y in cues.approximations if named else ():
+        # before the name, or after it ending its clause ("Busan, roughly."; not "Busan, near the beach")
+        after = _touches(tokens, last, x) and (y + 1 == len(tokens) or tokens[y + 1].kind == PUNCT)
+        preposition = tuple(t.text for t in tokens[x:y + 1]) in PREPOSITION_APPROX and a.text[tokens[x].start] != "~"
+        if (_touches(tokens, y, first) or after) and not preposition:
+            return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
+    return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
+
+
+def _sentence_head(a: Answer, sentence: tuple[int, int], first: int, terse: bool, question: frozenset[str]
+                   ) -> str | None:
+    """The word heading the statement's sentence when it makes the sentence other than a claim: an
+    auxiliary before its subject and a comma, a condition ("Should the record be current, Busan.",
+    "Were it up to me, Busan."), or in a terse reply a verb that instructs ("Tell her Busan.", "Type 47
+    in the box.", "Say, Busan."; not a verb the question asks with: "Drive a Subaru" for "What do I drive?")."""
+    tokens = a.tokens
+    lo, hi = sentence
+    while lo < first and tokens[lo].kind == PUNCT:
+        lo += 1  # "**Tell her Busan.**", "- Say Busan"
+    head = tokens[lo] if lo < first else None
+    asked = tokens[hi].text == "?" or (hi + 1 < len(tokens) and tokens[hi + 1].text == "?")
+    if head is None or head.kind != WORD or asked:
+        return None
+    if head.text in INVERTED_CONDITIONALS and tokens[lo + 1].text in CONDITION_SUBJECTS and any(
+            t.text == "," for t in tokens[lo + 2:first]):
+        return head.text
+    if terse and head.text in IMPERATIVE_VERBS and head.value not in question and tokens[lo + 1].text != ":":
+        return head.text
+    return None
+
+
+def _other_question(a: Answer, sentence: tuple[int, int], question: frozenset[str]) -> str | None:
+    """A question or item other than the one asked, named in the statement's sentence: the answer is given
+    for it ("Busan is the answer to the previous question.", "47 is for the follow-up.")."""
+    tokens = a.tokens
+    lo, hi = sentence
+    for k in range(lo, hi + 1):
+        if tokens[k].text == "follow" and k + 2 <= hi and tokens[k + 1].text == "-" and tokens[k + 2].text == "up":
+            return a.snippet(k, k + 2)  # "the follow-up": another question, whatever precedes it
+        if tokens[k].text in QUESTION_NOUNS and any(
+                tokens[j].text in OTHER_ORDER and tokens[j].value not in question for j in range(max(lo, k - 2), k)):
+            return a.snippet(max(lo, k - 2), k)
+    return None
+
+
+def _verb_group(tokens: list[Token], first: int, last: int, terse: bool, verbs: int = 0) -> set[str]:
+    """The words of the statement's verb group: the function words and :data:`~.lexicon.VERB_GROUP`
+    words right before the value ("It can only be", "had been in"), past at most ``verbs`` other words
+    (the main verb: "will live in"), and in a terse reply those right after it, past a comma ("Busan
+    was it.", "Busan, it can be.")."""
+
+    def grouped(t: Token) -> bool:
+        return t.kind == WORD and (t.text in FUNCTION_WORDS or t.text in VERB_GROUP)
+
+    words = set()
+    k = first - 1
+    while k >= 0 and tokens[k].kind == WORD and (grouped(tokens[k]) or verbs > 0):
+        verbs -= not grouped(tokens[k])
+        words.add(tokens[k].text)
+        k -= 1
+    k = last + 1 + (last + 1 < len(tokens) and tokens[last + 1].text == ",")
+    while terse and k < len(tokens) and grouped(tokens[k]):
+        words.add(tokens[k].text)
+        k += 1
+    return words
+
+
+def _quoted_report(a: Answer, first: int, last: int) -> str | None:
+    """The reporting verb of the sentence when the statement stands in quotation marks in it and a document
+    reports it ("The note reads 'Busan'.", "'Busan' is what session 2 says."); None otherwise."""
+    tokens = a.tokens
+    if not (0 < first and last + 1 < len(tokens) and tokens[first - 1].text in QUOTE_MARKS
+            and tokens[last + 1].text == tokens[first - 1].text):
+        return None
+    lo, hi = sentence_around(tokens, first, last)
+    words = {t.text for t in tokens[lo:hi + 1] if t.kind == WORD}
+    return next(iter(sorted(words & REPORTING_VERBS)), None) if words & DOCUMENTS else None
+
+
+def _touches(tokens: list[Token], before: int, after: int) -> bool:
+    """Is nothing but punctuation between tokens ``before`` and ``after`` ("Busan, roughly")?"""
+    return before < after and all(t.kind == PUNCT for t in tokens[before + 1:after])
+
 
 LABEL_QUALIFIERS = 3  # words before "answer:" in a label ("My short final answer:"); more are a sentence
 

@@ -4,7 +4,7 @@ Candidates are the gold's parts, the episode's superseded values, its decoy valu
 question's other option, and *rivals*: values the grader was not told about but that compete with
 the gold (another time of day for a time, another bare number listed next to a count, an unknown
 name offered with "or" or in sequence with the gold, and, when the source named no other candidate,
-every other name or count of a terse reply: :mod:`supersede_env.core.grader.names`). :func:`find_mentions` finds them; :func:`assign_roles` gives each one role,
+every other name or count of a terse reply: :mod:`supersede_env.core.grader.rivals`). :func:`find_mentions` finds them; :func:`assign_roles` gives each one role,
 by the same cues whichever value it is (:mod:`supersede_env.core.grader.cues`):
 
 ``current`` (asserted), ``past`` (history), ``negated``, ``other`` (someone else's), ``hypothetical``,

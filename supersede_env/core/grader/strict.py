@@ -1,6 +1,6 @@
 """The strict reward: closed-world. It pays only what it can account for.
 
-r_cur = 1 only when the answer place, after the one normalisation (:mod:`.text`), consists of **one
+r_cur = 1 only when the answer place, after the one normalisation (:func:`~.tokens.normalise_text`), consists of **one
 statement of the gold** (in any form :mod:`.tokens` equates: ``four`` = ``4``, ``25:50`` = ``25
 minutes and 50 seconds``) and otherwise only
 
@@ -22,38 +22,293 @@ Why no blind policy beats a guess: a paid answer names exactly one candidate, th
 the grader cannot read. A policy that does not know which candidate is current writes the same
 answer whichever one is; the answer names one candidate (or none) and is paid only when that one is
 the gold, so its expected pay is at most that of naming one candidate, a uniform guess.
-"""
+
+
+**The item's closed world.** The candidates the candidates an answer may name (the gold's parts
+as the strict reader matches them, each superseded value, the decoys), and the question's and the
+gold's words that count as plain.
+
+**Misreads.** What the strict reader must not read past even where an answer states the gold: a value given as
+someone else's ("They live in Busan now."), a character the lexer reads as nothing (">47", "Busan ~"),
+and a number that states another kind of quantity than the gold's (an ordinal for a cardinal, a duration
+for a count). Each closes a class of answers that named the gold without committing to it as the
+user's current value; :func:`grade_strict` applies them.
+
+**Abstentions.** An abstention is one or more phrases of
+:data:`~.abstention.ABSTENTION` (matched on the answer's words joined by single spaces) and otherwise
+only words of courtesy, with no value."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import lru_cache
 from itertools import permutations
 
+from supersede_env.core.grader.abstention import ABSTENTION, ABSTENTION_HINTS
+from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_value
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
-from supersede_env.core.grader.lex_scan import EMPHASIS_TAGS, commented_out
 from supersede_env.core.grader.lexicon import (
+    ANSWER_WORDS,
     AUXILIARIES,
+    COUNT_QUESTION_WORDS,
     COURTESY,
     FRAME_KINDS,
     FUNCTION_WORDS,
+    MARKDOWN_MARKS,
     NOT_PLAIN,
-    PREMISE_CORRECTIONS,
+    OTHER_OWNERS,
     PAST_FORMS,
     PLAIN_PUNCT,
     PLAIN_SYMBOLS,
+    PREMISE_CORRECTIONS,
     RATE_WORDS,
     ROLE_PHRASE_STARTS,
     ROLE_PHRASES,
+    THIRD_PERSONS,
+    TIME_QUESTION_WORDS,
+    USER_AS_SUBJECT,
     YES_NO_WORDS,
+    for_the_speaker,
 )
-from supersede_env.core.grader.strict_abstention import abstains, abstention_cover, outside_abstention
-from supersede_env.core.grader.strict_misreads import other_quantities, someone_elses, unread_character
-from supersede_env.core.grader.strict_world import StrictPart, World, world_of
-from supersede_env.core.grader.text import normalise_text
-from supersede_env.core.grader.tokens import DATE, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.question import rate_periods
+from supersede_env.core.grader.tokens import normalise_text
+from supersede_env.core.grader.tokens import (
+    BLOCKQUOTE,
+    DATE,
+    DUR,
+    EMPHASIS_TAGS,
+    LABEL,
+    NUM,
+    PUNCT,
+    VALUE_KINDS,
+    WORD,
+    Token,
+    commented_out,
+    tokenize,
+    values_equal,
+)
 from supersede_env.core.verdict import Verdict
 
-__all__ = ["grade_strict"]
+__all__ = ['abstains', 'abstention_cover', 'grade_strict', 'other_quantities', 'outside_abstention', 'someone_elses', 'unread_character']
+
+
+@dataclass(frozen=True, slots=True)
+class StrictPart:
+    """One part of a candidate as the strict reader matches it: the tokens a statement of it must
+    hold in order (plain function words left out), or its distinctive head, and its own words."""
+
+    text: str
+    required: tuple[Token, ...]
+    fallback: tuple[Token, ...]
+    optional: frozenset[str]  # a value's own words ("points" of "132 points")
+    is_value: bool
+    keywords: bool = False  # an explanation gold's key words: a run of them, in any order
+    min_keywords: int = 0
+    must_keywords: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class StrictCandidate:
+    """A value an answer may state (an alternative of the gold, a superseded value, a decoy): its parts,
+    and the stems of every word a statement of it can hold (an answer with another word besides a
+    unit's states something else)."""
+
+    text: str
+    parts: tuple[StrictPart, ...]
+    ordered: bool
+    words: frozenset[str]
+
+
+def _candidate(text: str, parts: tuple[StrictPart, ...], ordered: bool = False) -> StrictCandidate:
+    words = {t.value for p in parts for t in (*p.required, *p.fallback) if t.kind == WORD}
+    return StrictCandidate(text, parts, ordered, frozenset(words.union(*(p.optional for p in parts))))
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """What an answer to this item may name, and which of the question's words are plain."""
+
+    gold: Gold
+    alternatives: tuple[StrictCandidate, ...]  # the gold's
+    stale: tuple[StrictCandidate, ...]  # each superseded value, each of its patterns a part
+    decoys: tuple[StrictCandidate, ...]
+    candidate_stems: frozenset[str]  # required words of every candidate: never plain
+    plain_stems: frozenset[str]  # the question's words that count as plain
+    gold_stems: frozenset[str]  # an explanation gold's own words ("You switched to less water")
+    timeline: bool  # a then-and-now gold: its own words of time are plain too
+    plain_values: tuple[Token, ...]  # the question's values that no candidate holds ("5K", "monthly")
+    past_question: bool  # the question asks in the past ("How much did I pay?"): past forms are plain
+    frame_words: frozenset[str]  # the question's (and an explanation gold's) words as written
+    premise: bool = False  # the question presumes a superseded value ("Since it's still Phoenix: ...")
+    rate_periods: frozenset[str] = frozenset()  # "month" for "my monthly rent": "$1,800 a month" is plain
+
+
+def _content(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
+    return tuple(t for t in tokens if not (t.kind == WORD and t.text in FUNCTION_WORDS and t.value != "~"))
+
+
+def _part(p: Pattern) -> StrictPart:
+    own = p.optional | {t.value for t in tokenize(normalise_text(p.text)) if t.kind == WORD} if p.is_value else frozenset()
+    return StrictPart(p.text, _content(p.required), _content(p.fallback), frozenset(own), p.is_value, p.keywords,
+                 p.min_keywords, p.must_keywords)
+
+
+def _words(parts: tuple[StrictPart, ...]) -> set[str]:
+    return {t.value for p in parts for t in (*p.required, *p.fallback) if t.kind == WORD}
+
+
+@lru_cache(maxsize=4096)
+def world_of(gold_text: str, stale: tuple[str, ...], decoys: tuple[str, ...], question: str | None,
+           abstention: bool = False) -> World:
+    gold = parse_gold(gold_text, question)
+    # an abstention item's gold is an explanation, never a value to state
+    alternatives = () if abstention else tuple(
+        _candidate(alt.text, tuple(map(_part, alt.parts)), alt.ordered or alt.timeline) for alt in gold.alternatives)
+    stale_parts = tuple(_candidate(s, tuple(map(_part, parse_value(s, gold.per)))) for s in stale)
+    decoy_parts = tuple(_candidate(d, tuple(map(_part, parse_value(d, gold.per)))) for d in decoys)
+    candidates = {w for c in (*alternatives, *stale_parts, *decoy_parts) for w in _words(c.parts)}
+    if gold.choice is not None:
+        candidates |= _words((_part(gold.choice.rejected),))
+    q_tokens = tokenize(normalise_text(question or ""))
+    plain = frozenset(t.value for t in q_tokens if t.kind == WORD and t.text not in NOT_PLAIN
+                      and t.value not in NOT_PLAIN and t.value != "~") - candidates
+    held = [t for alt in alternatives for p in alt.parts for t in p.required if t.kind in VALUE_KINDS]
+    held += [t for c in stale_parts for p in c.parts for t in p.required if t.kind in VALUE_KINDS]
+    values = tuple(q for q in q_tokens if q.kind in VALUE_KINDS and not any(
+        values_equal(q, h) or values_equal(h, q) for h in held))
+    # an explanation gold is a statement in its own words: they are plain ("You switched to less
+    # water"), and a then-and-now gold's words of time too ("Previously ...; currently ...")
+    # (an abstention item's gold says what was never given: "You never mentioned how much it costs")
+    explained = abstention or gold.choice is not None or any(p.keywords for alt in gold.alternatives for p in alt.parts)
+    timeline = any(alt.timeline for alt in gold.alternatives)
+    gold_words = [t for t in tokenize(normalise_text(gold_text)) if t.kind == WORD] if explained or timeline else []
+    own = frozenset(t.value for t in gold_words if timeline or t.text not in NOT_PLAIN) - candidates
+    # a possessive frames its noun too: "What's my manager's name?" asks about "your manager"
+    surface = frozenset(w for t in (*q_tokens, *gold_words) if t.kind == WORD for w in {t.text, t.text.removesuffix("'s")})
+    past = any(t.kind == WORD and t.text in PAST_FORMS for t in q_tokens)
+    # a yes/no item has no premise to correct: its "no" is the answer itself
+    premise = gold.polarity is None and any(_names(part, q_tokens) for c in stale_parts for part in c.parts)
+    return World(gold, alternatives, stale_parts, decoy_parts, frozenset(candidates), plain, own, timeline, values,
+                 past, surface, premise, rate_periods(q_tokens))
+
+
+def _names(part: StrictPart, tokens: tuple[Token, ...] | list[Token]) -> bool:
+    """Does a text (its tokens) name this part: every value and word it requires?"""
+    stems = {t.value for t in tokens if t.kind == WORD}
+    return bool(part.required) and all(
+        r.value in stems if r.kind == WORD else any(values_equal(r, t) for t in tokens if t.kind in VALUE_KINDS)
+        for r in part.required)
+
+
+_SENTENCE_ENDS = frozenset({".", "!", ";", "\n", "\n\n"})
+
+
+def someone_elses(tokens: list[Token], world: World, gold: str) -> str | None:
+    """A first- or third-person word, not the question's or the gold's, in a sentence that names a value
+    ("They live in Busan now.", "Mine is 47."): the value is given as someone else's. ("Busan. That is what I
+    have." names the notes' keeper in a sentence of its own.) A third person counts only where the
+    question asks about the user ("Where do I live?")."""
+    owner: str | None = None
+    names_value = False
+    voiced = world.frame_words | {t.text for t in _gold_tokens(gold)[1] if t.kind == WORD}
+    if not world.frame_words & USER_AS_SUBJECT:  # "Where do my parents live?": "They live in Busan." answers it
+        voiced |= THIRD_PERSONS
+    for k, t in enumerate((*tokens, None)):
+        if t is None or (t.kind == PUNCT and t.text in _SENTENCE_ENDS):
+            if owner is not None and names_value:
+                return owner
+            owner, names_value = None, False
+            continue
+        labels = k + 1 < len(tokens) and tokens[k + 1].text in ANSWER_WORDS  # "My answer: Busan"
+        if t.kind == WORD and t.text in OTHER_OWNERS and t.text not in voiced and t.text.split("'")[0] not in voiced \
+                and not labels:
+            owner = owner or t.text  # the question's or the gold's own "I" or "my": an echo of the user's voice
+        if for_the_speaker(tokens, k) and "me" not in voiced:
+            owner = owner or "for me"  # "Busan for me.", "As for me, Busan.": the speaker's own
+        names_value = names_value or t.kind in VALUE_KINDS or (t.kind == WORD and (
+            t.value in world.candidate_stems or (world.gold.polarity is not None and t.text in YES_NO_WORDS)))
+    return None
+
+
+def unread_character(norm: str, tokens: list[Token]) -> str | None:
+    """A character between tokens that the lexer read as nothing (">" of ">47", "~" of "Busan ~"), but
+    markdown marks and emphasis tags: a symbol the reward cannot read can change what the value says."""
+    quoted = {m.end() - 1 for m in BLOCKQUOTE.finditer(norm)}  # "> Busan": a quoted line, layout
+    pos = 0
+    for t in (*tokens, None):
+        stop = len(norm) if t is None else t.start
+        gap = norm[pos:stop]
+        marks = EMPHASIS_TAGS.sub(lambda m: " " * len(m.group()), gap) if "<" in gap else gap  # <b>: layout
+        for at, ch in enumerate(marks, pos):
+            if not ch.isspace() and ch not in MARKDOWN_MARKS and at not in quoted:
+                return ch
+        if t is not None:
+            pos = max(pos, t.end)
+    return None
+
+
+_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)$")
+
+
+@lru_cache(maxsize=4096)
+def _gold_tokens(gold: str) -> tuple[str, tuple[Token, ...]]:
+    """The gold as the strict reader reads it (normalised text, tokens); one item is graded many times."""
+    norm = normalise_text(gold)
+    return norm, tuple(tokenize(norm))
+
+
+def other_quantities(tokens: list[Token], norm: str, gold: str, world: World) -> list[Token]:
+    """On a question that asks for a count ("How many houseplants ...?"), the answer's numbers that state
+    another kind of quantity, as labels (never a statement of it): an ordinal ("47th" for 47) or a
+    duration ("56 min" for 56) unless the question asks in time ("How many minutes ...?"). Elsewhere
+    an ordinal or a duration may be the natural answer ("3rd floor", "26 minutes" for "How long ...?")."""
+    if not world.frame_words & COUNT_QUESTION_WORDS or world.frame_words & TIME_QUESTION_WORDS:
+        return tokens
+    gold_norm, gold_tokens = _gold_tokens(gold)
+    # a count: one unit-less number, with at most a common noun ("47", "47 houseplants"; not "Pixel 5")
+    values = [t for t in gold_tokens if t.kind in VALUE_KINDS]
+    if not (len(values) == 1 and values[0].kind == NUM and values[0].unit is None
+            and not any(w[:1].isupper() for w in gold.split())
+            and not _ORDINAL.search(gold_norm[values[0].start:values[0].end])):
+        return tokens
+    out = []
+    for t in tokens:
+        other = (t.kind == NUM and _ORDINAL.search(norm[t.start:t.end]) is not None) or t.kind == DUR
+        asked = any(q.kind == t.kind and values_equal(q, t) for q in world.plain_values)  # "the 7th job"
+        out.append(Token(LABEL, t.value, t.start, t.end, norm[t.start:t.end]) if other and not asked else t)
+    return out
+
+
+def abstention_cover(tokens: list[Token]) -> tuple[set[int], str | None]:
+    """The tokens inside abstention phrases, and the first phrase (None when there is none)."""
+    flat = " ".join([t.text for t in tokens if t.kind == WORD])
+    covered: set[int] = set()
+    if ABSTENTION_HINTS.search(flat) is None or ABSTENTION.search(flat) is None:
+        return covered, None  # most answers: no offsets needed
+    words = [i for i, t in enumerate(tokens) if t.kind == WORD]
+    starts, pos = [], 0
+    for i in words:
+        starts.append(pos)
+        pos += len(tokens[i].text) + 1
+    first = None
+    for m in ABSTENTION.finditer(flat):
+        lo, hi = bisect_left(starts, m.start()), bisect_left(starts, m.end()) - 1
+        covered.update(range(words[lo], words[hi] + 1))
+        first = first or m.group()
+    return covered, first
+
+
+def outside_abstention(tokens: list[Token], need: list[int], covered: set[int]) -> list[int]:
+    return [i for i in need if i not in covered and tokens[i].text not in COURTESY]
+
+
+def abstains(tokens: list[Token], need: list[int]) -> str | None:
+    """The abstention phrase, when ``need`` is abstention phrases and words of courtesy, and no value."""
+    covered, first = abstention_cover(tokens)
+    return first if first is not None and not outside_abstention(tokens, need, covered) else None
+
 
 MODE = "strict"
 # Characters that make a text read other than it renders: combining overlays (strike-through),

@@ -10,28 +10,68 @@ that ``"four"``, ``"4"`` and ``"4th"`` are the same number, ``"6 pm"``, ``"6:00 
 ``tennis``.
 
 :func:`tokenize` is the single entry point and reads text already normalised by
-:func:`supersede_env.core.grader.text.normalise_text`. It runs, in order:
+:func:`normalise_text` (below). It runs, in order:
 
-1. the scanner (:mod:`.lex_scan`): words (stemmed, :mod:`.lex_words`), punctuation and the values
+1. the scanner (:func:`scan`, below): words (stemmed, :mod:`.lex_words`), punctuation and the values
    written with digits;
 2. the number-word pass (:mod:`.lex_numbers`): spelled-out numbers, when the text has one;
 3. the structure pass, below: the rules of each grammar that join tokens into values (money and
    measures :mod:`.lex_quantities`, numbers :mod:`.lex_numbers`, times of day :mod:`.lex_times`,
    dates :mod:`.lex_dates`, durations and frequencies :mod:`.lex_durations`), then ranges.
 
-This module is the lexer's public face: the rest of the grader imports tokens and value
-comparison from here.
+This module is the reading layer both modes share (the normalisation, the scanner and the passes):
+the rest of the grader imports text, tokens and value comparison from here.
+
+
+**The scanner.** Normalised text -> raw tokens, in one pass of one regular expression.
+
+The pattern's alternatives, in the order they are tried: a model code (``rav4``, ``cx-5``, ``a15``:
+a word, its digits no quantity), a word or a run of words one space apart, the value grammars that
+start with a digit (clock times from :mod:`.lex_times`, dates from :mod:`.lex_dates`, a code like
+``7a``, numerals from :mod:`.lex_numbers`), arrows (``->``, ``=>``, ``<-``: a change), a tilde
+before a value (``~47``: about), markdown emphasis (skipped: layout, not content), paragraph
+breaks, line breaks and any other punctuation mark. Each value alternative's match goes to its
+grammar's lexer, which appends its tokens.
+
+The scanner also reports which passes :func:`tokenize` needs: the number-word pass when a
+number word occurs, the structure pass when a value or a word only it reads occurs (most short
+texts need neither).
+
+
+**The normalisation.** One normalisation for every text the grader compares: gold, superseded values and answers alike.
+
+:func:`normalise_text` lower-cases and, for text that is not plain ASCII:
+
+- applies Unicode NFKC (full-width ``１８`` is ``18``, ligatures and math letters are letters);
+- folds typographic quotes, dashes and spaces to their ASCII forms;
+- removes format characters (zero-width spaces and joiners, soft hyphens: Unicode category Cf) and
+  accents (``São`` reads ``sao``), so that nothing invisible splits a value;
+- maps every remaining non-ASCII letter or digit that Unicode's confusables data (UTS #39) lists as
+  a look-alike of an ASCII one to that ASCII character: a Cyrillic ``о`` in ``Lexingtоn`` is ``o``,
+  so a rival cannot hide from the grader in look-alike letters;
+- reads text inside a right-to-left override as it is displayed (reversed).
+
+Look-alikes are mapped only from non-ASCII characters: UTS #39's full skeleton also maps ASCII to
+ASCII (``0`` to ``O``, ``1`` to ``l``), which would destroy numbers. The confusables table comes
+from the ``confusable-homoglyphs`` package's copy of Unicode's data, loaded on first use.
 """
 
 from __future__ import annotations
 
+import importlib.resources
+import json
+import re
+import unicodedata
 from collections.abc import Callable
+from functools import lru_cache
 
 from supersede_env.core.grader import lex_dates as dates
 from supersede_env.core.grader import lex_durations as durations
 from supersede_env.core.grader import lex_numbers as numbers
 from supersede_env.core.grader import lex_times as times
-from supersede_env.core.grader.lex_numbers import is_year_number
+from supersede_env.core.grader.lex_dates import DATE_LEXERS, DATE_PATTERN
+from supersede_env.core.grader.lex_durations import DURATION_WORDS
+from supersede_env.core.grader.lex_numbers import NUMBER_LEXERS, NUMBER_PATTERN, NUMBER_WORDS, is_year_number
 from supersede_env.core.grader.lex_quantities import (
     CURRENCY_SYMBOLS,
     MEASURE_UNITS,
@@ -39,7 +79,7 @@ from supersede_env.core.grader.lex_quantities import (
     measure_unit,
     unit_of,
 )
-from supersede_env.core.grader.lex_scan import scan
+from supersede_env.core.grader.lex_times import TIME_LEXERS, TIME_PATTERN, TIME_WORDS
 from supersede_env.core.grader.lex_token import (
     CLOCK,
     DATE,
@@ -56,25 +96,269 @@ from supersede_env.core.grader.lex_token import (
 from supersede_env.core.grader.lex_values import other_unit, values_equal
 from supersede_env.core.grader.lex_words import AMBIGUOUS_WEEKDAYS, WEEKDAYS, stem
 
-__all__ = [
-    "CLOCK",
-    "DATE",
-    "DUR",
-    "FREQ",
-    "LABEL",
-    "NUM",
-    "PUNCT",
-    "TIME",
-    "VALUE_KINDS",
-    "WORD",
-    "Token",
-    "is_year_number",
-    "other_unit",
-    "stem",
-    "tokenize",
-    "unit_of",
-    "values_equal",
-]
+__all__ = ['CLOCK', 'DATE', 'DUR', 'EMPHASIS_TAG', 'EMPHASIS_TAGS', 'FREQ', 'LABEL', 'NUM', 'PUNCT', 'TIME', 'Token', 'VALUE_KINDS', 'WORD', 'cased_text', 'commented_out', 'is_year_number', 'normalise_text', 'other_unit', 'scan', 'stem', 'tokenize', 'unit_of', 'values_equal']
+
+
+# typographic forms NFKC keeps: curly quotes, primes, dashes, the minus sign, non-breaking spaces
+_TYPOGRAPHY = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"',
+        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+        "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " ", "\u3000": " ",
+        "\u2192": "->", "\u27f6": "->", "\u21d2": "=>", "\u2190": "<-", "\u27f5": "<-",  # "Denver → Portland"
+    }
+)
+
+
+# Lower-case Greek and Cyrillic letters that read as ASCII ones but that Unicode's confusables data
+# leaves out (it maps their capitals: "Η" -> "H", not "η" -> "n")
+_EXTRA_LOOK_ALIKES = {"\u03b7": "n", "\u03ba": "k", "\u03c4": "t", "\u03c7": "x", "\u03c9": "w", "\u03b5": "e",
+                      "\u043a": "k", "\u0442": "t", "\u043d": "h", "\u043c": "m"}
+
+
+@lru_cache(maxsize=1)
+def _look_alikes() -> dict[int, str]:
+    """Non-ASCII character -> the lower-case ASCII letter or digit it looks like (UTS #39 confusables).
+
+    A character maps as written ("Ν", Greek capital nu, looks like "N"; "ν" like "v"). UTS #39 takes
+    "l" as the prototype of capital I, so an upper-case letter that maps to "l" is an "i".
+    """
+    data = json.loads(
+        (importlib.resources.files("confusable_homoglyphs") / "confusables.json").read_text(encoding="utf-8")
+    )
+    table: dict[int, str] = {}
+    for char, entries in data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        for entry in entries:
+            target = entry.get("c", "")
+            if len(target) == 1 and target.isascii() and target.isalnum():
+                target = target.lower()
+                table[ord(char)] = "i" if (target == "l" and char.isupper()) else target
+                break
+    for char, target in _EXTRA_LOOK_ALIKES.items():
+        table.setdefault(ord(char), target)
+    return table
+
+
+_BIDI_OVERRIDE = re.compile("\u202e([^\u202c\n]*)\u202c?")
+# characters struck through with overlaid strokes ("D\u0336e\u0336n\u0336"): read as struck-out text
+_OVERLAID = re.compile("(?:[^\\s][\u0334-\u0338]+)+")
+
+
+def cased_text(text: str) -> str:
+    """:func:`normalise_text` without the lower-casing (the same length): where a reply's capitals mark
+    its names. Look-alikes keep their case ("С" in "Сhevy" reads "C")."""
+    if text.isascii():
+        return text
+    return _fold_non_ascii(text, lower=False)
+
+
+@lru_cache(maxsize=1)
+def _cased_look_alikes() -> dict[int, str]:
+    return {k: (v.upper() if chr(k).isupper() and v != "i" else v) for k, v in _look_alikes().items()} | {
+        k: "I" for k, v in _look_alikes().items() if v == "i" and chr(k).isupper()}
+
+
+def _fold_non_ascii(text: str, lower: bool = True) -> str:
+    # a right-to-left override displays its text reversed: read it as displayed
+    text = _BIDI_OVERRIDE.sub(lambda m: m.group(1)[::-1], text)
+    # "\u2260" reads "not equal"; overlaid strokes strike out what they cross (NFKC would drop both)
+    if "\u2260" in text:
+        text = text.replace("\u2260", " is not ")
+    if _OVERLAID.search(text) is not None:
+        text = _OVERLAID.sub(lambda m: "~~" + re.sub("[\u0334-\u0338]", "", m.group()) + "~~", text)
+    text = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
+    decomposed = unicodedata.normalize("NFD", text)
+    # drop format characters (Cf: zero-width, soft hyphen) and accents (Mn: combining marks)
+    kept = unicodedata.normalize("NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Cf", "Mn")))
+    if not lower:
+        return kept if kept.isascii() else kept.translate(_cased_look_alikes())
+    if kept.isascii():
+        return kept.lower()
+    return kept.translate(_look_alikes()).lower()  # as written first: capitals look like capitals
+
+
+def normalise_text(text: str) -> str:
+    """The text as the grader reads it: lower case, and the folding described in the module docstring.
+
+    Plain ASCII only changes case (one character for one, so offsets into the original stay valid).
+
+    >>> normalise_text("Lexingt\\u043en")  # a Cyrillic o
+    'lexington'
+    >>> normalise_text("\\uff11\\uff18 min\\u200butes")  # full-width digits, a zero-width space
+    '18 minutes'
+    """
+    if text.isascii():
+        return text.lower()
+    return _fold_non_ascii(text)
+
+
+# HTML emphasis renders the text it wraps, like markdown's "**": layout, not content (strike-out is not)
+EMPHASIS_TAG = r"</?(?:b|strong|i|em)>"
+EMPHASIS_TAGS = re.compile(EMPHASIS_TAG)
+# a ">" that opens a line with a space and a word after it: a quoted line ("> Busan"), never a bound
+# ("> 47": more than 47)
+BLOCKQUOTE = re.compile(r"(?m)^[ \t]*>(?=[ \t]+[^\W\d_])")
+
+_MASTER = re.compile(
+    r"""
+    (?=[^ \t\r\f\v])(?:
+    # (the letters are atomic: fewer of them would leave a letter where "-" or a digit must follow)
+    (?P<code>(?>[a-z]{1,4})-?\d+[a-z]?(?![\w.,:]\d|\w))
+  # a word, or a run of words one space apart (one match for many words; see scan)
+  | (?P<word>(?>[a-z]+(?:'[a-z]+)*)(?:(?:\ (?>[a-z]+(?:'[a-z]+)*))+(?![\d-]))?)
+  | (?=\d)(?:
+    """ + TIME_PATTERN + "|" + DATE_PATTERN + r"""
+    | (?P<code2>(?<![\d.,])\d{1,4}[a-gijlnoqrtuvwyz](?!\w))
+    | """ + NUMBER_PATTERN + r"""
+    )
+  | (?P<arrow>-+>|=+>|<-+|<=+)
+  | (?P<tilde>(?<!~)~(?=[ ]?[\w$\u00a3\u20ac]))  # "~47": about 47 ("~~" is strikethrough)
+  | (?P<markup>[*#`_~>]+|""" + EMPHASIS_TAG + r""")  # markdown, and HTML emphasis ("<b>Boston</b>")
+  | (?P<para>\n[ \t]*(?:\n[ \t]*)+)
+  | (?P<nl>\n)
+  | (?P<p>[^\s\w])
+    )
+    """,
+    re.VERBOSE,
+)
+# A plain text: words and whole numerals one space apart, and at most a final stop ("you live in
+# boston.", "either 47 or 62."), where no numeral is followed by "a" or "p" ("5 am" is a time). The
+# one pattern reads its words and numerals as _scan_plain does; scan reads it without the pattern
+# (most terse answers are plain).
+_PLAIN = re.compile(r"(?:[a-z]+(?:'[a-z]+)*|\d+(?! [ap]))(?: (?:[a-z]+(?:'[a-z]+)*|\d+(?! [ap])))*[.!?]?")
+_VALUE_LEXERS = {**TIME_LEXERS, **DATE_LEXERS, **NUMBER_LEXERS}
+_BRACKETS = {"[": "(", "]": ")", "{": "(", "}": ")"}  # "[previous]" reads like "(previous)"
+_LAYOUT = {"para": "\n\n", "nl": "\n"}
+
+# Bits of a word's role: 1 the structure pass has work (a word only it reads), 2 the number-word
+# pass too (3: a number word), 4 a pass may start at it but it gives neither work alone ("a": "a
+# dozen", "a week" need the word after it). A word with a role is a *mark*: the passes look at marks only.
+_LEX_ROLES = {"a": 4, "an": 4, **{w: 1 for w in DURATION_WORDS | TIME_WORDS}, **{w: 3 for w in NUMBER_WORDS}}
+# word -> (stem, role), filled as words are met
+_LEXED: dict[str, tuple[str, int]] = {}
+
+
+def _learn(word: str) -> tuple[str, int]:
+    """A word met for the first time: its stem and lexer role, remembered (up to a bound)."""
+    known = (stem(word), _LEX_ROLES.get(word, 0))
+    if len(_LEXED) < 200_000:
+        _LEXED[word] = known
+    return known
+
+
+def scan(text: str, pos: int = 0, endpos: int | None = None) -> tuple[list[Token], list[int], bool, bool]:
+    """Raw tokens of text[pos:endpos] (offsets into ``text``), the marks (indices of the tokens a pass
+    may start at: values, currency signs, words with a role), and whether the number-word and
+    structure passes have anything to do."""
+    if pos == 0 and endpos is None and len(text) <= _PLAIN_MAX and not text.strip(_PLAIN_CHARS) \
+            and _PLAIN.fullmatch(text) is not None:
+        return _scan_plain(text)
+    tokens: list[Token] = []
+    marks: list[int] = []
+    append = tokens.append
+    need = 0  # bits of _LEX_ROLES
+    lexed = _LEXED
+    value_lexers = _VALUE_LEXERS
+    for m in _MASTER.finditer(text, pos, len(text) if endpos is None else endpos):
+        group = m.lastgroup
+        if group == "word":
+            # a run of words one space apart comes as one match (one regex step for many words); a
+            # run never ends right before a digit or "-", so a model code ("rav4", "cx-5") is still lexed
+            # whole, and no word inside a run could start one (a code has a digit or "-" after its letters)
+            pos = m.start()
+            for w in m.group().split(" "):
+                known = lexed.get(w) or _learn(w)
+                end = pos + len(w)
+                if known[1]:
+                    need |= known[1]
+                    marks.append(len(tokens))
+                append(Token(WORD, known[0], pos, end, w))
+                pos = end + 1
+        elif group == "p":
+            ch = m.group()
+            ch = _BRACKETS.get(ch, ch)
+            if ch in CURRENCY_SYMBOLS:
+                need |= 1
+                marks.append(len(tokens))
+            start = m.start()
+            append(Token(PUNCT, ch, start, start + 1, ch))
+        elif group in value_lexers:
+            first = len(tokens)
+            value_lexers[group](m, tokens, text)
+            need |= 1
+            if len(tokens) == first + 1:
+                marks.append(first)
+            else:
+                marks.extend(range(first, len(tokens)))  # "12%": the number and "percent"
+        elif group != "markup":  # markdown emphasis, headings, bullets: layout, not content
+            _other(m, group, tokens)
+    return tokens, marks, need & 2 != 0, need & 3 != 0
+
+
+_PLAIN_MAX = 200  # longer texts are rarely plain: not worth the extra match
+_PLAIN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789' .!?"  # a text of other characters is not plain (a cheap test first)
+
+
+def _scan_plain(text: str) -> tuple[list[Token], list[int], bool, bool]:
+    """:func:`scan` of a plain text (see _PLAIN): the same tokens, read by splitting."""
+    tokens: list[Token] = []
+    marks: list[int] = []
+    need = 0
+    stop = text[-1] if text[-1] in ".!?" else None
+    pos = 0
+    lexed, append = _LEXED, tokens.append
+    for w in (text[:-1] if stop else text).split(" "):
+        end = pos + len(w)
+        if w[0] <= "9":  # a numeral
+            need |= 1
+            marks.append(len(tokens))
+            append(Token(NUM, float(w), pos, end))
+        else:
+            known = lexed.get(w) or _learn(w)
+            if known[1]:
+                need |= known[1]
+                marks.append(len(tokens))
+            append(Token(WORD, known[0], pos, end, w))
+        pos = end + 1
+    if stop:
+        tokens.append(Token(PUNCT, stop, len(text) - 1, len(text), stop))
+    return tokens, marks, need & 2 != 0, need & 3 != 0
+
+
+def _other(m: re.Match[str], group: str, tokens: list[Token]) -> None:
+    """Tokens of a match that is neither a word, a punctuation mark nor a value."""
+    start, end = m.span()
+    if group == "code" or group == "code2":
+        # a model code ("A15", "RAV4", "CX-5", "7a") names a thing; its digits are not a quantity
+        code = m.group().replace("-", "")
+        tokens.append(Token(WORD, code, start, end, code))
+    elif group == "arrow":  # "Denver -> Portland", "=>": a change; "Portland <- Denver" the other way
+        arrow = "<-" if m.group().startswith("<") else "->"
+        tokens.append(Token(PUNCT, arrow, start, end, arrow))
+    elif group == "tilde":
+        tokens.append(Token(WORD, "about", start, end, "about"))
+    else:
+        layout = _LAYOUT[group]
+        tokens.append(Token(PUNCT, layout, start, end, layout))
+
+
+# a line of code that is a comment ("`# Busan`", "```\n# Busan\n```", "`// Busan`"): commented out, not said
+_CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
+_COMMENT_LINE = re.compile(r"^[ \t`]*(#|//)", re.M)
+
+
+def commented_out(norm: str) -> str | None:
+    """The comment mark of a comment line inside code in the answer, or None."""
+    if "`" not in norm:
+        return None
+    for block in _CODE.finditer(norm):
+        if (mark := _COMMENT_LINE.search(block.group().strip("`").lstrip("\n"))) is not None:
+            return mark.group(1)
+    return None
+
 
 Rule = Callable[[list[Token], int, list[Token]], "int | None"]  # (tokens, index, out) -> next index or None
 
