@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supersede_env.core.grader import conclusion, grade
+from supersede_env.core.grader import answer as conclusion, grade
 from supersede_env.core.grader.answer import _read, read_answer
 from supersede_env.core.grader.answer import (
     PARAGRAPH_BREAK,

@@ -67,9 +67,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from supersede_env.core.grader.answer import TERSE_REPLY, Answer
-from supersede_env.core.grader.labels import HEADER_STEMS
+from supersede_env.core.grader.labels import HEADER_STEMS, is_year
 from supersede_env.core.grader.lex_dates import MONTHS
-from supersede_env.core.grader.tokens import BLOCKQUOTE, EMPHASIS_TAGS, commented_out
+from supersede_env.core.grader.lex_words import stem
 from supersede_env.core.grader.lexicon import (
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
@@ -81,6 +81,7 @@ from supersede_env.core.grader.lexicon import (
     CLAUSE_OPENERS,
     CONDITION_SUBJECTS,
     CORRECTIONS,
+    COUNT_QUESTION_WORDS,
     DOCUMENTS,
     DOUBT_WORDS,
     DURATION_UNITS,
@@ -111,6 +112,7 @@ from supersede_env.core.grader.lexicon import (
     SENTENCE_END,
     SOFT,
     STATEMENT_SUBJECTS,
+    TIME_QUESTION_WORDS,
     UNFINISHED,
     UNFINISHED_UNCLOSED,
     VERB_GROUP,
@@ -119,15 +121,18 @@ from supersede_env.core.grader.lexicon import (
 from supersede_env.core.grader.question import rate_periods
 from supersede_env.core.grader.roles import CueReading
 from supersede_env.core.grader.tokens import (
+    BLOCKQUOTE,
     CLOCK,
     DATE,
     DUR,
+    EMPHASIS_TAGS,
     LABEL,
     NUM,
     PUNCT,
     TIME,
     WORD,
     Token,
+    commented_out,
     is_year_number,
     unit_of,
     values_equal,
@@ -653,6 +658,12 @@ def _partitive(value: Token, t: Token, gold: Token) -> bool:
         and t.text not in NUMBER_JOINERS
 
 
+# a question that asks for a count, not a time ("How many ...?", not "How many minutes ...?"), as the
+# question's words or stems
+_COUNT_ASKED = COUNT_QUESTION_WORDS | frozenset(map(stem, COUNT_QUESTION_WORDS))
+_TIME_ASKED = TIME_QUESTION_WORDS | frozenset(map(stem, TIME_QUESTION_WORDS))
+
+
 def _ordinal(a: Answer, k: int) -> bool:
     """Is number token k written as an ordinal ("5th", "21st")?"""
     t = a.tokens[k]
@@ -675,6 +686,9 @@ class _Words:
     periods: frozenset[str]  # the rate periods the question's values name ("a month")
     in_candidates: frozenset[int]  # tokens of candidate mentions, read by the roles already
     stray: set[int] | frozenset[int]  # brackets that open or close nothing (emoticons)
+    # a terse reply that names no candidate but the gold: a year there dates the gold alone, as of a time
+    # that may be past; beside other candidates years order them ("Denver (2023), Portland (2024)")
+    dated_alone: bool = False
 
     def fails(self, k: int, whole: bool) -> str | None:
         """The word at k when the accounting cannot account for it, else None. ``whole``: the word is read
@@ -710,6 +724,8 @@ class _Words:
             return None  # "confidence: high"
         if t.text in self.periods and k >= 1 and tokens[k - 1].text in RATE_WORDS:
             return None  # "$1,800 a month" for "What is my monthly rent?"
+        if self.dated_alone and t.kind == NUM and is_year(t) and not any(is_year(q) for q in item.q_values):
+            return a.snippet(k, k)  # "Busan in 2021.", "In 2019, Busan.": the value as of a year, maybe a past one
         if _known(t, gold_token, plain, item.q_values, not self.terse) or (k < self.first and _named(a, k, question)):
             return None
         return t.text or a.snippet(k, k)
@@ -733,10 +749,13 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     own, spans, later, earlier = reading(a, first, last, covered, counts)
     words = _Words(a, first, last, cues, item, terse, counts, _table_words(a), rate_periods(q_values),
                    frozenset(k for s, e in covered for k in range(s, e + 1)),  # covered spans may be many
-                   _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else frozenset())
+                   _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else frozenset(),
+                   terse and all(first <= x and y <= last for x, y in covered))
     fails = words.fails
     if (frame := framing(a, first, last, cues, gold_token, question, past_question)) is not None:
         return frame
+    if counts and question & _COUNT_ASKED and not question & _TIME_ASKED and _ordinal(a, last):
+        return a.snippet(last, last)  # "12th" for "How many ...?": a place in an order, not a count
     for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces
         if tokens[k].text not in ANSWER_LABELS and (word := fails(k, True)) is not None:
             return word
@@ -756,10 +775,15 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
                 return tokens[k].text  # "Busan. The notes don't say.", "Busan. I can't verify that."
             if (word := fails(k, True)) is not None:
                 return word
-    for x, y in earlier:  # a terse reply's earlier sentence that doubts: "Confidence: low. Busan."
+    for x, y in earlier:  # a terse reply's earlier sentence, read word by word: "Confidence: low. Busan."
+        if "?" in (tokens[y].text, tokens[y + 1].text) and any(t.kind == WORD and t.value not in question and t.text not in question
+                                          for t in tokens[x:y + 1]):
+            return "?"  # a question of its own ("Me? Busan.", "Is it? Busan."), not the asked one restated
         for k in range(x, y + 1):
             if k in cues.unbound or (tokens[k].text in DOUBT_WORDS and k not in cues.bound):
                 return tokens[k].text
+            if (word := fails(k, True)) is not None:
+                return word
     for x, y in (own, *spans, *later):
         if (gap := _hidden(a, x, y)) is not None:
             return gap

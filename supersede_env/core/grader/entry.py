@@ -101,6 +101,10 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
         result = _grade_place(place.text, gold_text, stale, decoys, abstention, question, mode)
     if place.doubt is not None and result.label == "current":
         result = verdict("hedged", f"{result.reason}, but the reply's {place.doubt}", result.extracted, mode)
+    elif place.unsettled is not None and result.label == "current" and not abstention:
+        # closed-world over the report too: a field it cannot read may take the answer back
+        result = verdict("unsure", f"{result.reason}, but the reply's {place.unsettled[:60]!r} is not read",
+                         result.extracted, mode)
     if form == "contract" and result.label == "current" and not abstention:
         result = _supported(result, place, gold_text, mode)
     notes = []

@@ -28,7 +28,7 @@ import re
 from typing import NamedTuple
 
 from supersede_env.core.notes import strip_reasoning
-from supersede_env.core.grader.lexicon import ANSWER_KEYS
+from supersede_env.core.grader.lexicon import ANSWER_KEYS, DOUBT_WORDS
 
 __all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place", "contract_fields"]
 
@@ -46,8 +46,8 @@ class AnswerPlace(NamedTuple):
     cut_from: int | None = None  # the place's length when only its last MAX_ANSWER_CHARS were read
     doubt: str | None = None  # the reply's own status doubts its answer ("STATUS: NOT FOUND")
     outside: str = ""  # text beside the place that the reply's form does not account for
-    # a contract's STATUS other than FOUND alone, or a MISSING field that names anything: the strict
-    # reward's closed world has no words for them
+    # a contract's STATUS other than FOUND alone, or a MISSING, LIMITS or NEXT field that says anything
+    # but "nothing": words neither reader accounts for (strict does not pay; official is unsure)
     unsettled: str | None = None
     # a contract reply's EVIDENCE field(s), "" when it has none; None for any other form. An answer
     # given in a contract is a success claim, paid only when its evidence supports it (contract.py)
@@ -85,6 +85,15 @@ def contract_fields(reply: str, *, contract: bool = True) -> list[tuple[str, str
     return [(name, "\n".join(lines).strip().strip("*").strip()) for name, lines in fields]
 
 
+# what a field quotes (the notes' words) is not the report's own voice
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|`[^`\n]*`')
+
+
+def _doubts_own_words(evidence: str) -> bool:
+    """Does the EVIDENCE field doubt in its own words, outside what it quotes ('"city: Busan" (maybe)')?"""
+    return any(word in DOUBT_WORDS for word in re.findall(r"[a-z']+", _QUOTED.sub(" ", evidence.lower())))
+
+
 def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
     """A reply in the evidence-contract form: its ANSWER field(s), every one of them."""
     if ":" not in reply and not required:
@@ -98,15 +107,21 @@ def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
         why = "a contract reply without an ANSWER field" if fields or not required else \
             "a reply without the ANSWER field its policy asks for"
         return AnswerPlace("", "ANSWER field", missing=why)
-    statuses = [value for name, value in fields if name == "status"]
-    missing = [value for name, value in fields if name == "missing"]
-    # LIMITS says where the answer stops holding: a doubt when it doubts the value itself, as MISSING
-    limits = [value for name, value in fields if name == "limits"]
+    # the report's own fields are read as the contract's wherever the reply stands: in a reply no policy
+    # asked for fields, "LIMITS:" and "NEXT:" lines are an answer's words, but still the report's limits
+    report = fields if required else contract_fields(reply)
+    statuses = [value for name, value in report if name == "status"]
+    # MISSING, LIMITS and NEXT say where the answer stops holding: a doubt when they doubt the value
+    # itself ("whether this is still current", "verify with the user"); anything else but "nothing"
+    # is unsettled, words neither reader accounts for ("MISSING: Lyon", "LIMITS: I may have mixed up
+    # the sessions")
+    caveats = [(name.upper(), value) for name, value in report if name in ("missing", "limits", "next")]
+    evidence_fields = [value for name, value in report if name == "evidence"]
     doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None) or next(
-        (f"MISSING: {v}" for v in missing if _UNSURE.search(v)), None) or next(
-        (f"LIMITS: {v}" for v in limits if _UNSURE.search(v)), None)
+        (f"{name}: {v}" for name, v in caveats if _UNSURE.search(v)), None) or next(
+        (f"EVIDENCE: {v}" for v in evidence_fields if _doubts_own_words(v)), None)
     unsettled = next((f"STATUS: {v}" for v in statuses if not _FOUND_ALONE.match(v)), None) or next(
-        (f"MISSING: {v}" for v in missing if not _NOTHING.match(v)), None)
+        (f"{name}: {v}" for name, v in caveats if not _NOTHING.match(v)), None)
     evidence = "\n".join(value for name, value in fields if name == "evidence")
     return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt, unsettled=unsettled,
                        evidence=evidence)

@@ -221,7 +221,8 @@ def someone_elses(tokens: list[Token], world: World, gold: str) -> str | None:
                 return owner
             owner, names_value = None, False
             continue
-        labels = k + 1 < len(tokens) and tokens[k + 1].text in ANSWER_WORDS  # "My answer: Busan"
+        # "My answer: Busan" labels the speaker's answer; "Their answer: Busan" is someone else's
+        labels = t.text == "my" and k + 1 < len(tokens) and tokens[k + 1].text in ANSWER_WORDS
         if t.kind == WORD and t.text in OTHER_OWNERS and t.text not in voiced and t.text.split("'")[0] not in voiced \
                 and not labels:
             owner = owner or t.text  # the question's or the gold's own "I" or "my": an echo of the user's voice
@@ -249,7 +250,7 @@ def unread_character(norm: str, tokens: list[Token]) -> str | None:
     return None
 
 
-_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)$")
+_ORDINAL = re.compile(r"(?:\d(?:st|nd|rd|th)|th|first|second|third)$")  # "47th", "twelfth"; no cardinal word ends so
 
 
 @lru_cache(maxsize=4096)

@@ -1,0 +1,75 @@
+"""Closed-world reading where a red team found the official reader paying (2026-12-07 battery): the
+report fields of a contract, the earlier sentences of a terse reply, a year that dates the gold alone,
+an ordinal for a count; and the strict leaks beside them. Each answer below names the gold without
+committing to it as the user's current value: never paid, in either mode; official says unsure
+(its judge's call) where it cannot read a word, hedged where it reads a doubt."""
+
+from __future__ import annotations
+
+import pytest
+
+from supersede_env.core.grader import grade
+
+CITY = dict(stale=["Lyon"], question="Which city do I live in now?")
+COUNT = dict(stale=["9"], question="How many piano students do I have now?")
+
+
+def contract(status: str = "FOUND", evidence: str = '"city: Valencia"', missing: str = "nothing",
+             limits: str = "nothing", nxt: str = "nothing", extra: str = "") -> str:
+    return (f"STATUS: {status}\nEVIDENCE: {evidence}\nANSWER: Valencia\nMISSING: {missing}\nLIMITS: {limits}"
+            f"\nNEXT: {nxt}{extra}")
+
+
+@pytest.mark.parametrize("form", ["any", "contract"])
+def test_a_contract_is_paid_only_when_every_report_field_is_settled(form: str) -> None:
+    for mode in ("official", "strict"):
+        assert grade(contract(), "Valencia", mode=mode, form=form, **CITY).label == "current", mode
+    unread = [contract(status="FOUND (probably)"), contract(status="FOUND-ish"), contract(missing="Lyon"),
+              contract(limits="I may have mixed up the sessions"), contract(nxt="ask the user about Lyon"),
+              contract(extra="\nCONFIDENCE: low")]
+    doubted = [contract(evidence='"city: Valencia" (maybe)'), contract(evidence='probably "city: Valencia"'),
+               contract(nxt="verify with the user before relying on it"), contract(status="NOT FOUND")]
+    for reply in unread + doubted:
+        official = grade(reply, "Valencia", form=form, **CITY)
+        assert official.label == ("unsure" if reply in unread else "hedged"), (reply, official)
+        assert grade(reply, "Valencia", mode="strict", form=form, **CITY).r_cur == 0, reply
+
+
+def test_quoted_evidence_may_hold_any_words() -> None:
+    reply = contract(evidence='session 3: "maybe I should say it: I moved to Valencia"')
+    assert grade(reply, "Valencia", form="contract", **CITY).label == "current"
+
+
+@pytest.mark.parametrize("answer", ["Me? Valencia.", "Is it? Valencia.", "What do I know? Valencia.",
+                                    "Sure? No. Valencia.", "Can't confirm. Valencia.", "I lack that detail. Valencia.",
+                                    "Confidence? Low. Valencia."])
+def test_every_sentence_of_a_terse_reply_is_read(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "unsure"
+    assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0
+
+
+@pytest.mark.parametrize("answer", ["Which city? Valencia.", "Which city do I live in now? Valencia.",
+                                    "You moved. Valencia.", "Valencia."])
+def test_the_question_restated_and_plain_sentences_stay_paid(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "current"
+
+
+@pytest.mark.parametrize("answer", ["Valencia in 2021.", "In 2019, Valencia.", "Valencia (2024)"])
+def test_a_year_that_dates_the_gold_alone_is_not_read_as_now(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "unsure"
+
+
+def test_years_that_order_the_candidates_are_history() -> None:
+    assert grade("In 2023, Lyon; in 2024, Valencia.", "Valencia", **CITY).label == "current"
+
+
+@pytest.mark.parametrize("answer", ["12th", "the twelfth", "It's the 12th."])
+def test_an_ordinal_does_not_answer_how_many(answer: str) -> None:
+    assert grade(answer, "12", **COUNT).label == "unsure"
+    assert grade(answer, "12", mode="strict", **COUNT).r_cur == 0
+    assert grade("3rd", "3rd", stale=["2nd"], question="Which floor do I live on now?", mode="strict").r_cur == 1
+
+
+def test_a_label_names_whose_answer_it_is_in_strict() -> None:
+    assert grade("Their answer: Valencia.", "Valencia", mode="strict", **CITY).r_cur == 0
+    assert grade("My answer: Valencia.", "Valencia", mode="strict", **CITY).r_cur == 1
