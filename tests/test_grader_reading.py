@@ -16,20 +16,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supersede_env.core.grader import answer as conclusion, grade
-from supersede_env.core.grader.answer import _read, read_answer
+from supersede_env.core.grader import answer as answer_module
+from supersede_env.core.grader import grade
 from supersede_env.core.grader.answer import (
     PARAGRAPH_BREAK,
     SHORT_REPLY,
     START_OF,
     Reading,
+    _read,
     _strong_offset,
     _weak_start,
+    read_answer,
     read_conclusion,
 )
-from supersede_env.core.grader.tokens import scan
-from supersede_env.core.grader.tokens import normalise_text
-from supersede_env.core.grader.tokens import tokenize
+from supersede_env.core.grader.tokens import normalise_text, scan, tokenize
 from tests.grader_cases import dev_rows
 from tests.shared_data import DEV_FILE, missing_reason
 
@@ -111,7 +111,7 @@ def test_a_long_reply_grades_as_it_does_read_whole(lines: list[tuple[str, str]],
     filler = "You said a lot in these sessions, and I read each one of them carefully. " * 9
     answer = filler + "\n" + "".join(line + brk for line, brk in lines) + (gold if gold_last else "")
     windowed = _verdicts(answer, gold, stale, question)
-    with mock.patch.object(conclusion, "PARAGRAPH_BREAK", re.compile(r"(?!)")):  # no break: read whole
+    with mock.patch.object(answer_module, "PARAGRAPH_BREAK", re.compile(r"(?!)")):  # no break: read whole
         whole = _verdicts(answer, gold, stale, question)
     assert windowed == whole
 
