@@ -73,3 +73,20 @@ def test_an_ordinal_does_not_answer_how_many(answer: str) -> None:
 def test_a_label_names_whose_answer_it_is_in_strict() -> None:
     assert grade("Their answer: Valencia.", "Valencia", mode="strict", **CITY).r_cur == 0
     assert grade("My answer: Valencia.", "Valencia", mode="strict", **CITY).r_cur == 1
+
+
+# still paid, known (docs/grader.md): "Eventually Valencia, you said.", "Valencia, they tell me.", "what you
+# call Valencia": the words of a sentence's start without a question, or of a trailing clause, are not all read
+@pytest.mark.parametrize("answer", ["One of them is Valencia.", "Valencia is one of them.", "Far from Valencia.",
+                                    "Valencia, for one.", "Take, say, Valencia.", "some Valencia", "over Valencia"])
+def test_a_terse_reply_holds_only_the_words_of_a_plain_statement(answer: str) -> None:
+    verdict = grade(answer, "Valencia", **CITY)
+    assert verdict.label in ("unsure", "hedged", "wrong"), verdict
+
+
+@pytest.mark.parametrize("answer", ["You moved from Lyon to Valencia.", "Based on your latest note, Valencia.",
+                                    "Valencia (source: session 3)", "Valencia, though you'd like Lyon.",
+                                    "Lyon was replaced by Valencia.", "I've lived in Valencia for a while now.",
+                                    "You moved to Valencia (2023).", "Valencia (since March 2024)."])
+def test_plain_terse_statements_and_their_sources_stay_paid(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "current", answer

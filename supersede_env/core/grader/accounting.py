@@ -76,6 +76,7 @@ from supersede_env.core.grader.lexicon import (
     BE_FORMS,
     CERTAIN_LEVELS,
     CERTAIN_WORDS,
+    CHANGE_VERBS,
     CHANGES_UNDER_WAY,
     CLAUSE_BREAK_WORDS,
     CLAUSE_OPENERS,
@@ -108,10 +109,13 @@ from supersede_env.core.grader.lexicon import (
     QUESTION_NOUNS,
     QUOTE_MARKS,
     RATE_WORDS,
+    REPLACED_BY,
     REPORTING_VERBS,
     SENTENCE_END,
     SOFT,
     STATEMENT_SUBJECTS,
+    TERSE_KNOWN,
+    TERSE_KNOWN_STEMS,
     TIME_QUESTION_WORDS,
     UNFINISHED,
     UNFINISHED_UNCLOSED,
@@ -724,11 +728,33 @@ class _Words:
             return None  # "confidence: high"
         if t.text in self.periods and k >= 1 and tokens[k - 1].text in RATE_WORDS:
             return None  # "$1,800 a month" for "What is my monthly rent?"
-        if self.dated_alone and t.kind == NUM and is_year(t) and not any(is_year(q) for q in item.q_values):
+        if self.dated_alone and t.kind == NUM and is_year(t) and not any(is_year(q) for q in item.q_values) \
+                and not _dates_a_change(tokens, k):
             return a.snippet(k, k)  # "Busan in 2021.", "In 2019, Busan.": the value as of a year, maybe a past one
-        if _known(t, gold_token, plain, item.q_values, not self.terse) or (k < self.first and _named(a, k, question)):
+        if k < self.first and _named(a, k, question):
+            return None
+        if _known(t, gold_token, plain, item.q_values, not self.terse):
+            if self.terse and not _terse_plain(tokens, k, plain):
+                return t.text  # known, but not in a terse reply's plain statement: "One of them is Busan."
             return None
         return t.text or a.snippet(k, k)
+
+
+def _dates_a_change(tokens: list[Token], k: int) -> bool:
+    """Does the year at k date a change that holds until now ("since March 2024", "You moved to Busan
+    (2023)")? A few words back: "since" or a verb of change."""
+    return any(tokens[j].text == "since" or tokens[j].text in CHANGE_VERBS for j in range(max(0, k - 6), k))
+
+
+def _terse_plain(tokens: list[Token], k: int, plain: frozenset[str]) -> bool:
+    """Is token k a word a terse reply's plain statement may hold (:data:`~.lexicon.TERSE_KNOWN`, a word
+    of the question or the gold, a unit)? Values and punctuation were read already."""
+    t = tokens[k]
+    if t.kind != WORD and t.text != "one":  # "one" may be lexed as a number: "One of them is Busan."
+        return True
+    return (t.text in TERSE_KNOWN or t.value in TERSE_KNOWN_STEMS or t.value in plain or t.text in MONTHS
+            or unit_of(t.text) is not None
+            or (t.text == "by" and k > 0 and tokens[k - 1].text in REPLACED_BY))
 
 
 def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]], cues: CueReading,
@@ -782,7 +808,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         for k in range(x, y + 1):
             if k in cues.unbound or (tokens[k].text in DOUBT_WORDS and k not in cues.bound):
                 return tokens[k].text
-            if (word := fails(k, True)) is not None:
+            if not counts and (word := fails(k, True)) is not None:  # a count's list is what it counts
                 return word
     for x, y in (own, *spans, *later):
         if (gap := _hidden(a, x, y)) is not None:

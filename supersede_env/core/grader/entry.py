@@ -18,7 +18,7 @@ from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
 from supersede_env.core.grader.decide import grade_yes_no
 from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES, MAX_VALUE_CHARS
-from supersede_env.core.verdict import LABELS, MODES, Verdict
+from supersede_env.core.verdict import LABELS, MODES, Verdict  # noqa: F401 - LABELS: re-exported by the package
 
 if TYPE_CHECKING:
     from supersede_env.core.episode import Episode

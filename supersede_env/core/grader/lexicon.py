@@ -436,20 +436,24 @@ TIME_QUESTION_WORDS = DURATION_UNITS | {"long", "old", "age"}
 CLAUSE_OPENERS = frozenset("""which who whom whose where when while because since as although though but so
     including includes unlike whereas after before until and""".split()) - {"and"}
 OFFICIAL_PUNCT = PLAIN_PUNCT | {"?", "*", "$", "=", "|", "\\"}
+# The verbs of stating a plain fact about the user, in their forms: a statement's predicate ("You caught
+# 7 bass" answers "How many bass did I catch?").
+STATEMENT_VERBS = frozenset("""own owns owned live lives lived living drive drives drove use uses using work
+    works worked go goes went attend attends attended visit visits visited take takes took keep keeps get
+    gets got make makes made spend spends spent read reads watch watches watched play plays played see saw
+    call called caught catch catches found find finds lost won paid brought wore worn wear wears wearing ate
+    eat eats met meet sat sit stayed stay stays hung hanging hang placed put keeping kept stored store finish
+    finished complete completed reach reached run runs ran buy buys bought""".split())
 # Words of a plain statement the official reader knows beside a value: function and discourse words,
 # the verbs and nouns of stating a fact and of its evidence. Cue words count where the roles read a
 # cue (:class:`~.mentions.CueReading`), never as plain words.
 OFFICIAL_KNOWN = frozenset(
     FUNCTION_WORDS | SOFT | COPULAS | PRONOUNS | DISCOURSE | QUESTION_WORDS | CLAUSE_BREAK_WORDS | TITLES
     | CLAUSE_OPENERS | CHANGE_VERBS
+    | STATEMENT_VERBS
     | set("""been being was were am did had will can could shall should must may might
-    own owns owned live lives lived living drive drives drove use uses using work works worked go goes
-    went attend attends attended visit visits visited take takes took keep keeps get gets got make
-    makes made spend spends spent read reads watch watches watched play plays played see saw call called
-    caught catch catches found find finds lost won paid brought wore worn wear wears ate eat eats met meet
-    sat sit stayed stay stays hung hanging hang placed put keeping kept stored store
-    says said tell told mention mentions mentioned note noted know knew finish finished
-    complete completed reach reached need needs lead leads led run runs ran buy buys bought add added join
+    says said tell told mention mentions mentioned note noted know knew
+    need needs lead leads led add added join
     joined total number count amount value answer one ones time times thing things kind type part item
     items record records entry information info detail details session sessions conversation chat source
     sources ref reference up down last
@@ -466,6 +470,25 @@ _META_ROLE_WORDS = frozenset(stem(w) for w in """previous later earlier not no o
     changed likely seem seems appear appears clear clearly assume assumption however since conflicting conflict
     remain remains still same additional without can will would could should may might must""".split())
 OFFICIAL_KNOWN_STEMS = frozenset((META_WORDS - _META_ROLE_WORDS) | {stem(w) for w in OFFICIAL_KNOWN})
+# a passive change whose "by" names the new value ("Denver was replaced by Portland"), not a bound ("by 47")
+REPLACED_BY = frozenset("replaced superseded succeeded overtaken".split())
+# verbs that frame a value rather than state it, unless the question uses them ("Take, say, Busan.", "what
+# you call Busan")
+_FRAMING_VERBS = frozenset("take takes took call called".split())
+# Words a terse reply (no room for explanations) may hold beside the value it commits to: the plain
+# statement's function words, copulas and verbs of change ("You moved from Denver to Portland."), the
+# words that join a note about another value ("Portland, though you'd like Boston."), and the words that
+# source an answer in the notes ("Based on your latest note, Portland.", "Portland (source: session 3)").
+# A terse reply's other known words frame the value as something else ("One of them is Busan.", "Busan
+# to begin with.", "Take, say, Busan."): the official reader leaves them to the judge.
+TERSE_KNOWN = FUNCTION_WORDS | COPULAS | CHANGE_VERBS | (STATEMENT_VERBS - _FRAMING_VERBS) | frozenset(
+    """therefore thus hence so but though although however whereas because since which who what
+    according per notes note memo message messages record records update updates most recent last
+    session sessions source sources date told said say says mentioned you've i've total
+    can see conclude infer inferred clear clearly appears appear seems seem considering indeed also
+    both exactly specifically explicitly found from up down or while different distinct separate ones altogether
+    overall combined""".split())
+TERSE_KNOWN_STEMS = frozenset(stem(w) for w in TERSE_KNOWN) | (META_WORDS - _META_ROLE_WORDS)
 # Words that may qualify an answer label ("Final answer:", "Short answer:"): plain words beside them are
 # read as any other (:data:`OFFICIAL_KNOWN`); any other word says what kind of answer follows ("Draft
 # answer:", "Fallback answer:", "Tentative answer:"), which the official reader cannot weigh
