@@ -475,6 +475,8 @@ REPLACED_BY = frozenset("replaced superseded succeeded overtaken".split())
 # verbs that frame a value rather than state it, unless the question uses them ("Take, say, Busan.", "what
 # you call Busan")
 _FRAMING_VERBS = frozenset("take takes took call called".split())
+# A contract's fields that say where its answer stops holding: "nothing" in each, or the answer is unsettled
+CAVEAT_FIELDS = frozenset({"missing", "limits", "next"})
 # Words a terse reply (no room for explanations) may hold beside the value it commits to: the plain
 # statement's function words, copulas and verbs of change ("You moved from Denver to Portland."), the
 # words that join a note about another value ("Portland, though you'd like Boston."), and the words that

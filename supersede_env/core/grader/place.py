@@ -28,7 +28,7 @@ import re
 from typing import NamedTuple
 
 from supersede_env.core.notes import strip_reasoning
-from supersede_env.core.grader.lexicon import ANSWER_KEYS, DOUBT_WORDS
+from supersede_env.core.grader.lexicon import ANSWER_KEYS, CAVEAT_FIELDS, DOUBT_WORDS
 
 __all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place", "contract_fields"]
 
@@ -115,7 +115,7 @@ def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
     # itself ("whether this is still current", "verify with the user"); anything else but "nothing"
     # is unsettled, words neither reader accounts for ("MISSING: Lyon", "LIMITS: I may have mixed up
     # the sessions")
-    caveats = [(name.upper(), value) for name, value in report if name in ("missing", "limits", "next")]
+    caveats = [(name.upper(), value) for name, value in report if name in CAVEAT_FIELDS]
     evidence_fields = [value for name, value in report if name == "evidence"]
     doubt = next((f"STATUS: {v}" for v in statuses if not _FOUND.match(v)), None) or next(
         (f"{name}: {v}" for name, v in caveats if _UNSURE.search(v)), None) or next(
