@@ -106,6 +106,19 @@ async def test_garbage_reply_is_retried_and_then_fails(fake_server):
     assert reply.text is None and "not a chat completion" in reply.error and fake_server.calls == 2
 
 
+async def test_a_declared_length_over_the_limit_fails_unread_and_one_within_it_is_read_whole(fake_server):
+    """A body with a Content-Length (the fake server's) is read in one piece when the length is within
+    the limit (64 KiB + 64 bytes a token: 65,984 for 7 tokens), and never read when it is over."""
+    fake_server.reply = lambda prompt: "x" * (70_000 if "long" in prompt else 60_000)  # one word: not cut
+    backend = backend_for(fake_server)
+    within = await backend.complete(request("short", max_tokens=7))
+    over = await backend.complete(request("long", max_tokens=7))
+    await backend.aclose()
+    assert within.text == "x" * 60_000 and within.payload == {"attempts": 1}
+    assert over.text is None and "reply larger than 65,984 bytes" in over.error
+    assert fake_server.calls == 2  # the long reply was not retried
+
+
 async def test_connection_refused_is_a_failed_reply():
     server = FakeChatServer().start()
     url = server.url

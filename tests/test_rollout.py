@@ -124,6 +124,23 @@ def test_lockstep_matches_one_at_a_time_and_batches_rounds():
     assert batches == [3, 3, 3, 3]
 
 
+def test_advance_with_the_held_request_is_advance_without_it():
+    """The harness passes the request it sent (built and hashed once); the state is the same, and a
+    request of another step is refused, never applied."""
+    replies = [ModelReply("lives in Denver"), ModelReply(""), ModelReply("lives in Portland"), ModelReply("Portland")]
+    plain, _ = drive(make_episode(), "memo:300", replies)
+    state = rollout.start(make_episode(), parse_condition("memo:300"))
+    first = rollout.next_request(state)
+    for reply in replies:
+        state = rollout.advance(state, reply, rollout.next_request(state))
+    assert state == plain
+    moved = rollout.advance(rollout.start(make_episode(), parse_condition("memo:300")), replies[0], first)
+    with pytest.raises(RuntimeError, match="for step 0, the rollout is at step 1"):
+        rollout.advance(moved, replies[1], first)
+    with pytest.raises(RuntimeError, match="finished"):
+        rollout.advance(state, ModelReply("again"), first)
+
+
 def test_replay_rebuilds_state_and_detects_changed_prompts():
     episode = make_episode()
     replies = [ModelReply("home: Denver"), ModelReply("home: Portland")]

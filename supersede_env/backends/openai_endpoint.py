@@ -308,9 +308,13 @@ async def _read_body(response: aiohttp.ClientResponse, limit: int) -> str | None
     """The body as text, read up to ``limit`` bytes; None when a 200 body is longer (an error body is
     cut there instead: only its start is shown). Bad UTF-8 is replaced, never raised."""
     declared = response.content_length
-    if response.status == 200 and declared is not None and declared > limit:
-        response.close()  # the rest is never read: the connection is dropped
-        return None
+    if response.status == 200 and declared is not None:
+        if declared > limit:
+            response.close()  # the rest is never read: the connection is dropped
+            return None
+        # A declared length within the limit (most replies): the HTTP parser stops there, so one read
+        # holds at most ``limit`` bytes; reading in chunks would cost more than the call's JSON parse.
+        return (await response.read()).decode("utf-8", errors="replace")
     data = bytearray()
     async for chunk in response.content.iter_chunked(1 << 16):
         data += chunk

@@ -13,6 +13,9 @@ import re
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|\Z)", re.S | re.I)
 _STRAY_CLOSE = re.compile(r"^.*</(?:think|thinking|reasoning)>", re.S | re.I)
 _NOTES_TAG = re.compile(r"^\s*</?notes>\s*|\s*</?notes>\s*$", re.I)
+# Any tag at all: _NOTES_TAG has no literal to skip ahead to, so it tries both alternatives at every
+# position (8 us for 300 characters of notes); this finds '<' first (0.2 us), and most notes hold no tag.
+_ANY_NOTES_TAG = re.compile(r"</?notes>", re.I)
 _CODE_FENCE = re.compile(r"^\s*```[a-z]*\n(?P<body>.*?)\n?```\s*$", re.S)
 _DAY = re.compile(r"\d{4}[/-]\d{1,2}[/-]\d{1,2}")
 
@@ -30,7 +33,9 @@ def clean_notes(text: str) -> str:
     fenced = _CODE_FENCE.match(text)
     if fenced:
         text = fenced["body"]
-    return _NOTES_TAG.sub("", text).strip()
+    if _ANY_NOTES_TAG.search(text):  # else _NOTES_TAG.sub would find nothing to remove
+        text = _NOTES_TAG.sub("", text)
+    return text.strip()
 
 
 def apply_budget(notes: str, budget: int) -> tuple[str, int]:

@@ -250,12 +250,15 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in _fields(cls))
 
 
+_NESTED_TYPES = (Verdict, JudgeResult, StepRecord)  # built once: a union (A | B | C) would be built every field
+
+
 def to_dict(record: Record) -> dict[str, Any]:
     """A JSON-ready dict with ``kind`` and ``schema_version`` first."""
     out: dict[str, Any] = {"kind": record.kind, "schema_version": SCHEMA_VERSION}
     for name in _field_names(type(record)):
         value = getattr(record, name)
-        if isinstance(value, Verdict | JudgeResult | StepRecord):
+        if isinstance(value, _NESTED_TYPES):
             value = {g: getattr(value, g) for g in _field_names(type(value))}
         elif isinstance(value, tuple):
             value = list(value)
@@ -605,7 +608,11 @@ class RecordWriter:
                 raise RuntimeError(f"{self.path}: writer is closed")
             self._queued.append(line)
             self.count += 1
-        self._wake.set()
+        # Event.set takes a lock and notifies in Python on every call; while the event is still set,
+        # the writer has yet to clear it and then take the queue, this line included, so there is
+        # nothing to wake.
+        if not self._wake.is_set():
+            self._wake.set()
 
     def _commit_loop(self) -> None:
         while True:

@@ -207,11 +207,18 @@ def next_request(state: RolloutState) -> StepRequest | None:
                        ChatRequest(messages, state.condition.answer_max_tokens))
 
 
-def advance(state: RolloutState, reply: ModelReply) -> RolloutState:
-    """Apply the reply to the pending request; returns the new state."""
-    request = next_request(state)
+def advance(state: RolloutState, reply: ModelReply, request: StepRequest | None = None) -> RolloutState:
+    """Apply the reply to the pending request; returns the new state. ``request``: the
+    ``next_request(state)`` the caller already holds (the one it sent), so that the prompt is built
+    and hashed once a step, not again here."""
     if request is None:
-        raise RuntimeError(f"rollout of {state.episode.id} under {state.condition} is already finished")
+        request = next_request(state)
+        if request is None:
+            raise RuntimeError(f"rollout of {state.episode.id} under {state.condition} is already finished")
+    elif state.done or request.step != len(state.steps):
+        raise RuntimeError(f"rollout of {state.episode.id} under {state.condition}: the request is for step "
+                           f"{request.step}, the rollout is at step {len(state.steps)}"
+                           + (" and finished" if state.done else ""))
     return _apply(state, request, reply)
 
 

@@ -33,6 +33,7 @@ import time
 from collections.abc import Sequence
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 
 from supersede_env.core import questions, rollout
@@ -63,8 +64,10 @@ class PairTask:
     recorded: Mapping[str, VerdictRecord] = field(default_factory=dict)
     rejudge: Mapping[str, VerdictRecord] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def steps_total(self) -> int:
+        # asked once a call (the gate's priority): the episode and condition never change, and
+        # expected_steps rebuilds the episode's questions each time
         return expected_steps(self.episode, self.condition)
 
     @property
@@ -321,7 +324,7 @@ async def _run_concurrent(tasks: Sequence[PairTask], backend: Any, recorder: Rec
                 reply = await safe_complete(backend, request.call)
             finally:
                 gate.release()
-            task.state = rollout.advance(task.state, reply)
+            task.state = rollout.advance(task.state, reply, request)
             _after_call(task, recorder, bar)
         await _finish(task, recorder, bar, judge, judge_gate)
 
@@ -342,8 +345,8 @@ async def _run_lockstep(tasks: Sequence[PairTask], backend: Any, recorder: Recor
                 break
             for chunk in _batches(pending, batch_size):
                 replies = await asyncio.to_thread(complete_batch, backend, [r.call for _, r in chunk])
-                for (task, _), reply in zip(chunk, replies, strict=True):
-                    task.state = rollout.advance(task.state, reply)
+                for (task, request), reply in zip(chunk, replies, strict=True):
+                    task.state = rollout.advance(task.state, reply, request)
                     _after_call(task, recorder, bar)
                     if task.state.done:
                         judging.create_task(_finish(task, recorder, bar, judge, judge_gate))
