@@ -33,8 +33,15 @@ from functools import lru_cache
 from typing import Any
 
 from supersede_env.core.episode import Episode
-from supersede_env.core.grader.tokens import normalise_text
-from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.tokens import (
+    PUNCT,
+    VALUE_KINDS,
+    WORD,
+    Token,
+    normalise_text,
+    tokenize,
+    values_equal,
+)
 
 _IGNORED_WORDS = frozenset({"a", "an", "the"})
 

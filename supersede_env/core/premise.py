@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from supersede_env.core.grader.tokens import normalise_text
-
 from supersede_env.core.episode import Episode
 from supersede_env.core.grader.lexicon import YES_NO_WORDS
+from supersede_env.core.grader.tokens import normalise_text
 from supersede_env.core.sampling import share_point
 
 META_KEY = "premise"

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 
 from num2words import num2words
 
-from supersede_env.core.grader.tokens import normalise_text
-from supersede_env.core.grader.tokens import DATE, DUR, NUM, TIME, tokenize
+from supersede_env.core.grader.tokens import DATE, DUR, NUM, TIME, normalise_text, tokenize
 
 __all__ = ["Family", "BASE_FAMILIES", "Candidates", "look_alike"]
 

@@ -21,8 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from supersede_env.core.grader.gold import parse_gold
-from supersede_env.core.grader.tokens import normalise_text
-from supersede_env.core.grader.tokens import DUR, NUM, TIME, tokenize
+from supersede_env.core.grader.tokens import DUR, NUM, TIME, normalise_text, tokenize
 from supersede_env.core.reward_audit_families import Candidates, Family
 
 __all__ = ["UNACCOUNTED_FAMILIES"]

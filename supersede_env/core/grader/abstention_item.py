@@ -7,9 +7,8 @@ import re
 from bisect import bisect_left
 
 from supersede_env.core.grader.abstention import COMMIT, abstentions
-from supersede_env.core.grader.answer import Answer
+from supersede_env.core.grader.answer import SHORT_REPLY, START_OF, Answer
 from supersede_env.core.grader.candidates import find_mentions
-from supersede_env.core.grader.answer import SHORT_REPLY, START_OF
 from supersede_env.core.grader.decide import frame_words, verdict
 from supersede_env.core.grader.gold import Gold
 from supersede_env.core.grader.lexicon import (
@@ -23,11 +22,10 @@ from supersede_env.core.grader.lexicon import (
     SOFT,
 )
 from supersede_env.core.grader.mention import Mention, is_bare_item
-from supersede_env.core.grader.rivals import name_runs, namelike
 from supersede_env.core.grader.question import question_info
+from supersede_env.core.grader.rivals import name_runs, namelike
 from supersede_env.core.grader.roles import assign_roles
-from supersede_env.core.grader.tokens import normalise_text
-from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.tokens import VALUE_KINDS, WORD, Token, normalise_text, tokenize, values_equal
 from supersede_env.core.verdict import Verdict
 
 

@@ -42,8 +42,17 @@ from supersede_env.core.grader.lexicon import (
     WEAK_KEYWORDS,
 )
 from supersede_env.core.grader.question import QuestionInfo, echo_key, question_info
-from supersede_env.core.grader.tokens import cased_text, normalise_text
-from supersede_env.core.grader.tokens import LABEL, NUM, PUNCT, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.tokens import (
+    LABEL,
+    NUM,
+    PUNCT,
+    WORD,
+    Token,
+    cased_text,
+    normalise_text,
+    tokenize,
+    values_equal,
+)
 
 __all__ = ['Answer', 'PARAGRAPH_BREAK', 'Reading', 'SHORT_REPLY', 'START_OF', 'Span', 'TERSE_REPLY', 'read_answer', 'read_conclusion']
 

@@ -44,8 +44,15 @@ from supersede_env.core.grader.mention import OFFERED, RANGE_CUE, Mention
 from supersede_env.core.grader.passes import tense_decides
 from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.roles import BOUND_CUE, CueReading, assign_roles
-from supersede_env.core.grader.tokens import normalise_text
-from supersede_env.core.grader.tokens import PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.tokens import (
+    PUNCT,
+    VALUE_KINDS,
+    WORD,
+    Token,
+    normalise_text,
+    tokenize,
+    values_equal,
+)
 from supersede_env.core.verdict import Verdict
 
 __all__ = ['decide', 'grade_value', 'part_of_gold', 'verdict']

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING
 
 from supersede_env.core.grader.abstention_item import grade_abstention_item
 from supersede_env.core.grader.answer import Answer, read_answer
-from supersede_env.core.grader.decide import grade_value, part_of_gold, verdict
+from supersede_env.core.grader.decide import grade_value, grade_yes_no, part_of_gold, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
 from supersede_env.core.grader.lexicon import META_WORDS, ZERO_WORDS
 from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, AnswerPlace, answer_place
 from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
-from supersede_env.core.grader.decide import grade_yes_no
 from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES, MAX_VALUE_CHARS
 from supersede_env.core.verdict import LABELS, MODES, Verdict  # noqa: F401 - LABELS: re-exported by the package
 

@@ -18,8 +18,16 @@ from functools import lru_cache
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
 from supersede_env.core.grader.lexicon import GENERIC, LIST_WORD_JOINERS, PRONOUNS, RATE_PERIODS, RATE_WORDS
 from supersede_env.core.grader.question import content_tokens, question_info
-from supersede_env.core.grader.tokens import normalise_text
-from supersede_env.core.grader.tokens import NUM, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.tokens import (
+    NUM,
+    PUNCT,
+    VALUE_KINDS,
+    WORD,
+    Token,
+    normalise_text,
+    tokenize,
+    values_equal,
+)
 
 __all__ = ["Pattern", "Alternative", "Choice", "Gold", "parse_gold", "parse_value", "answer_form"]
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from supersede_env.core.grader.answer import TERSE_REPLY, Answer
-from supersede_env.core.grader.answer import SHORT_REPLY
+from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer
 from supersede_env.core.grader.labels import is_year, table_cells, year_label, year_labels
 from supersede_env.core.grader.lexicon import (
     CHANGE_VERBS,

@@ -27,8 +27,8 @@ import json
 import re
 from typing import NamedTuple
 
-from supersede_env.core.notes import strip_reasoning
 from supersede_env.core.grader.lexicon import ANSWER_KEYS, CAVEAT_FIELDS, DOUBT_WORDS
+from supersede_env.core.notes import strip_reasoning
 
 __all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place", "contract_fields"]
 

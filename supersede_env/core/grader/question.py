@@ -9,8 +9,17 @@ from functools import lru_cache
 
 from supersede_env.core.grader.labels import is_year
 from supersede_env.core.grader.lexicon import RATE_PERIODS, SOFT, past_form
-from supersede_env.core.grader.tokens import normalise_text
-from supersede_env.core.grader.tokens import FREQ, LABEL, PUNCT, VALUE_KINDS, WORD, Token, tokenize, values_equal
+from supersede_env.core.grader.tokens import (
+    FREQ,
+    LABEL,
+    PUNCT,
+    VALUE_KINDS,
+    WORD,
+    Token,
+    normalise_text,
+    tokenize,
+    values_equal,
+)
 
 
 # ---------------------------------------------------------------------------------------------

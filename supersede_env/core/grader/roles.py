@@ -23,8 +23,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from supersede_env.core.grader.answer import Answer
-from supersede_env.core.grader.answer import SHORT_REPLY
+from supersede_env.core.grader.answer import SHORT_REPLY, Answer
 from supersede_env.core.grader.lexicon import (
     BOUND_BEFORE,
     CHANGE_STEMS,

@@ -73,7 +73,6 @@ from supersede_env.core.grader.lexicon import (
     for_the_speaker,
 )
 from supersede_env.core.grader.question import rate_periods
-from supersede_env.core.grader.tokens import normalise_text
 from supersede_env.core.grader.tokens import (
     BLOCKQUOTE,
     DATE,
@@ -86,6 +85,7 @@ from supersede_env.core.grader.tokens import (
     WORD,
     Token,
     commented_out,
+    normalise_text,
     tokenize,
     values_equal,
 )
