@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
@@ -44,11 +44,12 @@ class Pattern:
     keywords: bool = False  # key words of an explanation gold: found anywhere, enough of them
     min_keywords: int = 0
     must_keywords: frozenset[str] = frozenset()
+    # the value token when the pattern is one value ("25", "6:00 pm"); read on every mention, so stored
+    single_value: Token | None = field(init=False, compare=False)
 
-    @property
-    def single_value(self) -> Token | None:
-        """The value token when the pattern is one value ("25", "6:00 pm")."""
-        return self.required[0] if self.is_value and len(self.required) == 1 else None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "single_value",
+                           self.required[0] if self.is_value and len(self.required) == 1 else None)
 
     @property
     def value_range(self) -> tuple[Token, Token] | None:
@@ -84,13 +85,12 @@ class Gold:
     polarity: str | None = None  # "yes" / "no" for yes-no golds
     choice: Choice | None = None
     per: str | None = None  # the period a count is asked per ("How many times a week ...?": "week")
+    # the gold's value token when its first alternative is one single value; every rival finder asks
+    single_value: Token | None = field(init=False, compare=False)
 
-    @property
-    def single_value(self) -> Token | None:
-        """The gold's value token when its first alternative is one single value."""
-        if self.alternatives and len(self.alternatives[0].parts) == 1:
-            return self.alternatives[0].parts[0].single_value
-        return None
+    def __post_init__(self) -> None:
+        first = self.alternatives[0].parts if self.alternatives else ()
+        object.__setattr__(self, "single_value", first[0].single_value if len(first) == 1 else None)
 
     @property
     def value_range(self) -> tuple[Token, Token] | None:

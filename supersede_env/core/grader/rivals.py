@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from supersede_env.core.grader.answer import SHORT_REPLY, TERSE_REPLY, Answer, Span
@@ -577,25 +577,20 @@ class RivalSearch:
     gold_spans: list[Span]
     question: frozenset[str]  # the question's word stems
     told: bool  # the source named other candidates (superseded values or decoys)
+    # read by every finder's test of whether it applies, so computed once:
+    value_gold: bool = field(init=False)  # the gold is one value ("47", "6:30 pm")
+    single_word_gold: bool = field(init=False)  # one thing named by words ("Thrive Market"), not a value or a list
+    whole_short_reply: bool = field(init=False)  # a short reply read whole (no reasoning before it)
+    terse_and_untold: bool = field(init=False)  # a terse reply to a source that named no other candidate
 
-    @property
-    def value_gold(self) -> bool:
-        return self.gold.single_value is not None
-
-    @property
-    def single_word_gold(self) -> bool:
-        """A gold of one thing named by words ("Thrive Market"), not a value or a list."""
-        alts = self.gold.alternatives
-        return bool(alts) and len(alts[0].parts) == 1 and not self.value_gold and not alts[0].parts[0].keywords
-
-    @property
-    def whole_short_reply(self) -> bool:
-        """A short reply read whole (no reasoning before it)."""
-        return len(self.a.text) <= SHORT_REPLY and len(self.a.source) == len(self.a.text)
-
-    @property
-    def terse_and_untold(self) -> bool:
-        return not self.told and len(self.a.text) <= TERSE_REPLY
+    def __post_init__(self) -> None:
+        alts, a = self.gold.alternatives, self.a
+        value_gold = self.gold.single_value is not None
+        object.__setattr__(self, "value_gold", value_gold)
+        object.__setattr__(self, "single_word_gold", bool(alts) and len(alts[0].parts) == 1 and not value_gold
+                           and not alts[0].parts[0].keywords)
+        object.__setattr__(self, "whole_short_reply", len(a.text) <= SHORT_REPLY and len(a.source) == len(a.text))
+        object.__setattr__(self, "terse_and_untold", not self.told and len(a.text) <= TERSE_REPLY)
 
 
 
