@@ -90,3 +90,35 @@ def test_a_terse_reply_holds_only_the_words_of_a_plain_statement(answer: str) ->
                                     "You moved to Valencia (2023).", "Valencia (since March 2024)."])
 def test_plain_terse_statements_and_their_sources_stay_paid(answer: str) -> None:
     assert grade(answer, "Valencia", **CITY).label == "current", answer
+
+
+@pytest.mark.parametrize("answer", ["Hard to say. Answer: Valencia", "Shaky memory here.\nFinal answer: Valencia"])
+def test_a_short_remark_before_the_answer_marker_is_read(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "unsure"
+    assert grade("Short answer: Valencia.", "Valencia", **CITY).label == "current"
+
+
+@pytest.mark.parametrize("evidence", ['I vaguely recall "city: Valencia"', '"city: Valencia" per the first session',
+                                      '"city: Valencia" (or was it Lyon?)'])
+def test_evidence_in_words_the_grader_cannot_read_is_not_paid(evidence: str) -> None:
+    for form in ("any", "contract"):
+        reply = contract(evidence=evidence)
+        assert grade(reply, "Valencia", form=form, **CITY).label == "unsure", (form, evidence)
+        assert grade(reply, "Valencia", mode="strict", form=form, **CITY).r_cur == 0, (form, evidence)
+
+
+@pytest.mark.parametrize("evidence", ['session 6 (latest): "city: Valencia", replacing "city: Lyon"',
+                                      "home city: valencia (moved from Lyon)", 'session 3: "I moved to Valencia"'])
+def test_evidence_that_cites_the_notes_is_read(evidence: str) -> None:
+    assert grade(contract(evidence=evidence), "Valencia", form="contract", **CITY).label == "current"
+
+
+def test_a_place_in_an_order_is_no_duration_and_no_weekly_count() -> None:
+    commute = dict(stale=["30 minutes"], question="How long is my commute now?")
+    weekly = dict(stale=["2"], question="How many times a week do I go swimming now?")
+    for mode in ("official", "strict"):
+        assert grade("fortieth", "40 minutes", mode=mode, **commute).r_cur == 0
+        assert grade("3rd", "3", mode=mode, **weekly).r_cur == 0
+        assert grade("3 hours", "3", mode=mode, **weekly).r_cur == 0
+        assert grade("3", "3", mode=mode, **weekly).r_cur == 1
+        assert grade("It takes 40 minutes.", "40 minutes", **commute).label == "current"

@@ -108,6 +108,7 @@ from supersede_env.core.grader.lexicon import (
     PROGRESSIVE_BE,
     QUESTION_NOUNS,
     QUOTE_MARKS,
+    RATE_PERIODS,
     RATE_WORDS,
     REPLACED_BY,
     REPORTING_VERBS,
@@ -291,6 +292,10 @@ def reading(a: Answer, first: int, last: int, covered: list[tuple[int, int]], co
     terse = len(a.text) <= TERSE_REPLY
     later = _sentences(a.tokens, max(y for _, y in (own, *spans, *rest)) + 1, len(a.tokens)) if terse else []
     earlier = _sentences(a.tokens, a.start, min(x for x, _ in (own, *spans, *rest))) if terse else []
+    if terse and a.start > 0:  # a short remark before the answer marker speaks of the answer ("Hard to say. Answer: X")
+        head = sentence_around(a.tokens, a.start - 1, a.start - 1)[0]  # the marker's own sentence is its label
+        earlier = [(x, y) for x, y in _sentences(a.tokens, 0, head)
+                   if _content_words(a.tokens, x, y) <= SHORT_FRAGMENT] + earlier
     return own, *([(x, y) for x, y in group if not _other_mention(covered, x, y, first, last)]
                   for group in ((*spans, *rest), later, earlier))
 
@@ -666,6 +671,18 @@ def _partitive(value: Token, t: Token, gold: Token) -> bool:
 # question's words or stems
 _COUNT_ASKED = COUNT_QUESTION_WORDS | frozenset(map(stem, COUNT_QUESTION_WORDS))
 _TIME_ASKED = TIME_QUESTION_WORDS | frozenset(map(stem, TIME_QUESTION_WORDS))
+_OCCURRENCES = OCCURRENCE_WORDS | frozenset(map(stem, OCCURRENCE_WORDS))
+_PERIODS = frozenset(RATE_PERIODS) | frozenset(map(stem, RATE_PERIODS))
+
+
+def _asks_count(question: frozenset[str]) -> bool:
+    """Does the question ask how many, not how long ("How many times a week ...?" counts: its period is
+    a rate; "How many minutes ...?" and "How many days ...?" ask in time)? The question's words are
+    stems here, so "times" is "time"."""
+    if not question & _COUNT_ASKED:
+        return False
+    units = question & _TIME_ASKED
+    return not units or (bool(question & _OCCURRENCES) and units <= _PERIODS)
 
 
 def _ordinal(a: Answer, k: int) -> bool:
@@ -740,6 +757,18 @@ class _Words:
         return t.text or a.snippet(k, k)
 
 
+_QUOTES = frozenset({'"', "'", "”", "’"})
+
+
+def _own_question(tokens: list[Token], x: int, y: int, question: frozenset[str]) -> bool:
+    """Is the sentence x..y (ended at y or right after it) a question of the reply's own: it ends in "?",
+    not quoted ('the answer to "Where do I live?" is'), and holds a word the asked question does not?"""
+    end = y if tokens[y].text == "?" else y + 1
+    if end >= len(tokens) or tokens[end].text != "?" or (end + 1 < len(tokens) and tokens[end + 1].text in _QUOTES):
+        return False
+    return any(t.kind == WORD and t.value not in question and t.text not in question for t in tokens[x:y + 1])
+
+
 def _dates_a_change(tokens: list[Token], k: int) -> bool:
     """Does the year at k date a change that holds until now ("since March 2024", "You moved to Busan
     (2023)")? A few words back: "since" or a verb of change."""
@@ -780,8 +809,10 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     fails = words.fails
     if (frame := framing(a, first, last, cues, gold_token, question, past_question)) is not None:
         return frame
-    if counts and question & _COUNT_ASKED and not question & _TIME_ASKED and _ordinal(a, last):
-        return a.snippet(last, last)  # "12th" for "How many ...?": a place in an order, not a count
+    if _ordinal(a, last) and ((counts and _asks_count(question)) or (gold_token is not None and gold_token.kind == DUR)):
+        return a.snippet(last, last)  # "12th" for "How many ...?", "fortieth" for 40 minutes: a place in an order
+    if counts and tokens[last].kind == DUR and _asks_count(question):
+        return a.snippet(first, last)  # "3 hours" for "How many times a week ...?": a duration, not the count
     for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces
         if tokens[k].text not in ANSWER_LABELS and (word := fails(k, True)) is not None:
             return word
@@ -802,8 +833,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             if (word := fails(k, True)) is not None:
                 return word
     for x, y in earlier:  # a terse reply's earlier sentence, read word by word: "Confidence: low. Busan."
-        if "?" in (tokens[y].text, tokens[y + 1].text) and any(t.kind == WORD and t.value not in question and t.text not in question
-                                          for t in tokens[x:y + 1]):
+        if _own_question(tokens, x, y, question):
             return "?"  # a question of its own ("Me? Busan.", "Is it? Busan."), not the asked one restated
         for k in range(x, y + 1):
             if k in cues.unbound or (tokens[k].text in DOUBT_WORDS and k not in cues.bound):

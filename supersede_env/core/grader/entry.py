@@ -13,9 +13,16 @@ from supersede_env.core.grader.answer import Answer, read_answer
 from supersede_env.core.grader.decide import grade_value, grade_yes_no, part_of_gold, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
 from supersede_env.core.grader.lexicon import META_WORDS, ZERO_WORDS
-from supersede_env.core.grader.place import FORMS, MAX_ANSWER_CHARS, AnswerPlace, answer_place
+from supersede_env.core.grader.place import (
+    FORMS,
+    MAX_ANSWER_CHARS,
+    AnswerPlace,
+    answer_place,
+    evidence_unread,
+)
+from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.strict import grade_strict
-from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
+from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD, normalise_text, tokenize
 from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES, MAX_VALUE_CHARS
 from supersede_env.core.verdict import LABELS, MODES, Verdict  # noqa: F401 - LABELS: re-exported by the package
 
@@ -106,6 +113,12 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
                          result.extracted, mode)
     if form == "contract" and result.label == "current" and not abstention:
         result = _supported(result, place, gold_text, mode)
+    if place.evidence and result.label == "current" and not abstention:
+        unread = evidence_unread(place.evidence, _plain_words(question, (gold_text, *stale, *decoys)))
+        if unread is not None:  # "EVIDENCE: I vaguely recall ...", "... per the first session"
+            label = "unsure" if mode == "official" else "hedged"
+            result = verdict(label, f"{result.reason}, but its EVIDENCE says {unread!r}, which is not read",
+                             result.extracted, mode)
     notes = []
     if place.source != "reply":
         notes.append(f"read from the {place.source}")
@@ -115,6 +128,14 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
         result = Verdict(result.label, result.r_cur, result.r_stale, f"{result.reason} ({'; '.join(notes)})",
                          result.extracted, result.mode)
     return result
+
+
+def _plain_words(question: str | None, candidates: tuple[str, ...]) -> frozenset[str]:
+    """The words an EVIDENCE field may use beside what it quotes: the question's and the candidates' (its
+    history: 'city: Portland (moved from Denver)')."""
+    info = question_info(question)
+    words = frozenset(t.value for text in candidates for t in tokenize(normalise_text(text)) if t.kind == WORD)
+    return info.words | info.stems | words
 
 
 def _supported(result: Verdict, place: AnswerPlace, gold_text: str, mode: str) -> Verdict:

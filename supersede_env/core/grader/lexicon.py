@@ -472,9 +472,9 @@ _META_ROLE_WORDS = frozenset(stem(w) for w in """previous later earlier not no o
 OFFICIAL_KNOWN_STEMS = frozenset((META_WORDS - _META_ROLE_WORDS) | {stem(w) for w in OFFICIAL_KNOWN})
 # a passive change whose "by" names the new value ("Denver was replaced by Portland"), not a bound ("by 47")
 REPLACED_BY = frozenset("replaced superseded succeeded overtaken".split())
-# verbs that frame a value rather than state it, unless the question uses them ("Take, say, Busan.", "what
-# you call Busan")
-_FRAMING_VERBS = frozenset("take takes took call called".split())
+# verbs that frame a value rather than state it, unless the question uses them: the imperative or bare form
+# ("Take, say, Busan.", "what you call Busan"; "It takes 40 minutes" states)
+_FRAMING_VERBS = frozenset("take call".split())
 # A contract's fields that say where its answer stops holding: "nothing" in each, or the answer is unsettled
 CAVEAT_FIELDS = frozenset({"missing", "limits", "next"})
 # Words a terse reply (no room for explanations) may hold beside the value it commits to: the plain
@@ -490,7 +490,8 @@ TERSE_KNOWN = FUNCTION_WORDS | COPULAS | CHANGE_VERBS | (STATEMENT_VERBS - _FRAM
     can see conclude infer inferred clear clearly appears appear seems seem considering indeed also
     both exactly specifically explicitly found from up down or while different distinct separate ones altogether
     overall combined""".split())
-TERSE_KNOWN_STEMS = frozenset(stem(w) for w in TERSE_KNOWN) | (META_WORDS - _META_ROLE_WORDS)
+TERSE_KNOWN_STEMS = (frozenset(stem(w) for w in TERSE_KNOWN) - frozenset(map(stem, _FRAMING_VERBS))) | (
+    META_WORDS - _META_ROLE_WORDS)
 # Words that may qualify an answer label ("Final answer:", "Short answer:"): plain words beside them are
 # read as any other (:data:`OFFICIAL_KNOWN`); any other word says what kind of answer follows ("Draft
 # answer:", "Fallback answer:", "Tentative answer:"), which the official reader cannot weigh
@@ -512,6 +513,11 @@ CORRECTIONS = frozenset("correction corrected actually update updated edit wait 
 LABEL_WORDS = frozenset("session sessions step steps turn turns".split())
 # words after a number that count occurrences of something ("mentioned 47 times"), not what is asked
 OCCURRENCE_WORDS = frozenset("times occasions".split())
+# Words a contract's EVIDENCE field may cite the notes in, beside the plain statement's (TERSE_KNOWN)
+# and the words that date it in the notes' history ("latest session; earlier Lyon"; not "first", which may
+# point the evidence at a superseded entry)
+EVIDENCE_WORDS = DOCUMENTS | frozenset("""none nothing n/a user line lines entry entries wrote writes quote quoted
+    earlier previously before formerly originally later latest newest updated replacing replaced replaces""".split())
 
 
 # -- words the rules read: role binding, rival finding, decisions, reading, names -------------------

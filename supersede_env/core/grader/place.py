@@ -27,10 +27,18 @@ import json
 import re
 from typing import NamedTuple
 
-from supersede_env.core.grader.lexicon import ANSWER_KEYS, CAVEAT_FIELDS, DOUBT_WORDS
+from supersede_env.core.grader.lexicon import (
+    ANSWER_KEYS,
+    CAVEAT_FIELDS,
+    DOUBT_WORDS,
+    EVIDENCE_WORDS,
+    TERSE_KNOWN,
+    TERSE_KNOWN_STEMS,
+)
+from supersede_env.core.grader.tokens import PUNCT, WORD, normalise_text, tokenize
 from supersede_env.core.notes import strip_reasoning
 
-__all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place", "contract_fields"]
+__all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place", "contract_fields", "evidence_unread"]
 
 MAX_ANSWER_CHARS = 4_000  # the longest judged dev answer is 3,832 characters; replies conclude at their end
 FORMS = ("any", "contract")
@@ -92,6 +100,29 @@ _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|`[^`\n]*`')
 def _doubts_own_words(evidence: str) -> bool:
     """Does the EVIDENCE field doubt in its own words, outside what it quotes ('"city: Busan" (maybe)')?"""
     return any(word in DOUBT_WORDS for word in re.findall(r"[a-z']+", _QUOTED.sub(" ", evidence.lower())))
+
+
+def evidence_unread(evidence: str, plain: frozenset[str]) -> str | None:
+    """The first word of an EVIDENCE field, outside what it quotes, that the grader cannot read: the
+    field cites the notes ('session 3: "city: Busan"', 'note: city: Busan', "none") in the words of a
+    plain statement (:data:`~.lexicon.TERSE_KNOWN`), of the documents it names, of the question or the
+    gold (``plain``), with values, labels and dates; anything else says something about the evidence
+    ("I vaguely recall", "per the first session", "(or was it Seoul?)")."""
+    tokens = tokenize(normalise_text(_QUOTED.sub(" ", evidence)))
+    for k, t in enumerate(tokens):
+        if t.kind == PUNCT:
+            if t.text == "?":
+                return "?"
+        elif t.kind == WORD and not (t.text in EVIDENCE_WORDS or t.text in TERSE_KNOWN or t.value in TERSE_KNOWN_STEMS
+                                     or t.text in plain or t.value in plain or _note_key(tokens, k)):
+            return t.text
+    return None
+
+
+def _note_key(tokens: list, k: int) -> bool:
+    """Is word k part of a note's key, at most two words before a colon ("home city: Portland")?"""
+    return any(j < len(tokens) and tokens[j].text == ":" for j in (k + 1, k + 2)) and \
+        not (k + 1 < len(tokens) and tokens[k + 1].kind != WORD and tokens[k + 1].text != ":")
 
 
 def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:

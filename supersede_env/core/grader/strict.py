@@ -58,6 +58,7 @@ from supersede_env.core.grader.lexicon import (
     FUNCTION_WORDS,
     MARKDOWN_MARKS,
     NOT_PLAIN,
+    OCCURRENCE_WORDS,
     OTHER_OWNERS,
     PAST_FORMS,
     PLAIN_PUNCT,
@@ -261,22 +262,25 @@ def _gold_tokens(gold: str) -> tuple[str, tuple[Token, ...]]:
 
 
 def other_quantities(tokens: list[Token], norm: str, gold: str, world: World) -> list[Token]:
-    """On a question that asks for a count ("How many houseplants ...?"), the answer's numbers that state
-    another kind of quantity, as labels (never a statement of it): an ordinal ("47th" for 47) or a
-    duration ("56 min" for 56) unless the question asks in time ("How many minutes ...?"). Elsewhere
-    an ordinal or a duration may be the natural answer ("3rd floor", "26 minutes" for "How long ...?")."""
-    if not world.frame_words & COUNT_QUESTION_WORDS or world.frame_words & TIME_QUESTION_WORDS:
-        return tokens
+    """The answer's numbers that state another kind of quantity than the gold's, as labels (never a
+    statement of it): an ordinal for a count or a duration ("47th" for 47, "fortieth" for 40 minutes), and
+    on a question that asks for a count ("How many houseplants ...?", "How many times a week ...?") a
+    duration ("56 min" for 56) unless the question asks in time ("How many minutes ...?"). Elsewhere an
+    ordinal or a duration may be the natural answer ("3rd floor", "26 minutes" for "How long ...?")."""
     gold_norm, gold_tokens = _gold_tokens(gold)
-    # a count: one unit-less number, with at most a common noun ("47", "47 houseplants"; not "Pixel 5")
     values = [t for t in gold_tokens if t.kind in VALUE_KINDS]
-    if not (len(values) == 1 and values[0].kind == NUM and values[0].unit is None
-            and not any(w[:1].isupper() for w in gold.split())
-            and not _ORDINAL.search(gold_norm[values[0].start:values[0].end])):
+    if len(values) != 1 or _ORDINAL.search(gold_norm[values[0].start:values[0].end]):
+        return tokens
+    value, frame = values[0], world.frame_words
+    # a count: one unit-less number, with at most a common noun ("47", "47 houseplants"; not "Pixel 5")
+    count = value.kind == NUM and value.unit is None and not any(w[:1].isupper() for w in gold.split())
+    asks_count = bool(frame & COUNT_QUESTION_WORDS) and not (frame & TIME_QUESTION_WORDS
+                                                             and not frame & OCCURRENCE_WORDS)
+    if not ((count and asks_count) or value.kind == DUR):
         return tokens
     out = []
     for t in tokens:
-        other = (t.kind == NUM and _ORDINAL.search(norm[t.start:t.end]) is not None) or t.kind == DUR
+        other = (t.kind == NUM and _ORDINAL.search(norm[t.start:t.end]) is not None) or (t.kind == DUR and count)
         asked = any(q.kind == t.kind and values_equal(q, t) for q in world.plain_values)  # "the 7th job"
         out.append(Token(LABEL, t.value, t.start, t.end, norm[t.start:t.end]) if other and not asked else t)
     return out
