@@ -779,7 +779,9 @@ def _terse_plain(tokens: list[Token], k: int, plain: frozenset[str]) -> bool:
     """Is token k a word a terse reply's plain statement may hold (:data:`~.lexicon.TERSE_KNOWN`, a word
     of the question or the gold, a unit)? Values and punctuation were read already."""
     t = tokens[k]
-    if t.kind != WORD and t.text != "one":  # "one" may be lexed as a number: "One of them is Busan."
+    if t.text == "one":  # lexed as a number; a pronoun when it stands alone or before "of": "One of them is Busan."
+        return k + 1 < len(tokens) and tokens[k + 1].kind != PUNCT and tokens[k + 1].text != "of"  # "one cup"
+    if t.kind != WORD:
         return True
     return (t.text in TERSE_KNOWN or t.value in TERSE_KNOWN_STEMS or t.value in plain or t.text in MONTHS
             or unit_of(t.text) is not None
