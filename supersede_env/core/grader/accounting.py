@@ -143,7 +143,7 @@ from supersede_env.core.grader.tokens import (
     values_equal,
 )
 
-__all__ = ['framing', 'reading', 'sentence_around', 'unaccounted']
+__all__ = ["framing", "reading", "sentence_around", "unaccounted"]
 
 
 SHORT_FRAGMENT = 3  # content words: a fragment this short qualifies the value beside it

@@ -54,7 +54,10 @@ from supersede_env.core.grader.tokens import (
     values_equal,
 )
 
-__all__ = ['Answer', 'PARAGRAPH_BREAK', 'Reading', 'SHORT_REPLY', 'START_OF', 'Span', 'TERSE_REPLY', 'read_answer', 'read_conclusion']
+__all__ = [
+    "Answer", "PARAGRAPH_BREAK", "Reading", "SHORT_REPLY", "START_OF", "Span", "TERSE_REPLY",
+    "read_answer", "read_conclusion",
+]
 
 
 SHORT_REPLY = 600  # a reply this short is read whole: "Not sure.\n\nPortland" is not concluded by its last line

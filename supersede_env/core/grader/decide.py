@@ -55,7 +55,7 @@ from supersede_env.core.grader.tokens import (
 )
 from supersede_env.core.verdict import Verdict
 
-__all__ = ['decide', 'grade_value', 'part_of_gold', 'verdict']
+__all__ = ["decide", "grade_value", "grade_yes_no", "part_of_gold", "verdict"]
 
 
 _YES_NO = re.compile(

@@ -6,9 +6,12 @@ evidence, never the answer. In order:
 
 1. reasoning blocks (``<think>...</think>``, an unclosed one too) are removed;
 2. a contract reply (``STATUS:`` / ``EVIDENCE:`` / ``ANSWER:`` / ``MISSING:`` / ``LIMITS:`` / ``NEXT:``
-   lines) is its ANSWER field(s), and no answer at all without one; a STATUS other than FOUND, or a
-   MISSING field that doubts the answer ("whether this is still current"), is a *doubt* the verdict
-   reports; its EVIDENCE is kept for the support check (:mod:`supersede_env.core.contract`);
+   lines) is its ANSWER field(s), and no answer at all without one; a STATUS other than FOUND, a
+   MISSING, LIMITS or NEXT field that doubts the answer ("whether this is still current"), or an
+   EVIDENCE field that doubts in its own words, is a *doubt* the verdict reports; a STATUS other than FOUND alone, or a MISSING, LIMITS or NEXT field that says anything but
+   "nothing", is *unsettled*; its EVIDENCE is kept for the support check
+   (:mod:`supersede_env.core.contract`) and read closed-world outside what it quotes
+   (:func:`evidence_unread`);
 3. a reply that is one JSON object with an ``answer`` key is that value (``null``: no answer); its
    other fields are read after it;
 4. ``<answer>...</answer>`` tags are their content, and the text around them is read after it;
@@ -35,7 +38,7 @@ from supersede_env.core.grader.lexicon import (
     TERSE_KNOWN,
     TERSE_KNOWN_STEMS,
 )
-from supersede_env.core.grader.tokens import PUNCT, WORD, normalise_text, tokenize
+from supersede_env.core.grader.tokens import PUNCT, WORD, Token, normalise_text, tokenize
 from supersede_env.core.notes import strip_reasoning
 
 __all__ = ["MAX_ANSWER_CHARS", "FORMS", "AnswerPlace", "answer_place", "contract_fields", "evidence_unread"]
@@ -119,7 +122,7 @@ def evidence_unread(evidence: str, plain: frozenset[str]) -> str | None:
     return None
 
 
-def _note_key(tokens: list, k: int) -> bool:
+def _note_key(tokens: list[Token], k: int) -> bool:
     """Is word k part of a note's key, at most two words before a colon ("home city: Portland")?"""
     return any(j < len(tokens) and tokens[j].text == ":" for j in (k + 1, k + 2)) and \
         not (k + 1 < len(tokens) and tokens[k + 1].kind != WORD and tokens[k + 1].text != ":")

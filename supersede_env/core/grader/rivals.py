@@ -90,8 +90,6 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from supersede_env.core.grader.rivals import RivalSearch
 
-__all__ = ['DISCOURSE', 'name_runs', 'namelike']
-
 
 def _comparable(gold_tok: Token, t: Token) -> bool:
     """Is value ``t`` of the gold's sort, so a rival answer when it differs from the gold?"""

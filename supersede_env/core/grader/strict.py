@@ -92,7 +92,10 @@ from supersede_env.core.grader.tokens import (
 )
 from supersede_env.core.verdict import Verdict
 
-__all__ = ['abstains', 'abstention_cover', 'grade_strict', 'other_quantities', 'outside_abstention', 'someone_elses', 'unread_character']
+__all__ = [
+    "abstains", "abstention_cover", "grade_strict", "other_quantities", "outside_abstention",
+    "someone_elses", "unread_character",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,7 +96,11 @@ from supersede_env.core.grader.lex_token import (
 from supersede_env.core.grader.lex_values import other_unit, values_equal
 from supersede_env.core.grader.lex_words import AMBIGUOUS_WEEKDAYS, WEEKDAYS, stem
 
-__all__ = ['CLOCK', 'DATE', 'DUR', 'EMPHASIS_TAG', 'EMPHASIS_TAGS', 'FREQ', 'LABEL', 'NUM', 'PUNCT', 'TIME', 'Token', 'VALUE_KINDS', 'WORD', 'cased_text', 'commented_out', 'is_year_number', 'normalise_text', 'other_unit', 'scan', 'stem', 'tokenize', 'unit_of', 'values_equal']
+__all__ = [
+    "CLOCK", "DATE", "DUR", "EMPHASIS_TAG", "EMPHASIS_TAGS", "FREQ", "LABEL", "NUM", "PUNCT", "TIME",
+    "Token", "VALUE_KINDS", "WORD", "cased_text", "commented_out", "is_year_number", "normalise_text",
+    "other_unit", "scan", "stem", "tokenize", "unit_of", "values_equal",
+]
 
 
 # typographic forms NFKC keeps: curly quotes, primes, dashes, the minus sign, non-breaking spaces
