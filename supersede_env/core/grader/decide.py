@@ -55,7 +55,7 @@ from supersede_env.core.grader.tokens import (
 )
 from supersede_env.core.verdict import Verdict
 
-__all__ = ["decide", "grade_value", "grade_yes_no", "part_of_gold", "verdict"]
+__all__ = ["candidate_terms", "decide", "grade_value", "grade_yes_no", "part_of_gold", "verdict"]
 
 
 _YES_NO = re.compile(
@@ -197,9 +197,10 @@ _UNKNOWN_AFTER = re.compile(r"[ \t]*[;,/(\n-]?[ \t]*(?:or[ \t]+)?(?:unknown|not[
 
 
 @lru_cache(maxsize=4096)
-def _gold_terms(gold_text: str) -> tuple[frozenset[str], tuple[Token, ...]]:
-    """The gold's own word stems and values: an answer may repeat them ("less water (5 ounces)")."""
-    tokens = tokenize(normalise_text(gold_text))
+def candidate_terms(text: str) -> tuple[frozenset[str], tuple[Token, ...]]:
+    """A candidate's own word stems and values (cached: one item is graded many times). An answer may
+    repeat the gold's ("less water (5 ounces)"); a contract's EVIDENCE may cite any candidate's."""
+    tokens = tokenize(normalise_text(text))
     return frozenset(t.value for t in tokens if t.kind == WORD), tuple(t for t in tokens if t.kind in VALUE_KINDS)
 
 
@@ -352,7 +353,7 @@ def _judge_commitment(c: _Case, chosen: list[Mention], widened: bool, cues: CueR
     if doubt is not None:
         return c.verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})")
     info = question_info(question)
-    gold_words, gold_values = _gold_terms(gold.text)
+    gold_words, gold_values = candidate_terms(gold.text)
     word = unaccounted(a, chosen[0].first, chosen[-1].last, [(m.first, m.last) for m in c.mentions if not m.loose],
                        cues, gold.single_value, info.stems, info.values + gold_values, gold_words, info.past)
     if word is not None:  # closed-world: a statement it cannot read whole is not decided either way

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from supersede_env.core.grader.abstention_item import grade_abstention_item
 from supersede_env.core.grader.answer import Answer, read_answer
-from supersede_env.core.grader.decide import grade_value, grade_yes_no, part_of_gold, verdict
+from supersede_env.core.grader.decide import candidate_terms, grade_value, grade_yes_no, part_of_gold, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
 from supersede_env.core.grader.lexicon import META_WORDS, ZERO_WORDS
 from supersede_env.core.grader.place import (
@@ -22,7 +22,7 @@ from supersede_env.core.grader.place import (
 )
 from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.strict import grade_strict
-from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD, normalise_text, tokenize
+from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
 from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES, MAX_VALUE_CHARS
 from supersede_env.core.verdict import LABELS, MODES, Verdict  # noqa: F401 - LABELS: re-exported by the package
 
@@ -134,8 +134,7 @@ def _plain_words(question: str | None, candidates: tuple[str, ...]) -> frozenset
     """The words an EVIDENCE field may use beside what it quotes: the question's and the candidates' (its
     history: 'city: Portland (moved from Denver)')."""
     info = question_info(question)
-    words = frozenset(t.value for text in candidates for t in tokenize(normalise_text(text)) if t.kind == WORD)
-    return info.words | info.stems | words
+    return info.words | info.stems | frozenset().union(*(candidate_terms(text)[0] for text in candidates))
 
 
 def _supported(result: Verdict, place: AnswerPlace, gold_text: str, mode: str) -> Verdict:
