@@ -122,3 +122,13 @@ def test_a_place_in_an_order_is_no_duration_and_no_weekly_count() -> None:
         assert grade("3 hours", "3", mode=mode, **weekly).r_cur == 0
         assert grade("3", "3", mode=mode, **weekly).r_cur == 1
         assert grade("It takes 40 minutes.", "40 minutes", **commute).label == "current"
+
+
+@pytest.mark.parametrize("answer", ["It has to be Valencia.", "Has to be Valencia.", "It's to be Valencia.",
+                                    "It is to be Valencia.", "It's got to be Valencia.", "It needs to be Valencia.",
+                                    "It's about to be Valencia.", "You have to be in Valencia.",
+                                    "It's supposed to be Valencia."])
+def test_a_governed_to_be_states_no_fact(answer: str) -> None:
+    # an obligation, a plan or an inference: "to be" is governed by another verb, in words of function alone
+    assert grade(answer, "Valencia", **CITY).r_cur == 0
+    assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0

@@ -200,7 +200,12 @@ CUES: tuple[Cue, ...] = tuple(
                            "assuming, in the event, supposing, hypothetically, would have been, could have been")
     + _cues("hypo", "fwd", "thinking about, thinking of, considering, consider, plan to, planning to, want to, "
                            "wanted to, would be, will be, going to, gonna, is going to, someday, one day, would like, "
-                           "you'd like, i'd like, we'd like, hope to, hoping to, dream of, dreaming of, eyeing",
+                           "you'd like, i'd like, we'd like, hope to, hoping to, dream of, dreaming of, eyeing, "
+                           # an obligation, a plan or an inference ("It has to be Busan", "It's to be Busan"): the
+                           # infinitive "to be" is governed, it states no fact
+                           "has to be, have to be, had to be, got to be, is to be, are to be, was to be, it's to be, "
+                           "that's to be, needs to be, need to be, about to be, ought to be, supposed to be, "
+                           "meant to be, bound to be, set to be, due to be",
             governs=True)
     + _cues("other", "fwd", ", ".join(f"your {o}, your {o}'s, {o}'s, a {o}, my {o}, his {o}, her {o}" for o in _OTHERS)
                             + ", someone else, someone else's, another person, other people")

@@ -411,9 +411,11 @@ def _in_question_frame(b: _Binding, hit: CueHit) -> bool:
     """A history, hypothetical or someone-else cue the question itself uses is what it asks about
     ("where did I *initially* keep ...", "my *former* manager"), not a role the answer gives."""
     tokens = b.a.tokens
-    return bool(b.frame) and hit.cue.kind in _FRAME_KINDS and not hit.cue.tight and all(
-        _in_frame(tokens[k], b.frame) for k in range(hit.first, hit.last + 1)
-        if tokens[k].text not in SOFT and tokens[k].text not in FUNCTION_WORDS)
+    words = [tokens[k] for k in range(hit.first, hit.last + 1)
+             if tokens[k].text not in SOFT and tokens[k].text not in FUNCTION_WORDS]
+    # a cue of function words alone ("has to be", "is to be") is no word of the question's
+    return bool(b.frame) and hit.cue.kind in _FRAME_KINDS and not hit.cue.tight and bool(words) and all(
+        _in_frame(t, b.frame) for t in words)
 
 
 # Cues found but given no role, each rule named for what it keeps apart

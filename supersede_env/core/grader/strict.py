@@ -382,7 +382,8 @@ def _role_phrases(tokens: list[Token], world: World) -> tuple[set[int], set[int]
         for words, kind in ROLE_PHRASES[tokens[i].text, tokens[i + 1].text]:
             k = len(words)
             if i + k <= n and all(tokens[i + x].text == words[x] for x in range(2, k)):
-                if not (kind in FRAME_KINDS and all(w in world.frame_words or w in FUNCTION_WORDS for w in words)):
+                content = [w for w in words if w not in FUNCTION_WORDS]  # "has to be" is no word of the question's
+                if not (kind in FRAME_KINDS and content and all(w in world.frame_words for w in content)):
                     forced.update(range(i, i + k))
                 elif kind == "other":
                     framed.update(range(i, i + k))
