@@ -132,3 +132,23 @@ def test_a_governed_to_be_states_no_fact(answer: str) -> None:
     # an obligation, a plan or an inference: "to be" is governed by another verb, in words of function alone
     assert grade(answer, "Valencia", **CITY).r_cur == 0
     assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0
+
+
+@pytest.mark.parametrize("answer", [";; Valencia", "(* Valencia *)", "{- Valencia -}", "/* Valencia */", "// Valencia",
+                                    "<!-- Valencia -->", "`# Valencia`"])
+def test_a_commented_out_value_is_not_said(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "unsure"
+    assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0
+
+
+@pytest.mark.parametrize("answer", ["Valencia (", "Valencia -", "Valencia --", "Valencia —", "Valencia ["])
+def test_a_reply_broken_off_on_an_opening_mark_is_unfinished(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "unsure"
+    assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0
+
+
+def test_a_colon_ends_a_reply_official_pays_and_strict_does_not() -> None:
+    # LongMemEval's judge pays a reply cut off before what it announces ("I can conclude that:")
+    assert grade("You live in Valencia, so I can conclude that:", "Valencia", **CITY).label == "current"
+    assert grade("Valencia:", "Valencia", mode="strict", **CITY).r_cur == 0
+    assert grade("Valencia...", "Valencia", mode="strict", **CITY).r_cur == 1  # trailing off still commits

@@ -71,6 +71,7 @@ from supersede_env.core.grader.labels import HEADER_STEMS, is_year
 from supersede_env.core.grader.lex_dates import MONTHS
 from supersede_env.core.grader.lex_words import stem
 from supersede_env.core.grader.lexicon import (
+    BREAK_OFF_MARKS,
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
     BE_FORMS,
@@ -359,9 +360,11 @@ def _other_mention(covered: list[tuple[int, int]], x: int, y: int, first: int, l
 
 
 def _dangling(tokens: list[Token], last: int) -> str | None:
-    """The conjunction a reply breaks off on after its value ("Portland, but", "59 minutes... or", "Portland
-    — though"): the statement is unfinished, and what it would have said is not known."""
+    """The conjunction or mark a reply breaks off on after its value ("Portland, but", "59 minutes... or",
+    "Portland — though", "Portland:"): the statement is unfinished, and what it would have said is not known."""
     end = len(tokens) - 1
+    if end > last and tokens[end].kind == PUNCT and tokens[end].text in BREAK_OFF_MARKS:
+        return tokens[end].text
     while end > last and tokens[end].kind == PUNCT:
         end -= 1
     t = tokens[end]
@@ -381,8 +384,8 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     if (word := _dangling(tokens, last)) is not None:
         return word
     terse = len(a.text) <= TERSE_REPLY
-    if terse and "`" in a.text and (mark := commented_out(a.text)) is not None:
-        return mark  # "`# Busan`": a comment line of code, commented out
+    if terse and (mark := commented_out(a.text)) is not None:
+        return mark  # "`# Busan`", "/* Busan */": commented out
     if terse and (any(t.text == "?" for t in tokens[last + 1:])
                   or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
         return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")

@@ -583,6 +583,9 @@ NUMBER_JOINERS = frozenset("to into through and or times time".split())
 UNFINISHED = frozenset("but and or nor although because whereas unless which who whom whose".split())
 # ... and one that ends a statement as an adverb ("Busan, though.") but breaks it off unclosed ("Busan — though")
 UNFINISHED_UNCLOSED = frozenset({"though"})
+# marks a reply cannot end on: something was to follow them ("Busan (", "Busan -", "Busan --"). Strict adds
+# the colon; official does not, as LongMemEval's judge pays a reply cut off on one ("I can conclude that:")
+BREAK_OFF_MARKS = frozenset({"(", "[", "{", "-"})
 GUESS_WORDS = frozenset({"perhaps", "maybe", "possibly", "probably", "guess"})
 AUXILIARIES = frozenset("is are was were be been am do does did can could will would shall should may might must "
                          "have has had".split())

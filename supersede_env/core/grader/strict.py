@@ -51,6 +51,7 @@ from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_valu
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
 from supersede_env.core.grader.lexicon import (
     ANSWER_WORDS,
+    BREAK_OFF_MARKS,
     AUXILIARIES,
     COUNT_QUESTION_WORDS,
     COURTESY,
@@ -672,6 +673,8 @@ def grade_strict(text: str, gold: str, stale: tuple[str, ...], decoys: tuple[str
         owner = someone_elses(tokens, world, gold)
         if owner is not None:
             return _verdict("hedged", f"states {stated!r}, but as someone else's ({owner!r})", text)
+        if tokens[-1].kind == PUNCT and (tokens[-1].text in BREAK_OFF_MARKS or tokens[-1].text == ":"):
+            return _verdict("wrong", f"states {stated!r}, but breaks off on {tokens[-1].text!r}", text)  # "Busan ("
         return _verdict("current", f"states {stated!r}", text, r_cur=1.0)
     value = _stale_stated(world, tokens, need, words)
     if value is not None:

@@ -352,13 +352,21 @@ def _other(m: re.Match[str], group: str, tokens: list[Token]) -> None:
 # a line of code that is a comment ("`# Busan`", "```\n# Busan\n```", "`// Busan`"): commented out, not said
 _CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 _COMMENT_LINE = re.compile(r"^[ \t`]*(#|//)", re.M)
+# comment syntax no prose uses, anywhere in the answer: block comments of C, ML, Haskell and HTML, and
+# lines opened by "//" or ";;" ("/* Busan */", "(* Busan *)", "{- Busan -}", ";; Busan"); "#" and "--"
+# open headings and dashes in prose, and count as comments inside code only
+_COMMENT_ANYWHERE = re.compile(r"(/\*).*?\*/|(\(\*).*?\*\)|(\{-).*?-\}|(<!--).*?-->|^[ \t>*_-]*(//|;;)", re.S | re.M)
+_COMMENT_CHARS = frozenset("/*;{<")
 
 
 def commented_out(norm: str) -> str | None:
-    """The comment mark of a comment line inside code in the answer, or None."""
-    if "`" not in norm:
+    """The comment mark of a comment in the answer (a comment line inside code, or comment syntax no
+    prose uses), or None."""
+    if not _COMMENT_CHARS.intersection(norm) and "`" not in norm:
         return None
-    for block in _CODE.finditer(norm):
+    if (m := _COMMENT_ANYWHERE.search(norm)) is not None:
+        return next(g for g in m.groups() if g)
+    for block in _CODE.finditer(norm) if "`" in norm else ():
         if (mark := _COMMENT_LINE.search(block.group().strip("`").lstrip("\n"))) is not None:
             return mark.group(1)
     return None
