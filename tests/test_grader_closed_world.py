@@ -152,3 +152,15 @@ def test_a_colon_ends_a_reply_official_pays_and_strict_does_not() -> None:
     assert grade("You live in Valencia, so I can conclude that:", "Valencia", **CITY).label == "current"
     assert grade("Valencia:", "Valencia", mode="strict", **CITY).r_cur == 0
     assert grade("Valencia...", "Valencia", mode="strict", **CITY).r_cur == 1  # trailing off still commits
+
+
+@pytest.mark.parametrize("answer", ["Sure! It's Valencia.", "Of course. You live in Valencia.", "Great question — Valencia.",
+                                    "Happy to help: Valencia.", "Valencia. Let me know if you need anything else!",
+                                    "Valencia. Hope this helps!"])
+def test_a_fragment_of_courtesy_is_read(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "current"
+
+
+@pytest.mark.parametrize("answer", ["Sure? Valencia.", "Not sure. Valencia.", "Sure, but maybe Valencia."])
+def test_courtesy_words_that_doubt_are_still_read(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).r_cur == 0

@@ -71,6 +71,7 @@ from supersede_env.core.grader.labels import HEADER_STEMS, is_year
 from supersede_env.core.grader.lex_dates import MONTHS
 from supersede_env.core.grader.lex_words import stem
 from supersede_env.core.grader.lexicon import (
+    POLITE_PHRASES,
     BREAK_OFF_MARKS,
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
@@ -710,6 +711,7 @@ class _Words:
     periods: frozenset[str]  # the rate periods the question's values name ("a month")
     in_candidates: frozenset[int]  # tokens of candidate mentions, read by the roles already
     stray: set[int] | frozenset[int]  # brackets that open or close nothing (emoticons)
+    courtesy: frozenset[int]  # words of fragments of courtesy ("Sure!", "Let me know if you need anything else.")
     # a terse reply that names no candidate but the gold: a year there dates the gold alone, as of a time
     # that may be past; beside other candidates years order them ("Denver (2023), Portland (2024)")
     dated_alone: bool = False
@@ -720,7 +722,7 @@ class _Words:
         a, tokens, item, cues = self.a, self.a.tokens, self.item, self.cues
         t, gold_token, question = tokens[k], item.gold_token, item.question
         plain = question | item.gold_words
-        if self.first <= k <= self.last or k in self.layout or k in self.in_candidates:
+        if self.first <= k <= self.last or k in self.layout or k in self.in_candidates or k in self.courtesy:
             return None
         if k in self.stray:
             return t.text  # "Busan :(": an emoticon, not a parenthesis
@@ -810,6 +812,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     words = _Words(a, first, last, cues, item, terse, counts, _table_words(a), rate_periods(q_values),
                    frozenset(k for s, e in covered for k in range(s, e + 1)),  # covered spans may be many
                    _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else frozenset(),
+                   _courtesy(tokens) if terse else frozenset(),
                    terse and all(first <= x and y <= last for x, y in covered))
     fails = words.fails
     if (frame := framing(a, first, last, cues, gold_token, question, past_question)) is not None:
@@ -849,6 +852,20 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         if (gap := _hidden(a, x, y)) is not None:
             return gap
     return None
+
+
+def _courtesy(tokens: list[Token]) -> frozenset[int]:
+    """The words of fragments (words between marks) that are courtesy alone (:data:`~.lexicon.POLITE_PHRASES`)."""
+    out: set[int] = set()
+    k, n = 0, len(tokens)
+    while k < n:
+        j = k
+        while j < n and tokens[j].kind != PUNCT:
+            j += 1
+        if j > k and tuple(t.text for t in tokens[k:j]) in POLITE_PHRASES:
+            out.update(range(k, j))
+        k = j + 1
+    return frozenset(out)
 
 
 def _answer_label(a: Answer) -> range:

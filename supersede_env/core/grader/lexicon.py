@@ -425,6 +425,15 @@ def past_form(word: str) -> bool:
 COURTESY = frozenset("sorry unfortunately sadly honestly afraid apologies what which where who when how much many "
                      "long often".split())
 
+# Whole fragments of courtesy that say nothing of the answer ("Sure! It's Busan.", "Busan. Let me know if you
+# need anything else!"): the official reader's accounting reads them as read, matched as the fragment's words
+POLITE_PHRASES = frozenset(tuple(p.split()) for p in (
+    "sure", "sure thing", "of course", "certainly", "absolutely", "gladly", "happy to help", "glad to help",
+    "great question", "good question", "thanks for asking", "thank you for asking", "you're welcome",
+    "here you go", "here it is", "no problem", "hope this helps", "hope that helps", "i hope this helps",
+    "i hope that helps", "let me know if you need anything else", "let me know if you have any other questions",
+    "let me know if you have other questions", "let me know if there's anything else", "anything else"))
+
 # Yes and no, with their informal spellings, for yes/no golds
 YES_NO_WORDS = {**dict.fromkeys(("yes", "yep", "yeah", "yup", "yea"), "yes"), **dict.fromkeys(("no", "nope", "nah"), "no")}
 
