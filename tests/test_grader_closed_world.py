@@ -164,3 +164,20 @@ def test_a_fragment_of_courtesy_is_read(answer: str) -> None:
 @pytest.mark.parametrize("answer", ["Sure? Valencia.", "Not sure. Valencia.", "Sure, but maybe Valencia."])
 def test_courtesy_words_that_doubt_are_still_read(answer: str) -> None:
     assert grade(answer, "Valencia", **CITY).r_cur == 0
+
+
+@pytest.mark.parametrize("answer", ["An old note says you live in Valencia.", "The outdated record says Valencia.",
+                                    "Valencia in the first session.", "Valencia in the early days.",
+                                    "Your notes mention Valencia.", "Valencia appears in your notes.",
+                                    "Session 3 mentions Valencia.", "I saw Valencia in session 4."])
+def test_a_value_an_old_document_gives_or_holds_is_not_stated(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label in ("unsure", "wrong")  # wrong where "old" reaches the value
+    assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0
+
+
+@pytest.mark.parametrize("answer", ["Your notes say you live in Valencia.", "Your latest note says Valencia.",
+                                    "Your notes mention that you moved to Valencia.",
+                                    "You moved to Valencia, as mentioned in session 5.",
+                                    "You live in Valencia, as you said in a previous message."])
+def test_a_document_that_states_the_value_sources_it(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "current"

@@ -71,11 +71,10 @@ from supersede_env.core.grader.labels import HEADER_STEMS, is_year
 from supersede_env.core.grader.lex_dates import MONTHS
 from supersede_env.core.grader.lex_words import stem
 from supersede_env.core.grader.lexicon import (
-    POLITE_PHRASES,
-    BREAK_OFF_MARKS,
     ANSWER_LABELS,
     ANSWER_VERB_BEFORE,
     BE_FORMS,
+    BREAK_OFF_MARKS,
     CERTAIN_LEVELS,
     CERTAIN_WORDS,
     CHANGE_VERBS,
@@ -85,6 +84,7 @@ from supersede_env.core.grader.lexicon import (
     CONDITION_SUBJECTS,
     CORRECTIONS,
     COUNT_QUESTION_WORDS,
+    DATED_SOURCES,
     DOCUMENTS,
     DOUBT_WORDS,
     DURATION_UNITS,
@@ -104,7 +104,10 @@ from supersede_env.core.grader.lexicon import (
     ORDINAL_SUFFIXES,
     OTHER_ORDER,
     OTHERS_POSSESSIVES,
+    OLD_SOURCES,
     PAST_COPULAS,
+    POLITE_PHRASES,
+    PRESENCE_VERBS,
     PREDICATES,
     PREPOSITION_APPROX,
     PROGRESSIVE_BE,
@@ -419,7 +422,34 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
         preposition = tuple(t.text for t in tokens[x:y + 1]) in PREPOSITION_APPROX and a.text[tokens[x].start] != "~"
         if (_touches(tokens, y, first) or after) and not preposition:
             return a.snippet(x, y)  # "Roughly Busan", "Busan-ish": a name is not a quantity one can approach
+    if (source := _document_report(tokens, sentence, first, last)) is not None:
+        return source
     return _quoted_report(a, first, last)  # "The note reads 'Busan'.": not a claim of the answer's own
+
+
+def _document_report(tokens: list[Token], sentence: tuple[int, int], first: int, last: int) -> str | None:
+    """What makes the statement a document's rather than the answer's: an old source it is reported from
+    ("An old note says Busan", "Per the first session, Busan"), or a verb that finds it in the notes without
+    stating it ("Your notes mention Busan", "Busan appears in session 3"; not "... mention that you moved to
+    Busan")."""
+    lo, hi = sentence
+    documents = [k for k in range(lo, hi + 1) if tokens[k].text in DATED_SOURCES and not first <= k <= last]
+    if not documents:
+        return None
+    for k in documents:  # in the statement's clause ("An old note says Busan", "Busan in the first session")
+        old = next((j for j in range(max(lo, k - 2), k) if tokens[j].text in OLD_SOURCES), None)
+        between = tokens[k + 1:first] if k < first else tokens[last + 1:old]
+        if old is not None and not any(
+                t.text in CLAUSE_BREAK_WORDS or t.text in SENTENCE_END or t.text == "," for t in between):
+            return tokens[old].text
+    # the verb takes the value itself: right before it, past function words ("mention the Busan"), or right after it
+    before = first - 1
+    while before > lo and tokens[before].text in FUNCTION_WORDS and tokens[before].text != "that":
+        before -= 1
+    for k in (before, last + 1):
+        if lo <= k <= hi and tokens[k].text in PRESENCE_VERBS and tokens[k - 1].text != "as":
+            return tokens[k].text
+    return None
 
 
 def _sentence_head(a: Answer, sentence: tuple[int, int], first: int, terse: bool, question: frozenset[str]

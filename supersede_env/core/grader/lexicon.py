@@ -516,6 +516,13 @@ ANSWER_LABELS = frozenset("final short direct brief concise simple correct updat
 REPORTING_VERBS = frozenset("say says read reads per according".split())
 DOCUMENTS = frozenset("note notes memo memos session sessions message messages log logs record records entry "
                       "entries text".split())
+# the age of a document a statement is reported from ("An old note says Busan", "per the first session"), and
+# the verbs that find a value in one without stating it ("Your notes mention Busan", "Busan appears in session 3")
+# ("a previous message", "an earlier conversation" are LongMemEval's words for any past session: not old ones)
+OLD_SOURCES = frozenset("old older earliest outdated original first former stale early".split())
+DATED_SOURCES = DOCUMENTS | {"days", "conversation", "conversations", "chat", "chats"}  # "in the early days"
+PRESENCE_VERBS = frozenset("mention mentions mentioned appear appears appeared contain contains contained "
+                           "saw seen".split())
 # words that make the period after them a rate ("$1,800 a month", "$1,800 per month"), and the periods
 RATE_WORDS = frozenset({"a", "an", "per", "each", "every"})
 RATE_PERIODS = ("hour", "day", "week", "month", "year")
