@@ -56,3 +56,24 @@ def test_limits_and_next_are_fields_only_where_the_contract_asked_for_them():
     assert answer_place("Boston\nNext: none", "any").text == "Boston\nNext: none"
     assert answer_place("Limits: none\nBoston", "any").text == "Limits: none\nBoston"
     assert answer_place(contract('"city: Portland"'), "contract").text == "Portland"
+
+
+@pytest.mark.parametrize("mode", ["official", "strict"])
+@pytest.mark.parametrize("evidence", ['"city: Portland" (session 1), "city: Denver" (session 7)',
+                                      '"city: Portland", later "city: Denver"',
+                                      'session 2: "city: Portland"; session 5: "city: Denver" (latest)'])
+def test_evidence_whose_latest_entry_holds_a_rival_supports_no_answer(mode, evidence):
+    result = grade(contract(evidence), "Portland", stale=["Denver"], mode=mode, form="contract")
+    assert result.label == "wrong" and result.reason.startswith(UNSUPPORTED), result.reason
+    # in a reply of any form the evidence contradicts the answer: official cannot settle it, strict pays nothing
+    official = grade(contract(evidence), "Portland", stale=["Denver"], mode=mode)
+    assert official.r_cur == 0 and official.label == ("unsure" if mode == "official" else "hedged"), official.reason
+
+
+@pytest.mark.parametrize("evidence", ['"city: Denver" (session 1), "city: Portland" (session 7)',
+                                      'session 6: "city: Portland"; session 1: "city: Denver"',
+                                      '"city: Denver", later "city: Portland"', 'session 6: "I moved from Denver to Portland"',
+                                      '"city: Portland (now)", "city: Denver" (session 1)'])
+def test_evidence_in_order_supports_its_latest_value(evidence):
+    for mode in ("official", "strict"):
+        assert grade(contract(evidence), "Portland", stale=["Denver"], mode=mode, form="contract").label == "current"

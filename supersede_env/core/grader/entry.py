@@ -112,12 +112,18 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
         result = verdict("unsure", f"{result.reason}, but the reply's {place.unsettled[:60]!r} is not read",
                          result.extracted, mode)
     if form == "contract" and result.label == "current" and not abstention:
-        result = _supported(result, place, gold_text, mode)
+        result = _supported(result, place, gold_text, (*stale, *decoys), mode)
     if place.evidence and result.label == "current" and not abstention:
+        from supersede_env.core.contract import evidence_latest_rival  # the contract's module reads the grader's place
+
+        label = "unsure" if mode == "official" else "hedged"
         unread = evidence_unread(place.evidence, _plain_words(question, (gold_text, *stale, *decoys)))
         if unread is not None:  # "EVIDENCE: I vaguely recall ...", "... per the first session"
-            label = "unsure" if mode == "official" else "hedged"
             result = verdict(label, f"{result.reason}, but its EVIDENCE says {unread!r}, which is not read",
+                             result.extracted, mode)
+        elif (rival := evidence_latest_rival(place.evidence, (result.extracted, gold_text), (*stale, *decoys))):
+            # 'session 2: "city: Busan"; session 5: "city: Seoul"' given for Busan: the evidence says otherwise
+            result = verdict(label, f"{result.reason}, but its EVIDENCE's latest entry holds {rival!r}",
                              result.extracted, mode)
     notes = []
     if place.source != "reply":
@@ -137,11 +143,11 @@ def _plain_words(question: str | None, candidates: tuple[str, ...]) -> frozenset
     return info.words | info.stems | frozenset().union(*(candidate_terms(text)[0] for text in candidates))
 
 
-def _supported(result: Verdict, place: AnswerPlace, gold_text: str, mode: str) -> Verdict:
+def _supported(result: Verdict, place: AnswerPlace, gold_text: str, rivals: tuple[str, ...], mode: str) -> Verdict:
     """A contract's answer is a success claim: paid only when its EVIDENCE supports it (FTA's rule)."""
     from supersede_env.core.contract import UNSUPPORTED, evidence_support
 
-    why = evidence_support(place.evidence or "", (result.extracted, gold_text))
+    why = evidence_support(place.evidence or "", (result.extracted, gold_text), rivals)
     if why is None:
         return result
     return verdict("wrong", f"{UNSUPPORTED}: {result.reason}, but {why}", result.extracted, mode)
