@@ -181,3 +181,15 @@ def test_a_value_an_old_document_gives_or_holds_is_not_stated(answer: str) -> No
                                     "You live in Valencia, as you said in a previous message."])
 def test_a_document_that_states_the_value_sources_it(answer: str) -> None:
     assert grade(answer, "Valencia", **CITY).label == "current"
+
+
+@pytest.mark.parametrize("answer", ["Valencia, provided my notes are up to date.", "Valencia, as long as nothing changed.",
+                                    "Valencia, so long as the record is current."])
+def test_a_proviso_makes_the_value_conditional(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).r_cur == 0
+    assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0
+
+
+def test_a_participle_or_a_premise_is_no_proviso() -> None:
+    for answer in ("Based on the information provided, Valencia.", "Valencia, as you said."):
+        assert grade(answer, "Valencia", **CITY).label == "current", answer

@@ -61,6 +61,8 @@ def evidence_support(evidence: str, values: tuple[str, ...], rivals: tuple[str, 
 _QUOTED = re.compile(r'"([^"\n]*)"|“([^”\n]*)”')
 _SESSION = re.compile(r"\bsession\s*#?\s*(\d+)", re.I)
 _LATEST = re.compile(r"\b(?:latest|most recent|newest|current|currently|now)\b", re.I)
+_HISTORY = re.compile(r"\b(?:replac\w*|supersed\w*|old|older|previous|previously|earlier|former|formerly|before|"
+                      r"outdated|used to|was|from)\b", re.I)
 _ENTRY_BREAK = re.compile(r"[;,\n]")
 
 
@@ -84,10 +86,10 @@ def evidence_latest_rival(evidence: str, values: tuple[str, ...], rivals: tuple[
         quoted = q.group(1) if q.group(1) is not None else q.group(2)
         answer = any(value and memo_contains(quoted, value) for value in values)
         rival = next((r for r in rivals if r and memo_contains(quoted, r)), None)
-        if answer or rival is not None:
+        if (answer or rival is not None) and not _HISTORY.search(before + " " + after):  # 'replacing "city: X"'
             session = _SESSION.search(before + " " + after)
-            entries.append((int(session.group(1)) if session else None, bool(_LATEST.search(after + " " + quoted)),
-                            answer, rival))
+            entries.append((int(session.group(1)) if session else None,
+                            bool(_LATEST.search(before + " " + after + " " + quoted)), answer, rival))
     if len(entries) < 2:
         return None
     marked = [e for e in entries if e[1]]

@@ -197,7 +197,11 @@ CUES: tuple[Cue, ...] = tuple(
                                                  "original")))
     # fallbacks offer another answer ("if not, X"); plans and wishes speak of their own object
     + _cues("hypo", "fwd", "if, if not, otherwise, or else, failing that, alternatively, in case, suppose, "
-                           "assuming, in the event, supposing, hypothetically, would have been, could have been")
+                           "assuming, in the event, supposing, hypothetically, would have been, could have been, "
+                           # a proviso makes the value conditional ("Busan, provided my notes are up to date")
+                           # (not "the information provided", nor "given that ...", a premise reasoned from)
+                           "provided that, provided my, provided the, provided your, provided nothing, provided no, "
+                           "providing that, as long as, so long as")
     + _cues("hypo", "fwd", "thinking about, thinking of, considering, consider, plan to, planning to, want to, "
                            "wanted to, would be, will be, going to, gonna, is going to, someday, one day, would like, "
                            "you'd like, i'd like, we'd like, hope to, hoping to, dream of, dreaming of, eyeing, "
