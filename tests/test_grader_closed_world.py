@@ -193,3 +193,9 @@ def test_a_proviso_makes_the_value_conditional(answer: str) -> None:
 def test_a_participle_or_a_premise_is_no_proviso() -> None:
     for answer in ("Based on the information provided, Valencia.", "Valencia, as you said."):
         assert grade(answer, "Valencia", **CITY).label == "current", answer
+
+
+@pytest.mark.parametrize("answer", ["Going with Valencia for now.", "We're going with Valencia.", "Running with Valencia."])
+def test_a_choice_made_for_the_answer_is_a_hedge(answer: str) -> None:
+    assert grade(answer, "Valencia", **CITY).label == "hedged"
+    assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0

@@ -246,7 +246,7 @@ CUES: tuple[Cue, ...] = tuple(
                              "so i hear, rumor has it, kinda, sorta, i've been told, or so i've been told, "
                              "i was told, i was told to say, been told, beats me, dunno, no clue, not a clue, "
                              "as far as i last knew, as far as i knew, go with, i'd go with, i'll go with, "
-                             "let's go with, put down, write down, they say, word is")
+                             "let's go with, going with, running with, put down, write down, they say, word is")
     + _cues("hedge", "fwd", "kind of, sort of")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
