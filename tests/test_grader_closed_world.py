@@ -199,3 +199,10 @@ def test_a_participle_or_a_premise_is_no_proviso() -> None:
 def test_a_choice_made_for_the_answer_is_a_hedge(answer: str) -> None:
     assert grade(answer, "Valencia", **CITY).label == "hedged"
     assert grade(answer, "Valencia", mode="strict", **CITY).r_cur == 0
+
+
+@pytest.mark.parametrize("label", ["Working", "Tentative", "Provisional", "Interim", "Best-guess"])
+def test_an_answer_label_of_another_kind_is_unsure(label: str) -> None:
+    # closed-world over the label: only the plain kinds (final, short, direct, ...) are read as plain
+    assert grade(f"{label} answer: Valencia", "Valencia", **CITY).label == "unsure"
+    assert grade("Final answer: Valencia", "Valencia", **CITY).label == "current"

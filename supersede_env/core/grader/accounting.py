@@ -851,9 +851,9 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         return a.snippet(last, last)  # "12th" for "How many ...?", "fortieth" for 40 minutes: a place in an order
     if counts and tokens[last].kind == DUR and _asks_count(question):
         return a.snippet(first, last)  # "3 hours" for "How many times a week ...?": a duration, not the count
-    for k in _answer_label(a):  # "Fallback answer: Busan": what kind of answer the label announces
-        if tokens[k].text not in ANSWER_LABELS and (word := fails(k, True)) is not None:
-            return word
+    for k in _answer_label(a):  # "Fallback answer: Busan", "Working answer: Busan": what kind of answer it announces
+        if tokens[k].kind == WORD and tokens[k].text not in ANSWER_LABELS and tokens[k].text not in FUNCTION_WORDS:
+            return tokens[k].text  # closed-world: only the plain kinds of answer are read as plain
     for k in range(own[0], own[1] + 1):
         # the words before the value are read whole when the question can account for its predicate
         # ("How much does it cost?": "It costs $420"); without one only those beside it
