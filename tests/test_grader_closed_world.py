@@ -206,3 +206,19 @@ def test_an_answer_label_of_another_kind_is_unsure(label: str) -> None:
     # closed-world over the label: only the plain kinds (final, short, direct, ...) are read as plain
     assert grade(f"{label} answer: Valencia", "Valencia", **CITY).label == "unsure"
     assert grade("Final answer: Valencia", "Valencia", **CITY).label == "current"
+
+
+YES_NO = dict(stale=["Yes"], question="Do I still own a car?")
+
+
+@pytest.mark.parametrize("answer", ["No, you no longer own a car.", "No, you don't.", "No, you do not own a car anymore."])
+def test_a_no_restated_by_a_negation_is_paid(answer: str) -> None:
+    # the restatement's negation agrees with the "no" (it was read as denying it: a false fail)
+    assert grade(answer, "No", **YES_NO).label == "current"
+
+
+@pytest.mark.parametrize("answer", ["Yes, but not anymore.", "No, you don't. Maybe.", "No, I think not."])
+def test_a_yes_or_no_taken_back_or_doubted_is_not_paid(answer: str) -> None:
+    assert grade(answer, "No", **YES_NO).r_cur == 0
+    assert grade("Yes, previously.", "Yes", stale=["No"], question="Am I vegetarian now?").r_cur == 0
+    assert grade("Yes, you used to be.", "Yes", stale=["No"], question="Am I vegetarian now?").r_cur == 0

@@ -95,6 +95,7 @@ from supersede_env.core.grader.lexicon import (
     JOINERS,
     LABEL_WORDS,
     MODALS_BEFORE_BE,
+    NEGATION_TAILS,
     NEGATORS,
     NUMBER_JOINERS,
     OCCURRENCE_WORDS,
@@ -746,6 +747,13 @@ class _Words:
     # that may be past; beside other candidates years order them ("Denver (2023), Portland (2024)")
     dated_alone: bool = False
 
+    def agrees(self, k: int) -> bool:
+        """Does the word at k restate a "no" the statement gives ("No, you don't.", "No, you no longer own
+        a car.")? A negation agrees with it."""
+        t = self.a.tokens[k]
+        return self.a.tokens[self.first].text == "no" and self.first == self.last and (
+            t.text in NEGATORS or t.text.endswith("n't") or t.text in NEGATION_TAILS)
+
     def fails(self, k: int, whole: bool) -> str | None:
         """The word at k when the accounting cannot account for it, else None. ``whole``: the word is read
         for itself (not only as a role cue beside the statement)."""
@@ -756,6 +764,8 @@ class _Words:
             return None
         if k in self.stray:
             return t.text  # "Busan :(": an emoticon, not a parenthesis
+        if self.agrees(k):
+            return None
         if k in cues.unbound and (whole or self.terse):
             return t.text
         if not whole or k in cues.matched or (t.text == "first" and k + 1 in self.in_candidates):
@@ -866,7 +876,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     for x, y in (*spans, *later):
         for k in range(x, y + 1):
             if terse and k > last and (k not in cues.bound or tokens[k].text in DOUBT_WORDS) and _doubts(tokens[k]) \
-                    and tokens[k].value not in gold_words:
+                    and tokens[k].value not in gold_words and not words.agrees(k):
                 return tokens[k].text  # "Busan. The notes don't say.", "Busan. I can't verify that."
             if (word := fails(k, True)) is not None:
                 return word

@@ -37,7 +37,10 @@ from supersede_env.core.grader.lexicon import (
     AFTER_WORDS,
     ANTONYMS,
     BEFORE_WORDS,
+    CONTRAST_WORDS,
     NEGATORS,
+    PROGRESSIVE_BE,
+    STATEMENT_SUBJECTS,
     YES_NO_WORDS,
 )
 from supersede_env.core.grader.mention import OFFERED, RANGE_CUE, Mention
@@ -113,6 +116,9 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
                             i, i, part=(0, 0) if word == gold.polarity else None) for i, word in explicit]
         cues = assign_roles(a, mentions, frame=frame_words(question, gold.text))
         tense_decides(a, mentions)
+        for m in mentions:
+            if m.text == "no" and m.role == "negated" and _role_from_restatement(a, m):
+                m.role, m.cue = "current", ""  # "No, you no longer own a car.": the restatement's negation agrees
         polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
         return decide(a, polar, mentions, mode, True, cues, question)
     pol = _polarity(a, question)
@@ -126,6 +132,26 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
 
 
 _YES_NO_VALUE = re.compile(r"^\s*(yes|no)\b", re.I)
+_AFTER_YES_NO = frozenset({",", "-", ":", ".", ";", "!"})
+
+
+def _role_from_restatement(a: Answer, m: Mention) -> bool:
+    """Did a yes or no take its role from the statement that restates it after a mark ("No, you no
+    longer own a car.")? Its cue lies in a clause with a subject of its own, with no contrast before
+    it ("Yes, but not anymore" takes the yes back; "No, not anymore." and "Yes, previously." qualify
+    the word itself)."""
+    tokens, cue = a.tokens, m.cue.split()
+    after = m.last + 1
+    if not cue or after >= len(tokens) or tokens[after].text not in _AFTER_YES_NO:
+        return False
+    subject = False
+    for k in range(after + 1, len(tokens) - len(cue) + 1):
+        if tokens[k].text in CONTRAST_WORDS:
+            return False
+        if [t.text for t in tokens[k:k + len(cue)]] == cue:
+            return subject and not any(t.text == cue[0] for t in tokens[max(0, m.first - 4):m.first])
+        subject = subject or tokens[k].text in STATEMENT_SUBJECTS or tokens[k].text in PROGRESSIVE_BE
+    return False
 
 
 def _explicit_yes_no(a: Answer) -> list[tuple[int, str]]:

@@ -44,6 +44,7 @@ PRONOUNS = frozenset("i you he she it we they me him her us them this that there
 GENERIC = frozenset(stem(w) for w in """get got have do make go take set thing lot kind type bit way one
     some follow followed then finally next first second third last later before after also""".split())
 NEGATORS = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "nothing", "cannot"})
+NEGATION_TAILS = frozenset({"longer", "anymore", "any", "more"})  # "no longer", "not anymore", "not any more"
 # Where a clause ends: a cue on one side never reaches a value on the other
 CLAUSE_BREAK_PUNCT = frozenset({".", ";", "!", "?", "\n", "\n\n", ":", "(", ")", '"', "-"})
 CLAUSE_BREAK_WORDS = frozenset(
@@ -553,6 +554,8 @@ SUBJECT_PRONOUNS = frozenset("you i we they he she".split())
 VALUE_NOUNS = frozenset("value values entry entries record records answer number figure amount count setting "
                          "status version one".split())
 CROSSING_WORDS = frozenset({"but", "though", "although", "-"})
+# words that set what follows against what came before ("Yes, but not anymore")
+CONTRAST_WORDS = frozenset({"but", "however", "although", "though", "whereas", "yet"})
 SET_WORDS = frozenset("these those them either any which all both".split())
 CLOSING_MARKS = frozenset({")", '"', "'", "*"})
 CLAUSE_ENDS = frozenset({",", ";", ".", "!", "?", "\n", "\n\n", ")", ":"})
