@@ -211,13 +211,14 @@ def test_an_answer_label_of_another_kind_is_unsure(label: str) -> None:
 YES_NO = dict(stale=["Yes"], question="Do I still own a car?")
 
 
-@pytest.mark.parametrize("answer", ["No, you no longer own a car.", "No, you don't.", "No, you do not own a car anymore."])
+@pytest.mark.parametrize("answer", ["No, you no longer own a car.", "No, you don't.", "No, you do not own a car anymore.",
+                                    "No, not anymore."])
 def test_a_no_restated_by_a_negation_is_paid(answer: str) -> None:
     # the restatement's negation agrees with the "no" (it was read as denying it: a false fail)
     assert grade(answer, "No", **YES_NO).label == "current"
 
 
-@pytest.mark.parametrize("answer", ["Yes, but not anymore.", "No, you don't. Maybe.", "No, I think not."])
+@pytest.mark.parametrize("answer", ["Yes, but not anymore.", "No, you don't. Maybe.", "No, I think not.", "Yes, no longer."])
 def test_a_yes_or_no_taken_back_or_doubted_is_not_paid(answer: str) -> None:
     assert grade(answer, "No", **YES_NO).r_cur == 0
     assert grade("Yes, previously.", "Yes", stale=["No"], question="Am I vegetarian now?").r_cur == 0

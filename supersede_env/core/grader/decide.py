@@ -39,8 +39,6 @@ from supersede_env.core.grader.lexicon import (
     BEFORE_WORDS,
     CONTRAST_WORDS,
     NEGATORS,
-    PROGRESSIVE_BE,
-    STATEMENT_SUBJECTS,
     YES_NO_WORDS,
 )
 from supersede_env.core.grader.mention import OFFERED, RANGE_CUE, Mention
@@ -119,6 +117,7 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
         for m in mentions:
             if m.text == "no" and m.role == "negated" and _role_from_restatement(a, m):
                 m.role, m.cue = "current", ""  # "No, you no longer own a car.": the restatement's negation agrees
+                # (only a "no": "Yes, previously." and "Yes, but not anymore" qualify the word itself)
         polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
         return decide(a, polar, mentions, mode, True, cues, question)
     pol = _polarity(a, question)
@@ -136,21 +135,17 @@ _AFTER_YES_NO = frozenset({",", "-", ":", ".", ";", "!"})
 
 
 def _role_from_restatement(a: Answer, m: Mention) -> bool:
-    """Did a yes or no take its role from the statement that restates it after a mark ("No, you no
-    longer own a car.")? Its cue lies in a clause with a subject of its own, with no contrast before
-    it ("Yes, but not anymore" takes the yes back; "No, not anymore." and "Yes, previously." qualify
-    the word itself)."""
+    """Did a "no" take its role from what restates it after a mark ("No, you no longer own a car.", "No,
+    not anymore.")? Its cue lies there, with no contrast before it ("No, but ...")."""
     tokens, cue = a.tokens, m.cue.split()
     after = m.last + 1
     if not cue or after >= len(tokens) or tokens[after].text not in _AFTER_YES_NO:
         return False
-    subject = False
     for k in range(after + 1, len(tokens) - len(cue) + 1):
         if tokens[k].text in CONTRAST_WORDS:
             return False
         if [t.text for t in tokens[k:k + len(cue)]] == cue:
-            return subject and not any(t.text == cue[0] for t in tokens[max(0, m.first - 4):m.first])
-        subject = subject or tokens[k].text in STATEMENT_SUBJECTS or tokens[k].text in PROGRESSIVE_BE
+            return not any(t.text == cue[0] for t in tokens[max(0, m.first - 4):m.first])
     return False
 
 
