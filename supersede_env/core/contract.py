@@ -16,6 +16,7 @@ the unsupported claim it counts.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from supersede_env.core.conditions import Condition
 from supersede_env.core.grader.place import contract_fields
@@ -66,37 +67,50 @@ _HISTORY = re.compile(r"\b(?:replac\w*|supersed\w*|old|older|previous|previously
 _ENTRY_BREAK = re.compile(r"[;,\n]")
 
 
+class _Entry(NamedTuple):
+    """One quoted entry of an EVIDENCE field that holds a candidate."""
+
+    session: int | None  # the session it names ('session 5: "..."', '"..." (session 5)')
+    latest: bool  # marked latest after it or in its words ('"city: Busan" (latest)', '"city: Busan now"')
+    answer: bool  # it holds the answer's value
+    rival: str | None  # the rival value it holds, if any
+
+
 def evidence_latest_rival(evidence: str, values: tuple[str, ...], rivals: tuple[str, ...]) -> str | None:
     """The rival value that the latest quoted entry of ``evidence`` holds instead of the answer's, or None.
 
     An EVIDENCE that quotes the notes in order ('session 2: "city: Busan"; session 5: "city: Seoul"') says
     which value is current: the entry marked latest ("(latest)", "now"), else the highest session named
-    when every entry names one, else the last written. When that entry holds a rival and not the answer,
-    the evidence contradicts the answer it is given for."""
-    from supersede_env.core.memo_state import memo_contains
+    when every entry names one, else the last written. An entry marked history ('replacing "city: X"')
+    is none of them. When the latest holds a rival and not the answer, the evidence contradicts the
+    answer it is given for."""
+    entries = _entries(evidence, values, rivals)
+    if len(entries) < 2:
+        return None
+    if marked := [e for e in entries if e.latest]:
+        latest = marked[-1]
+    elif all(e.session is not None for e in entries):
+        latest = max(entries, key=lambda e: e.session or 0)
+    else:
+        latest = entries[-1]
+    return None if latest.answer else latest.rival
+
+
+def _entries(evidence: str, values: tuple[str, ...], rivals: tuple[str, ...]) -> list[_Entry]:
+    """The quoted entries of ``evidence`` that hold a candidate and are not marked history, in order. The
+    words between two quotes up to the first break (``;``, ``,``, a line break) are the earlier one's."""
+    from supersede_env.core.memo_state import memo_contains  # the diagnostics' own "holds the value"
 
     quotes = list(_QUOTED.finditer(evidence))
-    entries = []  # (session or None, marked latest, what it holds: the answer, a rival)
+    entries = []
     for i, q in enumerate(quotes):
-        before = evidence[quotes[i - 1].end() if i else 0:q.start()]
-        after = evidence[q.end():quotes[i + 1].start() if i + 1 < len(quotes) else len(evidence)]
-        if i:  # the words between two quotes: up to the first break belong to the earlier one
-            before = _ENTRY_BREAK.split(before, 1)[-1]
-        after = _ENTRY_BREAK.split(after, 1)[0]
+        before = _ENTRY_BREAK.split(evidence[quotes[i - 1].end() if i else 0:q.start()])[-1]
+        after = _ENTRY_BREAK.split(evidence[q.end():quotes[i + 1].start() if i + 1 < len(quotes) else None], 1)[0]
         quoted = q.group(1) if q.group(1) is not None else q.group(2)
         answer = any(value and memo_contains(quoted, value) for value in values)
         rival = next((r for r in rivals if r and memo_contains(quoted, r)), None)
-        if (answer or rival is not None) and not _HISTORY.search(before + " " + after):  # 'replacing "city: X"'
-            session = _SESSION.search(before + " " + after)
-            entries.append((int(session.group(1)) if session else None,
-                            bool(_LATEST.search(before + " " + after + " " + quoted)), answer, rival))
-    if len(entries) < 2:
-        return None
-    marked = [e for e in entries if e[1]]
-    if marked:
-        latest = marked[-1]
-    elif all(e[0] is not None for e in entries):
-        latest = max(entries, key=lambda e: e[0])
-    else:
-        latest = entries[-1]
-    return latest[3] if not latest[2] else None
+        if (answer or rival is not None) and not _HISTORY.search(f"{before} {after}"):
+            session = _SESSION.search(f"{before} {after}")
+            entries.append(_Entry(int(session.group(1)) if session else None, bool(_LATEST.search(f"{after} {quoted}")),
+                                  answer, rival))
+    return entries
