@@ -101,7 +101,8 @@ def _entries(evidence: str, values: tuple[str, ...], rivals: tuple[str, ...]) ->
     words between two quotes up to the first break (``;``, ``,``, a line break) are the earlier one's."""
     from supersede_env.core.memo_state import memo_contains  # the diagnostics' own "holds the value"
 
-    quotes = list(_QUOTED.finditer(evidence))
+    rivals = tuple(r for r in rivals if r and memo_contains(evidence, r))  # most evidence holds none: done
+    quotes = list(_QUOTED.finditer(evidence)) if rivals else []
     entries = []
     for i, q in enumerate(quotes):
         before = _ENTRY_BREAK.split(evidence[quotes[i - 1].end() if i else 0:q.start()])[-1]

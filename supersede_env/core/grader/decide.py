@@ -145,6 +145,7 @@ def _role_from_restatement(a: Answer, m: Mention) -> bool:
         if tokens[k].text in CONTRAST_WORDS:
             return False
         if [t.text for t in tokens[k:k + len(cue)]] == cue:
+            # and not also before the word, whence it may speak of the word itself ("not anymore: no, ...")
             return not any(t.text == cue[0] for t in tokens[max(0, m.first - 4):m.first])
     return False
 

@@ -355,7 +355,9 @@ _COMMENT_LINE = re.compile(r"^[ \t`]*(#|//)", re.M)
 # comment syntax no prose uses, anywhere in the answer: block comments of C, ML, Haskell and HTML, and
 # lines opened by "//" or ";;" ("/* Busan */", "(* Busan *)", "{- Busan -}", ";; Busan"); "#" and "--"
 # open headings and dashes in prose, and count as comments inside code only
-_COMMENT_ANYWHERE = re.compile(r"(/\*).*?\*/|(\(\*).*?\*\)|(\{-).*?-\}|(<!--).*?-->|^[ \t>*_-]*(//|;;)", re.S | re.M)
+# (a block is looked for over at most 400 characters: an unclosed opener costs no more than that)
+_COMMENT_ANYWHERE = re.compile(r"(/\*).{0,400}?\*/|(\(\*).{0,400}?\*\)|(\{-).{0,400}?-\}|(<!--).{0,400}?-->"
+                               r"|^[ \t>*_-]*(//|;;)", re.S | re.M)
 _COMMENT_CHARS = frozenset("/*;{<")
 
 
