@@ -223,3 +223,11 @@ def test_a_yes_or_no_taken_back_or_doubted_is_not_paid(answer: str) -> None:
     assert grade(answer, "No", **YES_NO).r_cur == 0
     assert grade("Yes, previously.", "Yes", stale=["No"], question="Am I vegetarian now?").r_cur == 0
     assert grade("Yes, you used to be.", "Yes", stale=["No"], question="Am I vegetarian now?").r_cur == 0
+
+
+def test_a_cue_about_another_predicate_does_not_take_a_yes_back() -> None:
+    # "used to eat meat" speaks of eating meat, not of being vegetarian: no longer a false fail
+    veg = dict(stale=["No"], question="Am I vegetarian now?")
+    assert grade("Yes — you used to eat meat, but you're vegetarian now.", "Yes", **veg).label != "wrong"
+    for answer in ("Yes, you used to be.", "Yes, previously.", "Yes, but you no longer eat meat."):
+        assert grade(answer, "Yes", **veg).label == "wrong", answer

@@ -38,6 +38,7 @@ from supersede_env.core.grader.lexicon import (
     ANTONYMS,
     BEFORE_WORDS,
     CONTRAST_WORDS,
+    FUNCTION_WORDS,
     NEGATORS,
     YES_NO_WORDS,
 )
@@ -114,10 +115,14 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
                             i, i, part=(0, 0) if word == gold.polarity else None) for i, word in explicit]
         cues = assign_roles(a, mentions, frame=frame_words(question, gold.text))
         tense_decides(a, mentions)
+        asked = question_info(question).stems
         for m in mentions:
-            if m.text == "no" and m.role == "negated" and _role_from_restatement(a, m):
+            if m.role == "current" or (end := _role_from_restatement(a, m)) is None:
+                continue
+            if m.text == "no" and m.role == "negated":
                 m.role, m.cue = "current", ""  # "No, you no longer own a car.": the restatement's negation agrees
-                # (only a "no": "Yes, previously." and "Yes, but not anymore" qualify the word itself)
+            elif m.text == "yes" and _of_another_predicate(a, end, asked):
+                m.role, m.cue = "current", ""  # "Yes - you used to eat meat": the cue speaks of eating meat
         polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
         return decide(a, polar, mentions, mode, True, cues, question)
     pol = _polarity(a, question)
@@ -134,20 +139,34 @@ _YES_NO_VALUE = re.compile(r"^\s*(yes|no)\b", re.I)
 _AFTER_YES_NO = frozenset({",", "-", ":", ".", ";", "!"})
 
 
-def _role_from_restatement(a: Answer, m: Mention) -> bool:
-    """Did a "no" take its role from what restates it after a mark ("No, you no longer own a car.", "No,
-    not anymore.")? Its cue lies there, with no contrast before it ("No, but ...")."""
+def _role_from_restatement(a: Answer, m: Mention) -> int | None:
+    """Where the cue that gave a yes or no its role ends, when it lies in what follows the word after a
+    mark, with no contrast before it ("No, you no longer own a car.", "Yes - you used to eat meat, but
+    ..."; not "Yes, but not anymore"); else None. A "no" agrees with a negation there; a "yes" is
+    qualified by it only when it speaks of the asked predicate (:func:`_of_another_predicate`)."""
     tokens, cue = a.tokens, m.cue.split()
     after = m.last + 1
     if not cue or after >= len(tokens) or tokens[after].text not in _AFTER_YES_NO:
-        return False
+        return None
     for k in range(after + 1, len(tokens) - len(cue) + 1):
         if tokens[k].text in CONTRAST_WORDS:
-            return False
+            return None
         if [t.text for t in tokens[k:k + len(cue)]] == cue:
             # and not also before the word, whence it may speak of the word itself ("not anymore: no, ...")
-            return not any(t.text == cue[0] for t in tokens[max(0, m.first - 4):m.first])
-    return False
+            return None if any(t.text == cue[0] for t in tokens[max(0, m.first - 4):m.first]) else k + len(cue) - 1
+    return None
+
+
+def _of_another_predicate(a: Answer, end: int, asked: frozenset[str]) -> bool:
+    """Do the words a cue governs, up to the end of its clause, name something the question does not ask
+    about ("used to eat meat" for "Am I vegetarian now?"; not "used to be", "no longer vegetarian")?"""
+    k = end + 1
+    words = []
+    while k < len(a.tokens) and a.tokens[k].kind != PUNCT and a.tokens[k].text not in CONTRAST_WORDS:
+        words.append(a.tokens[k])
+        k += 1
+    content = [t for t in words if t.kind == WORD and t.text not in FUNCTION_WORDS]
+    return bool(content) and not any(t.value in asked or t.text in asked for t in content)
 
 
 def _explicit_yes_no(a: Answer) -> list[tuple[int, str]]:
