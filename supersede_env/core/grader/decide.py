@@ -121,7 +121,7 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
                 continue
             if m.text == "no" and m.role == "negated":
                 m.role, m.cue = "current", ""  # "No, you no longer own a car.": the restatement's negation agrees
-            elif m.text == "yes" and _of_another_predicate(a, end, asked):
+            elif m.text == "yes" and m.role in ("past", "negated") and _of_another_predicate(a, end, asked):
                 m.role, m.cue = "current", ""  # "Yes - you used to eat meat": the cue speaks of eating meat
         polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
         return decide(a, polar, mentions, mode, True, cues, question)
