@@ -448,7 +448,7 @@ def _document_report(tokens: list[Token], sentence: tuple[int, int], first: int,
     while before > lo and tokens[before].text in FUNCTION_WORDS and tokens[before].text != "that":
         before -= 1
     for k in (before, last + 1):
-        if lo <= k <= hi and tokens[k].text in PRESENCE_VERBS and tokens[k - 1].text != "as":
+        if lo <= k <= hi and tokens[k].text in PRESENCE_VERBS and (k == 0 or tokens[k - 1].text != "as"):
             return tokens[k].text
     return None
 
