@@ -121,7 +121,8 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
         if unread is not None:  # "EVIDENCE: I vaguely recall ...", "... per the first session"
             result = verdict(label, f"{result.reason}, but its EVIDENCE says {unread!r}, which is not read",
                              result.extracted, mode)
-        elif (rival := evidence_latest_rival(place.evidence, (result.extracted, gold_text), (*stale, *decoys))):
+        elif form != "contract" and (  # under the contract form _supported has read the entries already
+                rival := evidence_latest_rival(place.evidence, (result.extracted, gold_text), (*stale, *decoys))):
             # 'session 2: "city: Busan"; session 5: "city: Seoul"' given for Busan: the evidence says otherwise
             result = verdict(label, f"{result.reason}, but its EVIDENCE's latest entry holds {rival!r}",
                              result.extracted, mode)
