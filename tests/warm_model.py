@@ -14,11 +14,15 @@ import os
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 REPO = Path(__file__).resolve().parents[1]
 SFT_CONFIG = REPO / "configs" / "sft-tiny-cpu.yaml"
 WARM_RUN = REPO / "runs" / "sft-tiny-cpu"  # the config's output_dir, as the GRPO smoke config reads it
 STAMP = WARM_RUN.with_name(WARM_RUN.name + ".sha256")  # beside the run: its folder holds only the run's files
+# `make test` runs the tests in several processes (pytest-xdist): the first to need the model builds it
+# while the others wait on this lock, then find it up to date
+LOCK = WARM_RUN.with_name(WARM_RUN.name + ".lock")
 # What the warm model depends on: the recipe and the whole package (the model and tokenizer builder, the
 # teacher, the prompts, and what they import). A hand-picked list missed a change once: a cached model
 # built from other code passed here while a fresh clone's failed.
@@ -38,11 +42,13 @@ def build_warm_smoke_model() -> Path:
     from supersede_env.commands.sft import standalone
 
     model = WARM_RUN / "model"
-    if model.is_dir() and STAMP.is_file() and STAMP.read_text().strip() == _digest():
-        return model
-    assert standalone(["--config", str(SFT_CONFIG), "--output_dir", str(WARM_RUN), "--overwrite_output_dir", "true",
-                       "--disable_tqdm", "true"]) == 0, "the smoke warm start did not train"
-    STAMP.write_text(_digest() + "\n")
+    WARM_RUN.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(LOCK):
+        if model.is_dir() and STAMP.is_file() and STAMP.read_text().strip() == _digest():
+            return model
+        assert standalone(["--config", str(SFT_CONFIG), "--output_dir", str(WARM_RUN), "--overwrite_output_dir",
+                           "true", "--disable_tqdm", "true"]) == 0, "the smoke warm start did not train"
+        STAMP.write_text(_digest() + "\n")
     return model
 
 
