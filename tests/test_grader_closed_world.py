@@ -231,3 +231,32 @@ def test_a_cue_about_another_predicate_does_not_take_a_yes_back() -> None:
     assert grade("Yes — you used to eat meat, but you're vegetarian now.", "Yes", **veg).label != "wrong"
     for answer in ("Yes, you used to be.", "Yes, previously.", "Yes, but you no longer eat meat."):
         assert grade(answer, "Yes", **veg).label == "wrong", answer
+
+
+# A reply of a few sentences that judges itself in a later (or earlier) sentence: the doubt may speak of
+# the answer, so the answer is not paid (official: unsure, the judge's call; strict: never).
+_PADDING = ("I pieced this together from what you told me over several sessions, mostly when we were going "
+            "over your lease, the commute and the people you meet on weekends.")
+_SELF_DOUBTS = [
+    "I'd not bet on it, though.", "Treat it with a pinch of salt.", "I'm less than confident here.",
+    "Confidence on this one is pretty low.", "I'm a bit hazy on the details.", "It could well be out of date.",
+    "That may have changed since we spoke.", "Honestly, I'm not at all sure.", "Don't quote me on it.",
+    "Confidence: 30%.",
+]
+
+
+@pytest.mark.parametrize("doubt", _SELF_DOUBTS)
+def test_a_reply_that_doubts_itself_beyond_the_value_is_not_paid(doubt: str) -> None:
+    for reply in (f"You live in Valencia. {_PADDING} {doubt}", f"{doubt} {_PADDING} So: Valencia."):
+        # a doubt said first may also read as declining to answer ("I'm not at all sure. ...")
+        assert grade(reply, "Valencia", **CITY).label in ("unsure", "abstained"), reply
+        assert grade(reply, "Valencia", mode="strict", **CITY).r_cur == 0, reply
+    assert grade(f"You live in Valencia. {_PADDING} {doubt}", "Valencia", **CITY).label == "unsure"
+    statement = f"You no longer own a car. {_PADDING} {doubt}"
+    assert grade(statement, "No", question="Do I still own a car?").label in ("unsure", "abstained"), statement
+
+
+def test_a_doubt_right_after_the_value_still_hedges_it_and_a_reply_without_one_is_paid() -> None:
+    assert grade("Valencia, though I'm far from certain.", "Valencia", **CITY).label == "hedged"
+    assert grade(f"You live in Valencia. {_PADDING}", "Valencia", **CITY).label == "current"
+    assert grade(f"You live in Valencia. {_PADDING} I'm sure of it.", "Valencia", **CITY).label == "current"

@@ -129,6 +129,9 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
     if pol is None:
         return None
     if pol == gold.polarity:
+        if (doubt := _self_doubt(a)) is not None:
+            return verdict("unsure", f"answers {pol!r} like the gold, but the reply also doubts ({doubt.group(0)!r})",
+                           concl, mode)
         return verdict("current", f"answers {pol!r} like the gold", concl, mode)
     if pol in stale_polarity:
         return verdict("stale", f"answers {pol!r}, the superseded answer", concl, mode, r_stale=-1.0)
@@ -227,8 +230,30 @@ def _in_time_order(chosen: list[Mention]) -> bool:
 
 
 _DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value right before it
-_DOUBT = re.compile(r"\b(?:not|n't)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident)\b|\bi\s+(?:do\s+not|don't)\s+know\b"
-                    r"|\bno\s+idea\b|\bunsure\b|\buncertain\b|\bcan(?:not|'t)\s+be\s+(?:sure|certain)\b")
+# The reply's judgement of itself: certainty denied or diminished ("not sure", "far from certain"),
+# confidence said to be low, reliance refused ("I would not rely on this", "a grain of salt"), a
+# memory said to be unsure, the answer said to be possibly wrong or out of date. Right after the
+# value it hedges the value; anywhere else in a reply read whole it may be about the value or about
+# something else, which is the judge's call.
+_DOUBT = re.compile(
+    r"\b(?:not|n't|far\s+from|less\s+than)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident|positive)\b"
+    r"|\bi\s+(?:do\s+not|don't)\s+know\b|\bno\s+idea\b|\bunsure\b|\buncertain\b"
+    r"|\bcan(?:not|'t)\s+be\s+(?:sure|certain)\b"
+    r"|\b(?:low|limited|little|modest|weak|shaky|no\s+great|not\s+much)\s+confidence\b"
+    r"|\bconfidence\b[^.!?\n]{0,40}?\b(?:is|feels|remains|stays)\s+(?:\w+\s+)?(?:low|limited|modest|weak|shaky|middling)\b"
+    r"|\b(?:not|n't|never)\s+(?:\w+\s+)?(?:rely|count|bet)\s+on\b|\b(?:grain|pinch)\s+of\s+salt\b"
+    r"|\bdon't\s+quote\s+me\b|\b(?:shaky|hazy|fuzzy|foggy|rusty)\s+(?:on|about)\b"
+    r"|\b(?:might|may|could)\s+(?:well\s+)?(?:be|have\s+been)\s+(?:wrong|mistaken|off|outdated|out\s+of\s+date|stale)\b"
+    r"|\b(?:might|may|could)\s+(?:well\s+)?have\s+changed\b")
+
+
+def _self_doubt(a: Answer) -> re.Match[str] | None:
+    """A doubt anywhere in a reply read whole (a long one is read by its conclusion): whether it speaks of
+    the answer or of something beside it is the judge's call."""
+    if len(a.text) > SHORT_REPLY:
+        return None
+    return _DOUBT.search(a.text) or _LOW_CONFIDENCE.search(a.text)
+
 
 # a confidence under certainty given after the value ('{"answer": "X", "confidence": 0.4}', "confidence: 60%")
 _LOW_CONFIDENCE = re.compile(r"\bconfidence\s*[:=]?\s*(?:0?\.\d+|0\b|[1-9]\d?(?:\.\d+)?\s*(?:%|percent\b))")
@@ -393,6 +418,8 @@ def _judge_commitment(c: _Case, chosen: list[Mention], widened: bool, cues: CueR
         _LOW_CONFIDENCE.search(a.text, gold_end, gold_end + _DOUBT_REACH))
     if doubt is not None:
         return c.verdict("hedged", f"states {where!r}, then doubts it ({doubt.group(0)!r})")
+    if (doubt := _self_doubt(a)) is not None:
+        return c.verdict("unsure", f"states {where!r}, but the reply also doubts ({doubt.group(0)!r})")
     info = question_info(question)
     gold_words, gold_values = candidate_terms(gold.text)
     word = unaccounted(a, chosen[0].first, chosen[-1].last, [(m.first, m.last) for m in c.mentions if not m.loose],
