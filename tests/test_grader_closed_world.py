@@ -260,3 +260,25 @@ def test_a_doubt_right_after_the_value_still_hedges_it_and_a_reply_without_one_i
     assert grade("Valencia, though I'm far from certain.", "Valencia", **CITY).label == "hedged"
     assert grade(f"You live in Valencia. {_PADDING}", "Valencia", **CITY).label == "current"
     assert grade(f"You live in Valencia. {_PADDING} I'm sure of it.", "Valencia", **CITY).label == "current"
+
+
+CAR = dict(question="Do I still own a car?")
+
+
+@pytest.mark.parametrize("framed", [
+    "Chances are you no longer own a car.", "Odds are you don't own a car anymore.",
+    "It stands to reason that you no longer own a car.", "You no longer own a car, I'd imagine.",
+    "One would think you no longer own a car.", "Presumably you don't own a car now.",
+    "It seems you no longer own a car.", "You no longer own a car, in all likelihood.",
+])
+def test_a_yes_or_no_statement_framed_as_a_guess_is_not_an_answer(framed: str) -> None:
+    assert grade(framed, "No", **CAR).label == "unsure", framed
+    assert grade(framed, "No", mode="strict", **CAR).r_cur == 0, framed
+
+
+def test_a_plain_yes_or_no_statement_is_still_paid_and_new_hedges_hedge_values_too() -> None:
+    for plain in ("You no longer own a car.", "You sold it last spring, so you don't own a car now."):
+        assert grade(plain, "No", **CAR).label == "current", plain
+    for hedged in ("Valencia, in all probability.", "Chances are it's Valencia.", "Valencia, I'd imagine."):
+        assert grade(hedged, "Valencia", **CITY).label in ("hedged", "unsure"), hedged
+        assert grade(hedged, "Valencia", mode="strict", **CITY).r_cur == 0, hedged

@@ -45,7 +45,7 @@ from supersede_env.core.grader.lexicon import (
 from supersede_env.core.grader.mention import OFFERED, RANGE_CUE, Mention
 from supersede_env.core.grader.passes import tense_decides
 from supersede_env.core.grader.question import question_info
-from supersede_env.core.grader.roles import BOUND_CUE, CueReading, assign_roles
+from supersede_env.core.grader.roles import BOUND_CUE, CueReading, assign_roles, cues_in
 from supersede_env.core.grader.tokens import (
     PUNCT,
     VALUE_KINDS,
@@ -66,14 +66,15 @@ _YES_NO = re.compile(
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def _polarity(a: Answer, question: str | None) -> str | None:
-    """"yes" / "no" stated by the conclusion: explicitly, or by a (non-)negated statement."""
+def _polarity(a: Answer, question: str | None) -> tuple[str, list[Token]] | None:
+    """"yes" / "no" stated by the conclusion: explicitly, or by a (non-)negated statement; with the
+    tokens of the statement that says it (none for an explicit word)."""
     concl = a.text[a.start_char:]
     found = None
     for found in _YES_NO.finditer(concl):
         pass
     if found is not None:
-        return found.group(1)
+        return found.group(1), []
     q_stems = question_info(question).content_stems
     # the question's names ("Nightingale") are its topic: a sentence that only restates them says nothing
     topic = _names_of(question or "")
@@ -87,7 +88,7 @@ def _polarity(a: Answer, question: str | None) -> str | None:
         negated = any(t.kind == WORD and (t.text in NEGATORS or t.text.endswith("n't")) for t in toks)
         # "less frequently" answering "more frequently?" says no
         flipped = any(ANTONYMS.get(s) in q_stems and s not in q_stems for s in stems)
-        return "no" if negated != flipped else "yes"
+        return ("no" if negated != flipped else "yes"), toks
     return None
 
 
@@ -125,19 +126,26 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
                 m.role, m.cue = "current", ""  # "Yes - you used to eat meat": the cue speaks of eating meat
         polar = Gold(gold.text, (Alternative(gold.polarity or "", (Pattern(gold.polarity or "", ()),)),))
         return decide(a, polar, mentions, mode, True, cues, question)
-    pol = _polarity(a, question)
-    if pol is None:
+    said = _polarity(a, question)
+    if said is None:
         return None
+    pol, statement = said
     if pol == gold.polarity:
         if (doubt := _self_doubt(a)) is not None:
             return verdict("unsure", f"answers {pol!r} like the gold, but the reply also doubts ({doubt.group(0)!r})",
                            concl, mode)
+        if (frame := next((h for h in cues_in(statement) if h.cue.kind in _STATEMENT_FRAMES), None)) is not None:
+            # "Chances are you no longer own a car.": a guess about the asked thing, not an answer to it
+            return verdict("unsure", f"answers {pol!r} like the gold, in a statement framed as "
+                           f"{frame.cue.kind} ({' '.join(frame.cue.words)!r})", concl, mode)
         return verdict("current", f"answers {pol!r} like the gold", concl, mode)
     if pol in stale_polarity:
         return verdict("stale", f"answers {pol!r}, the superseded answer", concl, mode, r_stale=-1.0)
     return verdict("wrong", f"answers {pol!r}, gold is {gold.polarity!r}", concl, mode)
 
 
+# the cue kinds that make a yes/no statement without "yes" or "no" something other than an answer
+_STATEMENT_FRAMES = frozenset({"hedge", "softhedge"})
 _YES_NO_VALUE = re.compile(r"^\s*(yes|no)\b", re.I)
 _AFTER_YES_NO = frozenset({",", "-", ":", ".", ";", "!"})
 

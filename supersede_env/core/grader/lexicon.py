@@ -247,13 +247,17 @@ CUES: tuple[Cue, ...] = tuple(
                              "so i hear, rumor has it, kinda, sorta, i've been told, or so i've been told, "
                              "i was told, i was told to say, been told, beats me, dunno, no clue, not a clue, "
                              "as far as i last knew, as far as i knew, go with, i'd go with, i'll go with, "
-                             "let's go with, going with, running with, put down, write down, they say, word is")
+                             "let's go with, going with, running with, put down, write down, they say, word is, "
+                             "chances are, odds are, in all probability, fair bet, safe bet")
     + _cues("hedge", "fwd", "kind of, sort of")
     + _cues("hedge", "bwd", "( unconfirmed ), ( unverified ), ( tentative ), ( guess ), ( ? ), ( maybe ), ( probably )")
     # milder uncertainty: LongMemEval's judge accepts "I think it's X", the strict reward does not
     + _cues("softhedge", "both", "i think, i believe, likely, most likely, seems, seemingly, apparently, it seems, "
                                  "i suspect, i reckon, as far as i know, afaik, i'd say, should be, i assume, "
-                                 "probable, as far as i can tell, from what i recall, if i'm right, as far as, for all i know")
+                                 "probable, as far as i can tell, from what i recall, if i'm right, as far as, for all i know, "
+                                 "in all likelihood, stands to reason, it stands to reason, would assume, i'd assume, "
+                                 "would imagine, i'd imagine, i imagine, one would assume, one would think, "
+                                 "for what it's worth, for what they're worth, for what that's worth")
     + _cues("softhedge", "bwd", "type of thing, kind of thing, sort of thing")
     # approximations ("about 47", "roughly G", "G-ish"): they pick a value, inexactly; strict only
     + _cues("approx", "both", "roughly, about, around, approximately, or so, circa, ish, - ish, "

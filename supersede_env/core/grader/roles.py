@@ -110,36 +110,45 @@ def cue_hits_near(a: Answer, mentions: list[Mention], inside: set[int], tenses: 
         else:
             windows.append((lo, hi))
     hits: list[CueHit] = []
-    singles, pairs = (_SINGLE, _PAIRED) if tenses else (_SINGLE_WITHOUT_TENSES, _PAIRED)
-    n = len(tokens)
+    singles = _SINGLE if tenses else _SINGLE_WITHOUT_TENSES
     skip_to = -1
     for lo, hi in windows:
         for p in range(bisect_left(positions, lo), bisect_left(positions, hi)):
             i = positions[p]
             if i < skip_to or i in inside:
                 continue
-            text = tokens[i].text
-            found: Cue | None = None
-            longer = pairs.get((text, tokens[i + 1].text)) if i + 1 < n else None
-            if longer:  # phrases of two words or more, longest first
-                for cue in longer:
-                    k = len(cue.words)
-                    if i + k <= n and all(tokens[i + x].text == w and (i + x) not in inside
-                                          for x, w in enumerate(cue.words) if x):
-                        found = cue
-                        break
-            if found is None:
-                found = singles.get(text)
-            if found is None:
-                if text.endswith("n't"):
-                    hits.append(CueHit(_NOT_CUE, i, i))  # every "-n't" denies: "wouldn't", "mustn't"
-                continue
-            k = len(found.words)
-            if text == "percent" and i > 0 and tokens[i - 1].kind == NUM and tokens[i - 1].value >= 100:
-                continue  # "100% sure" is certainty, not a hedge
-            hits.append(CueHit(found, i, i + k - 1))
-            skip_to = i + k
+            if (hit := _cue_at(tokens, i, singles, inside)) is not None:
+                hits.append(hit)
+                skip_to = hit.last + 1
     return hits
+
+
+def cues_in(tokens: list[Token]) -> list[CueHit]:
+    """Every cue in ``tokens`` (a sentence read on its own), longest first where phrases overlap."""
+    hits: list[CueHit] = []
+    i = 0
+    while i < len(tokens):
+        hit = _cue_at(tokens, i, _SINGLE_WITHOUT_TENSES, frozenset())
+        if hit is not None:
+            hits.append(hit)
+        i = hit.last + 1 if hit is not None else i + 1
+    return hits
+
+
+def _cue_at(tokens: list[Token], i: int, singles: dict[str, Cue], inside: set[int] | frozenset[int]) -> CueHit | None:
+    """The cue starting at tokens[i] (phrases of two words or more first, longest first), if any."""
+    text, n = tokens[i].text, len(tokens)
+    if text == "percent" and i > 0 and tokens[i - 1].kind == NUM and tokens[i - 1].value >= 100:
+        return None  # "100% sure" is certainty, not a hedge
+    longer = _PAIRED.get((text, tokens[i + 1].text)) if i + 1 < n else None
+    for cue in longer or ():
+        k = len(cue.words)
+        if i + k <= n and all(tokens[i + x].text == w and (i + x) not in inside for x, w in enumerate(cue.words) if x):
+            return CueHit(cue, i, i + k - 1)
+    found = singles.get(text)
+    if found is None:
+        return CueHit(_NOT_CUE, i, i) if text.endswith("n't") else None  # every "-n't" denies: "wouldn't"
+    return CueHit(found, i, i)
 
 
 # ---------------------------------------------------------------------------------------------
