@@ -257,7 +257,9 @@ def test_a_reply_that_doubts_itself_beyond_the_value_is_not_paid(doubt: str) -> 
 
 
 def test_a_doubt_right_after_the_value_still_hedges_it_and_a_reply_without_one_is_paid() -> None:
-    assert grade("Valencia, though I'm far from certain.", "Valencia", **CITY).label == "hedged"
+    for near in ("Valencia, though I'm far from certain.", "Valencia.\n\nBut I can't verify that.",
+                 "Valencia - I wouldn't lean on it."):
+        assert grade(near, "Valencia", **CITY).label == "hedged", near
     assert grade(f"You live in Valencia. {_PADDING}", "Valencia", **CITY).label == "current"
     assert grade(f"You live in Valencia. {_PADDING} I'm sure of it.", "Valencia", **CITY).label == "current"
 
@@ -282,3 +284,39 @@ def test_a_plain_yes_or_no_statement_is_still_paid_and_new_hedges_hedge_values_t
     for hedged in ("Valencia, in all probability.", "Chances are it's Valencia.", "Valencia, I'd imagine."):
         assert grade(hedged, "Valencia", **CITY).label in ("hedged", "unsure"), hedged
         assert grade(hedged, "Valencia", mode="strict", **CITY).r_cur == 0, hedged
+
+
+_LONG_REASONING = " ".join(["I went back over the sessions in order, keeping the older remarks apart from the newer ones"
+                            " and checking the date of each session against the others."] * 5)
+
+
+@pytest.mark.parametrize("doubt", ["I'm guessing here.", "My notes are unreliable on this point.",
+                                   "Frankly it's a coin flip.", "I wouldn't lean on this too hard.",
+                                   "I can't verify any of it.", "There's some doubt on my side."])
+def test_a_long_reply_that_doubts_itself_in_its_reasoning_is_not_paid(doubt: str) -> None:
+    for reply in (f"{doubt}\n\n{_LONG_REASONING}\n\nYou live in Valencia.",
+                  f"{_LONG_REASONING}\n\n{doubt}\n\nFinal answer: Valencia.",
+                  f"Answer: Valencia.\n\n{_LONG_REASONING}\n\n{doubt}"):
+        assert len(reply) > 600
+        assert grade(reply, "Valencia", **CITY).label == "unsure", reply
+        assert grade(reply, "Valencia", mode="strict", **CITY).r_cur == 0, reply
+    certain = f"{_LONG_REASONING} There is no reason to doubt the latest session.\n\nFinal answer: Valencia."
+    assert grade(certain, "Valencia", **CITY).label == "current"
+
+
+@pytest.mark.parametrize("reply", [
+    "Most sessions say Valencia.", "Some of my notes have Valencia.", "The majority of the chats say Valencia.",
+])
+def test_a_value_reported_from_some_of_the_sources_is_unsure(reply: str) -> None:
+    assert grade(reply, "Valencia", **CITY).label == "unsure"
+    assert grade("In the most recent session you said Valencia.", "Valencia", **CITY).label == "current"
+
+
+@pytest.mark.parametrize("reply", [
+    "You told me at one point that you no longer own a car.", "You wrote, a while ago, that you don't own a car.",
+    "You no longer own a car... or is that outdated?", "You no longer own a car... possibly.",
+    "Good question. You don't own a car. Maybe.",
+])
+def test_a_yes_or_no_statement_reported_from_a_vague_past_or_doubted_after_it_is_unsure(reply: str) -> None:
+    assert grade(reply, "No", **CAR).label == "unsure", reply
+    assert grade("As you mentioned before, you no longer own a car.", "No", **CAR).label == "current"

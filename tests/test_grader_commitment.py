@@ -379,7 +379,7 @@ def test_what_official_cannot_read_is_unsure_never_paid(answer: str) -> None:
     ("59 of your notes mention it.", "59 minutes"),  # a bare number that counts something else
     ("ANSWER: Lexington\nor maybe something else", "Lexington"),  # a contract field continued
     ("Lexington. The notes don't actually say.", "Lexington"),  # a terse reply's later sentence is read
-    ("Lexington.\n\nBut I can't verify that.", "Lexington"),  # ... across a paragraph break too
+    ("Lexington.\n\nThe notes don't actually say.", "Lexington"),  # ... across a paragraph break too
     ("Lexington. Or was it?", "Lexington"),  # a terse reply that questions itself
     ("Lexington, but", "Lexington"), ("59 minutes... or", "59 minutes"),  # broken off on a conjunction
 ])

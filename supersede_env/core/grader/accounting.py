@@ -102,15 +102,15 @@ from supersede_env.core.grader.lexicon import (
     OFFICIAL_KNOWN,
     OFFICIAL_KNOWN_STEMS,
     OFFICIAL_PUNCT,
+    OLD_SOURCES,
     ORDINAL_SUFFIXES,
     OTHER_ORDER,
     OTHERS_POSSESSIVES,
-    OLD_SOURCES,
     PAST_COPULAS,
     POLITE_PHRASES,
-    PRESENCE_VERBS,
     PREDICATES,
     PREPOSITION_APPROX,
+    PRESENCE_VERBS,
     PROGRESSIVE_BE,
     QUESTION_NOUNS,
     QUOTE_MARKS,
@@ -120,6 +120,7 @@ from supersede_env.core.grader.lexicon import (
     REPORTING_VERBS,
     SENTENCE_END,
     SOFT,
+    SOME_OF_SOURCES,
     STATEMENT_SUBJECTS,
     TERSE_KNOWN,
     TERSE_KNOWN_STEMS,
@@ -439,6 +440,8 @@ def _document_report(tokens: list[Token], sentence: tuple[int, int], first: int,
         return None
     for k in documents:  # in the statement's clause ("An old note says Busan", "Busan in the first session")
         old = next((j for j in range(max(lo, k - 2), k) if tokens[j].text in OLD_SOURCES), None)
+        if old is None:
+            old = _some_of(tokens, lo, k)
         between = tokens[k + 1:first] if k < first else tokens[last + 1:old]
         if old is not None and not any(
                 t.text in CLAUSE_BREAK_WORDS or t.text in SENTENCE_END or t.text == "," for t in between):
@@ -451,6 +454,20 @@ def _document_report(tokens: list[Token], sentence: tuple[int, int], first: int,
         if lo <= k <= hi and tokens[k].text in PRESENCE_VERBS and (k == 0 or tokens[k - 1].text != "as"):
             return tokens[k].text
     return None
+
+
+def _some_of(tokens: list[Token], lo: int, k: int) -> int | None:
+    """The quantifier that makes the source at k some of the sources rather than the latest: right before
+    it ("most sessions") or before "of" and a determiner ("some of my notes", "the majority of the chats");
+    not "the most recent session"."""
+    j = k - 1
+    if j >= lo and tokens[j].text in FUNCTION_WORDS and j - 1 >= lo and tokens[j - 1].text == "of":
+        j -= 2  # "of the", "of my"
+    elif j >= lo and tokens[j].text == "of":
+        j -= 1
+    elif j >= lo and tokens[j].text not in SOME_OF_SOURCES:
+        return None
+    return j if j >= lo and tokens[j].text in SOME_OF_SOURCES else None
 
 
 def _sentence_head(a: Answer, sentence: tuple[int, int], first: int, terse: bool, question: frozenset[str]

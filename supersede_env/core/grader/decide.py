@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from supersede_env.core.grader.abstention import COMMIT, abstentions
 from supersede_env.core.grader.accounting import unaccounted
@@ -40,6 +41,8 @@ from supersede_env.core.grader.lexicon import (
     CONTRAST_WORDS,
     FUNCTION_WORDS,
     NEGATORS,
+    TELLING_VERBS,
+    VAGUE_PAST_TIMES,
     YES_NO_WORDS,
 )
 from supersede_env.core.grader.mention import OFFERED, RANGE_CUE, Mention
@@ -66,21 +69,31 @@ _YES_NO = re.compile(
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def _polarity(a: Answer, question: str | None) -> tuple[str, list[Token]] | None:
-    """"yes" / "no" stated by the conclusion: explicitly, or by a (non-)negated statement; with the
-    tokens of the statement that says it (none for an explicit word)."""
+class _Statement(NamedTuple):
+    """What the conclusion says to a yes/no question: the polarity, the tokens of the statement that says
+    it (none for an explicit word), and the questions the reply asks after it."""
+
+    polarity: str
+    tokens: list[Token]
+    questions_after: list[list[Token]]
+
+
+def _polarity(a: Answer, question: str | None) -> _Statement | None:
+    """"yes" / "no" stated by the conclusion: explicitly, or by a (non-)negated statement."""
     concl = a.text[a.start_char:]
     found = None
     for found in _YES_NO.finditer(concl):
         pass
     if found is not None:
-        return found.group(1), []
+        return _Statement(found.group(1), [], [])
     q_stems = question_info(question).content_stems
     # the question's names ("Nightingale") are its topic: a sentence that only restates them says nothing
     topic = _names_of(question or "")
+    questions: list[list[Token]] = []
     for sentence in reversed([s for s in _SENTENCE_SPLIT.split(concl) if s.strip()]):
         if sentence.rstrip().endswith("?"):
-            continue  # a question (the restated one) answers nothing
+            questions.append(tokenize(sentence))  # a question (the restated one) answers nothing
+            continue
         toks = tokenize(sentence)
         stems = {t.value for t in toks if t.kind == WORD}
         if q_stems and not (stems & q_stems) - topic:
@@ -88,7 +101,33 @@ def _polarity(a: Answer, question: str | None) -> tuple[str, list[Token]] | None
         negated = any(t.kind == WORD and (t.text in NEGATORS or t.text.endswith("n't")) for t in toks)
         # "less frequently" answering "more frequently?" says no
         flipped = any(ANTONYMS.get(s) in q_stems and s not in q_stems for s in stems)
-        return ("no" if negated != flipped else "yes"), toks
+        return _Statement("no" if negated != flipped else "yes", toks, questions)
+    return None
+
+
+def _vague_time(tokens: list[Token]) -> str | None:
+    """A past moment no session pins down ("at one point", "a while ago"), in a statement."""
+    words = [t.text for t in tokens]
+    for i in range(len(words)):
+        for phrase in VAGUE_PAST_TIMES:
+            if tuple(words[i:i + len(phrase)]) == phrase:
+                return " ".join(phrase)
+    return None
+
+
+def _statement_frame(a: Answer, said: _Statement) -> str | None:
+    """What makes a yes/no statement other than an answer: a hedge anywhere in the conclusion ("Chances are
+    you no longer own a car.", "You have a dog... possibly."), a past telling it is reported from ("You told
+    me at one point that ..."), or a question after it that doubts it ("... or is that outdated?")."""
+    hedge = next((h for h in cues_in(a.tokens[a.start:]) if h.cue.kind in _STATEMENT_HEDGES), None)
+    if hedge is not None:
+        return f"{hedge.cue.kind} {' '.join(hedge.cue.words)!r}"
+    told = next((t.text for t in said.tokens if t.text in TELLING_VERBS), None)
+    if told is not None and (when := _vague_time(said.tokens)) is not None:
+        return f"a telling at a vague past time ({told!r}, {when!r})"
+    for asked in said.questions_after:
+        if doubt := next((h for h in cues_in(asked) if h.cue.kind in _QUESTION_DOUBTS), None):
+            return f"a question that doubts it ({' '.join(doubt.cue.words)!r})"
     return None
 
 
@@ -129,23 +168,22 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
     said = _polarity(a, question)
     if said is None:
         return None
-    pol, statement = said
+    pol = said.polarity
     if pol == gold.polarity:
         if (doubt := _self_doubt(a)) is not None:
             return verdict("unsure", f"answers {pol!r} like the gold, but the reply also doubts ({doubt.group(0)!r})",
                            concl, mode)
-        if (frame := next((h for h in cues_in(statement) if h.cue.kind in _STATEMENT_FRAMES), None)) is not None:
-            # "Chances are you no longer own a car.": a guess about the asked thing, not an answer to it
-            return verdict("unsure", f"answers {pol!r} like the gold, in a statement framed as "
-                           f"{frame.cue.kind} ({' '.join(frame.cue.words)!r})", concl, mode)
+        if (frame := _statement_frame(a, said)) is not None:
+            return verdict("unsure", f"answers {pol!r} like the gold, in a statement framed by {frame}", concl, mode)
         return verdict("current", f"answers {pol!r} like the gold", concl, mode)
     if pol in stale_polarity:
         return verdict("stale", f"answers {pol!r}, the superseded answer", concl, mode, r_stale=-1.0)
     return verdict("wrong", f"answers {pol!r}, gold is {gold.polarity!r}", concl, mode)
 
 
-# the cue kinds that make a yes/no statement without "yes" or "no" something other than an answer
-_STATEMENT_FRAMES = frozenset({"hedge", "softhedge"})
+# the cue kinds that make a yes/no statement without "yes" or "no" a guess, and a question after it a doubt
+_STATEMENT_HEDGES = frozenset({"hedge", "softhedge"})
+_QUESTION_DOUBTS = frozenset({"hedge", "softhedge", "past", "neg"})
 _YES_NO_VALUE = re.compile(r"^\s*(yes|no)\b", re.I)
 _AFTER_YES_NO = frozenset({",", "-", ":", ".", ";", "!"})
 
@@ -244,22 +282,26 @@ _DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value 
 # value it hedges the value; anywhere else in a reply read whole it may be about the value or about
 # something else, which is the judge's call.
 _DOUBT = re.compile(
-    r"\b(?:not|n't|far\s+from|less\s+than)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident|positive)\b"
+    r"(?:\bnot|n't|\bfar\s+from|\bless\s+than)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident|positive)\b"
     r"|\bi\s+(?:do\s+not|don't)\s+know\b|\bno\s+idea\b|\bunsure\b|\buncertain\b"
     r"|\bcan(?:not|'t)\s+be\s+(?:sure|certain)\b"
     r"|\b(?:low|limited|little|modest|weak|shaky|no\s+great|not\s+much)\s+confidence\b"
     r"|\bconfidence\b[^.!?\n]{0,40}?\b(?:is|feels|remains|stays)\s+(?:\w+\s+)?(?:low|limited|modest|weak|shaky|middling)\b"
-    r"|\b(?:not|n't|never)\s+(?:\w+\s+)?(?:rely|count|bet)\s+on\b|\b(?:grain|pinch)\s+of\s+salt\b"
+    r"|(?:\bnot|n't|\bnever)\s+(?:\w+\s+)?(?:rely|count|bet|lean)\s+on\b|\b(?:grain|pinch)\s+of\s+salt\b"
     r"|\bdon't\s+quote\s+me\b|\b(?:shaky|hazy|fuzzy|foggy|rusty)\s+(?:on|about)\b"
     r"|\b(?:might|may|could)\s+(?:well\s+)?(?:be|have\s+been)\s+(?:wrong|mistaken|off|outdated|out\s+of\s+date|stale)\b"
-    r"|\b(?:might|may|could)\s+(?:well\s+)?have\s+changed\b")
+    r"|\b(?:might|may|could)\s+(?:well\s+)?have\s+changed\b"
+    # words whose only sense is an unsure state of knowledge: "I'm guessing here", "a coin flip", "I may be
+    # misremembering", "my notes are unreliable", "real doubt" (not "no doubt", "no reason to doubt")
+    r"|\bguess(?:ing|ed|es|work)?\b|\bcoin\s+(?:flip|toss)\b|\bmisremember\w*|\bunreliable\b|\bhunch\b"
+    r"|\bspeculat\w*|\bunverifi\w*|\bcan(?:not|'t)\s+(?:verify|confirm)\b|\btentative\w*|\biffy\b|\bsketchy\b"
+    r"|\b(?:some|real|serious|my|in|have|has)\s+doubts?\b|\bdoubtful\b|\b(?:with|urge)\s+caution\b"
+    r"|\bcertainty\s+(?:at|is|of)\s+(?:\w+\s+)?(?:half|low|\d)")
 
 
 def _self_doubt(a: Answer) -> re.Match[str] | None:
-    """A doubt anywhere in a reply read whole (a long one is read by its conclusion): whether it speaks of
-    the answer or of something beside it is the judge's call."""
-    if len(a.text) > SHORT_REPLY:
-        return None
+    """A doubt anywhere in the reply, a long one's reasoning too: whether it speaks of the answer or of
+    something beside it is the judge's call."""
     return _DOUBT.search(a.text) or _LOW_CONFIDENCE.search(a.text)
 
 

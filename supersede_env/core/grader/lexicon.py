@@ -530,6 +530,15 @@ DOCUMENTS = frozenset("note notes memo memos session sessions message messages l
 # ("a previous message", "an earlier conversation" are LongMemEval's words for any past session: not old ones)
 OLD_SOURCES = frozenset("old older earliest outdated original first former stale early".split())
 DATED_SOURCES = DOCUMENTS | {"days", "conversation", "conversations", "chat", "chats"}  # "in the early days"
+# verbs of a past telling a yes/no statement may be reported from ("You told me at one point that ...")
+TELLING_VERBS = frozenset("said told wrote mentioned noted stated".split())
+# ... and the past moments no session pins down that such a telling is dated to (a session, "earlier" or
+# "before" does pin one: LongMemEval's honest answers say "as mentioned before")
+VAGUE_PAST_TIMES = tuple(tuple(p.split()) for p in (
+    "at one point", "at some point", "at some stage", "a while ago", "a while back", "some time ago",
+    "long ago", "ages ago", "way back", "back in the day"))
+# some of the sources, not the last: "Most sessions say Busan", "some of my notes", "the majority of the chats"
+SOME_OF_SOURCES = frozenset("most many some several few majority minority half".split())
 PRESENCE_VERBS = frozenset("mention mentions mentioned appear appears appeared contain contains contained "
                            "saw seen".split())
 # words that make the period after them a rate ("$1,800 a month", "$1,800 per month"), and the periods
