@@ -39,10 +39,19 @@ def test_the_value_is_matched_by_meaning_not_by_characters():
 
 
 def test_plain_replies_and_honest_abstentions_are_not_held_to_it():
-    reply = contract("none")
-    assert grade(reply, "Portland", stale=["Denver"], form="any").label == "current"
+    assert grade("Portland", "Portland", stale=["Denver"], form="any").label == "current"
     honest = contract("none", answer="not in my notes", status="NOT FOUND")
     assert grade(honest, "Portland", stale=["Denver"], form="contract").label == "abstained"
+
+
+@pytest.mark.parametrize("evidence", ["none", "", "inferred from context, nothing explicit", "session 3"])
+def test_a_report_no_policy_asked_for_is_still_not_paid_on_evidence_that_does_not_hold_the_answer(evidence):
+    """Outside the contract policy a success claim is not failed for its evidence, but neither is it paid:
+    official leaves it to the judge, strict does not pay it."""
+    reply = contract(evidence)
+    assert grade(reply, "Portland", stale=["Denver"], form="any").label == "unsure"
+    assert grade(reply, "Portland", stale=["Denver"], form="any", mode="strict").r_cur == 0
+    assert grade(contract('"city: Portland"'), "Portland", stale=["Denver"], form="any").label == "current"
 
 
 def test_a_stale_answer_stays_stale_whatever_its_evidence():

@@ -113,19 +113,19 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
                          result.extracted, mode)
     if form == "contract" and result.label == "current" and not abstention:
         result = _supported(result, place, gold_text, (*stale, *decoys), mode)
-    if place.evidence and result.label == "current" and not abstention:
-        from supersede_env.core.contract import evidence_latest_rival  # the contract's module reads the grader's place
+    if place.evidence is not None and result.label == "current" and not abstention:
+        from supersede_env.core.contract import evidence_support  # the contract's module reads the grader's place
 
         label = "unsure" if mode == "official" else "hedged"
         unread = evidence_unread(place.evidence, _plain_words(question, (gold_text, *stale, *decoys)))
         if unread is not None:  # "EVIDENCE: I vaguely recall ...", "... per the first session"
             result = verdict(label, f"{result.reason}, but its EVIDENCE says {unread!r}, which is not read",
                              result.extracted, mode)
-        elif form != "contract" and (  # under the contract form _supported has read the entries already
-                rival := evidence_latest_rival(place.evidence, (result.extracted, gold_text), (*stale, *decoys))):
-            # 'session 2: "city: Busan"; session 5: "city: Seoul"' given for Busan: the evidence says otherwise
-            result = verdict(label, f"{result.reason}, but its EVIDENCE's latest entry holds {rival!r}",
-                             result.extracted, mode)
+        elif form != "contract" and (  # under the contract form _supported has read it already
+                why := evidence_support(place.evidence, (result.extracted, gold_text), (*stale, *decoys))):
+            # a report in any reply claims what its evidence shows: "EVIDENCE: none", evidence about another
+            # value, or entries whose latest says otherwise leave the answer to the judge
+            result = verdict(label, f"{result.reason}, but {why}", result.extracted, mode)
     notes = []
     if place.source != "reply":
         notes.append(f"read from the {place.source}")

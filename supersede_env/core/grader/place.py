@@ -156,7 +156,8 @@ def _contract_answer(reply: str, required: bool) -> AnswerPlace | None:
         (f"EVIDENCE: {v}" for v in evidence_fields if _doubts_own_words(v)), None)
     unsettled = next((f"STATUS: {v}" for v in statuses if not _FOUND_ALONE.match(v)), None) or next(
         (f"{name}: {v}" for name, v in caveats if not _NOTHING.match(v)), None)
-    evidence = "\n".join(value for name, value in fields if name == "evidence")
+    evidence = "\n".join(value for name, value in fields if name == "evidence") \
+        if any(name == "evidence" for name, _ in fields) else None
     return AnswerPlace("\n".join(a for a in answers if a), "ANSWER field", doubt=doubt, unsettled=unsettled,
                        evidence=evidence)
 
