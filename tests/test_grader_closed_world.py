@@ -320,3 +320,15 @@ def test_a_value_reported_from_some_of_the_sources_is_unsure(reply: str) -> None
 def test_a_yes_or_no_statement_reported_from_a_vague_past_or_doubted_after_it_is_unsure(reply: str) -> None:
     assert grade(reply, "No", **CAR).label == "unsure", reply
     assert grade("As you mentioned before, you no longer own a car.", "No", **CAR).label == "current"
+
+
+@pytest.mark.parametrize("reply", ["Happy to help: you live in Valencia. Anything else?",
+                                   "Valencia. Is there anything else I can help with?",
+                                   "You live in Valencia now, since you'd moved there from Lyon."])
+def test_a_courtesy_question_or_a_contraction_is_read(reply: str) -> None:
+    assert grade(reply, "Valencia", **CITY).label == "current", reply
+
+
+@pytest.mark.parametrize("reply", ["Valencia. Sure?", "Valencia. Anything else? Or was it Lyon?"])
+def test_a_question_of_the_reply_own_still_questions_the_value(reply: str) -> None:
+    assert grade(reply, "Valencia", **CITY).r_cur == 0, reply

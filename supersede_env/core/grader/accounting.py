@@ -108,6 +108,7 @@ from supersede_env.core.grader.lexicon import (
     OTHERS_POSSESSIVES,
     PAST_COPULAS,
     POLITE_PHRASES,
+    POLITE_QUESTIONS,
     PREDICATES,
     PREPOSITION_APPROX,
     PRESENCE_VERBS,
@@ -392,7 +393,7 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     terse = len(a.text) <= TERSE_REPLY
     if terse and (mark := commented_out(a.text)) is not None:
         return mark  # "`# Busan`", "/* Busan */": commented out
-    if terse and (any(t.text == "?" for t in tokens[last + 1:])
+    if terse and (any(t.text == "?" for t in tokens[last + 1:]) and _asks_after(tokens, last)
                   or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
         return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
     sentence = sentence_around(tokens, first, last)
@@ -911,16 +912,26 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     return None
 
 
+def _asks_after(tokens: list[Token], last: int) -> bool:
+    """Is a question mark after tokens[last] one of the reply's own questions, not a courtesy ("Anything else?")?"""
+    polite = _courtesy(tokens)
+    return any(tokens[k].text == "?" and k not in polite for k in range(last + 1, len(tokens)))
+
+
 def _courtesy(tokens: list[Token]) -> frozenset[int]:
-    """The words of fragments (words between marks) that are courtesy alone (:data:`~.lexicon.POLITE_PHRASES`)."""
+    """The words of fragments (words between marks) that are courtesy alone (:data:`~.lexicon.POLITE_PHRASES`),
+    and the question mark of one asked as a question (:data:`~.lexicon.POLITE_QUESTIONS`)."""
     out: set[int] = set()
     k, n = 0, len(tokens)
     while k < n:
         j = k
         while j < n and tokens[j].kind != PUNCT:
             j += 1
-        if j > k and tuple(t.text for t in tokens[k:j]) in POLITE_PHRASES:
+        fragment = tuple(t.text for t in tokens[k:j])
+        if j > k and fragment in POLITE_PHRASES:
             out.update(range(k, j))
+        if j > k and j < n and tokens[j].text == "?" and fragment in POLITE_QUESTIONS:
+            out.update(range(k, j + 1))
         k = j + 1
     return frozenset(out)
 

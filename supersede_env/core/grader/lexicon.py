@@ -133,7 +133,7 @@ def _cues(kind: str, side: str, phrases: str, governs: bool = False) -> list[Cue
 CHANGE_VERBS = frozenset(
     """moved switched changed upgraded downgraded went transferred relocated shifted increased decreased
     rose grew dropped fell jumped raised lowered cut bumped updated converted traded swapped graduated
-    rescheduled postponed rebooked renamed
+    rescheduled postponed rebooked renamed handed built
     progressed advanced improved moving switching changing upgrading downgrading transferring relocating
     shifting increasing decreasing updating converting trading swapping""".split()
 )
@@ -315,7 +315,7 @@ for _cue in sorted(CUES, key=lambda c: -len(c.words)):
 FUNCTION_WORDS = frozenset(
     """a an the this that my your our its their
     i you we it me us them they mine yours ours
-    it's that's you're i'm we're they're there's there you've i've we've they've
+    it's that's you're i'm we're they're there's there you've i've we've they've you'd we'd they'd he'd she'd
     is are am be do does have has
     in at on of for with to into as and
     now currently presently still today current latest
@@ -442,6 +442,11 @@ POLITE_PHRASES = frozenset(tuple(p.split()) for p in (
     "here you go", "here it is", "no problem", "hope this helps", "hope that helps", "i hope this helps",
     "i hope that helps", "let me know if you need anything else", "let me know if you have any other questions",
     "let me know if you have other questions", "let me know if there's anything else", "anything else"))
+# ... and those asked as a question, whose "?" asks nothing of the answer ("Busan. Anything else?"; not "Sure?")
+POLITE_QUESTIONS = frozenset(tuple(p.split()) for p in (
+    "anything else", "is there anything else", "anything else i can help with", "anything else i can do",
+    "can i help with anything else", "can i help you with anything else", "need anything else",
+    "is there anything else i can help with", "what else can i help with", "anything else you'd like to know"))
 
 # Yes and no, with their informal spellings, for yes/no golds
 YES_NO_WORDS = {**dict.fromkeys(("yes", "yep", "yeah", "yup", "yea"), "yes"), **dict.fromkeys(("no", "nope", "nah"), "no")}
@@ -476,6 +481,7 @@ OFFICIAL_KNOWN = frozenset(
     | STATEMENT_VERBS
     | set("""been being was were am did had will can could shall should must may might
     says said tell told mention mentions mentioned note noted know knew
+    itself himself herself themselves yourself myself ourselves
     need needs lead leads led add added join
     joined total number count amount value answer one ones time times thing things kind type part item
     items record records entry information info detail details session sessions conversation chat source
