@@ -292,7 +292,10 @@ _LONG_REASONING = " ".join(["I went back over the sessions in order, keeping the
 
 @pytest.mark.parametrize("doubt", ["I'm guessing here.", "My notes are unreliable on this point.",
                                    "Frankly it's a coin flip.", "I wouldn't lean on this too hard.",
-                                   "I can't verify any of it.", "There's some doubt on my side."])
+                                   "I can't verify any of it.", "There's some doubt on my side.",
+                                   "I haven't been able to confirm it.", "Treat it as provisional.",
+                                   "I may be mixing this up.", "I'm working from spotty notes.",
+                                   "Perhaps the move came later.", "Big caveat: the notes conflict."])
 def test_a_long_reply_that_doubts_itself_in_its_reasoning_is_not_paid(doubt: str) -> None:
     for reply in (f"{doubt}\n\n{_LONG_REASONING}\n\nYou live in Valencia.",
                   f"{_LONG_REASONING}\n\n{doubt}\n\nFinal answer: Valencia.",
@@ -332,3 +335,7 @@ def test_a_courtesy_question_or_a_contraction_is_read(reply: str) -> None:
 @pytest.mark.parametrize("reply", ["Valencia. Sure?", "Valencia. Anything else? Or was it Lyon?"])
 def test_a_question_of_the_reply_own_still_questions_the_value(reply: str) -> None:
     assert grade(reply, "Valencia", **CITY).r_cur == 0, reply
+
+
+def test_a_value_said_to_have_been_updated_since_is_history() -> None:
+    assert grade("Valencia, which has since been updated.", "Valencia", **CITY).r_cur == 0

@@ -294,15 +294,24 @@ _DOUBT = re.compile(
     # words whose only sense is an unsure state of knowledge: "I'm guessing here", "a coin flip", "I may be
     # misremembering", "my notes are unreliable", "real doubt" (not "no doubt", "no reason to doubt")
     r"|\bguess(?:ing|ed|es|work)?\b|\bcoin\s+(?:flip|toss)\b|\bmisremember\w*|\bunreliable\b|\bhunch\b"
-    r"|\bspeculat\w*|\bunverifi\w*|\bcan(?:not|'t)\s+(?:verify|confirm)\b|\btentative\w*|\biffy\b|\bsketchy\b"
+    r"|\bspeculat\w*|\bunverifi\w*|\btentative\w*|\bprovisional\w*|\biffy\b|\bsketchy\b|\bcaveat\b"
+    r"|\b(?:patchy|spotty)\b"
+    r"|(?:\bcan(?:not|'t)|\bunable\s+to|\bnot\s+able\s+to|n't\s+(?:been\s+)?able\s+to|\bcould(?:\s+not|n't))"
+    r"\s+(?:verify|confirm)\b|\bmix(?:ing|ed)?\s+(?:this|it|that|things|them)\s+up\b"
     r"|\b(?:some|real|serious|my|in|have|has)\s+doubts?\b|\bdoubtful\b|\b(?:with|urge)\s+caution\b"
     r"|\bcertainty\s+(?:at|is|of)\s+(?:\w+\s+)?(?:half|low|\d)")
 
 
+# the strong hedges, read anywhere in a reply ("I'm reconstructing, so possibly you moved ..."); beside a value
+# the cue table reads them ("2, but possibly more" is a bound the judge may accept); not "probably" or "might",
+# which reasoning uses of everything it weighs
+_STRONG_HEDGE = re.compile(r"\b(?:maybe|perhaps|possibly)\b")
+
+
 def _self_doubt(a: Answer) -> re.Match[str] | None:
-    """A doubt anywhere in the reply, a long one's reasoning too: whether it speaks of the answer or of
-    something beside it is the judge's call."""
-    return _DOUBT.search(a.text) or _LOW_CONFIDENCE.search(a.text)
+    """A doubt or a strong hedge anywhere in the reply, a long one's reasoning too: whether it speaks of the
+    answer or of something beside it is the judge's call."""
+    return _DOUBT.search(a.text) or _LOW_CONFIDENCE.search(a.text) or _STRONG_HEDGE.search(a.text)
 
 
 # a confidence under certainty given after the value ('{"answer": "X", "confidence": 0.4}', "confidence: 60%")

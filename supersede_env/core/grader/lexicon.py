@@ -189,6 +189,7 @@ CUES: tuple[Cue, ...] = tuple(
                            "is out of date, out of date, out - of - date, "
                            "was before, that changed, that has changed, that's changed, that has changed since, "
                            "has changed since, changed since, this may have changed, may have changed, is gone, "
+                           "has been updated since, has since been updated, has since changed, was updated since, "
                            "is over, has ended, ended, is no more, as of last year, since changed, ( since changed ), "
                            "but that is outdated, but that's outdated, but that changed, but that has changed")
     # "X was an older value", "X is your previous car": a copula, a determiner and a history adjective
