@@ -1,8 +1,10 @@
-"""Abstention: the answer says the asked information is not available ("not in my notes", "I don't
-know", "you never mentioned it"), and commitments that undo it ("... so it implies Alex").
+"""What a reply says of its own knowledge. Abstention: the asked information is not available ("not in
+my notes", "I don't know", "you never mentioned it"), and commitments that undo it ("... so it implies
+Alex"). Doubt: the reply is unsure of what it states ("not sure", "I wouldn't rely on it").
 
 An abstention is its own outcome: right on an abstention item, an honest miss elsewhere, and never a
-match for a gold of "no". :func:`abstentions` finds the phrases in a read answer.
+match for a gold of "no". :func:`abstentions` finds the phrases in a read answer. A doubt right after a
+value hedges it (:func:`doubt_after`); anywhere else it leaves the answer to the judge (:func:`self_doubt`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from supersede_env.core.grader.tokens import WORD
 if TYPE_CHECKING:
     from supersede_env.core.grader.answer import Answer
 
-__all__ = ["ABSTAIN", "ABSTENTION", "ABSTENTION_HINTS", "COMMIT", "abstentions"]
+__all__ = ["ABSTAIN", "ABSTENTION", "ABSTENTION_HINTS", "COMMIT", "DOUBT_REACH", "abstentions", "doubt_after", "self_doubt"]
 
 # Abstention: the answer says the asked information is not available. Searched only in windows
 # around trigger words (see _abstentions) because one pass of this pattern over a text is slow.
@@ -129,3 +131,57 @@ def abstentions(a: Answer, lo: int, hi: int | None = None) -> list[re.Match[str]
                 covered_to = m.end()
                 break
     return found
+
+
+# -- doubt ----------------------------------------------------------------------------------------------
+DOUBT_REACH = 80  # characters: "Portland. But I'm not sure." doubts the value right before it
+# The reply's judgement of itself: certainty denied or diminished ("not sure", "far from certain"),
+# confidence said to be low, reliance refused ("I would not rely on this", "a grain of salt"), a
+# memory said to be unsure, the answer said to be possibly wrong or out of date. Right after the
+# value it hedges the value; anywhere else in the reply it may be about the value or about something
+# else, which is the judge's call.
+_DOUBT = re.compile(
+    r"(?:\bnot|n't|\bfar\s+from|\bless\s+than)\s+(?:\w+\s+){0,2}?(?:sure|certain|confident|positive)\b"
+    r"|\bi\s+(?:do\s+not|don't)\s+know\b|\bno\s+idea\b|\bunsure\b|\buncertain\b"
+    r"|\bcan(?:not|'t)\s+be\s+(?:sure|certain)\b"
+    r"|\b(?:low|limited|little|modest|weak|shaky|no\s+great|not\s+much)\s+confidence\b"
+    r"|\bconfidence\b[^.!?\n]{0,40}?\b(?:is|feels|remains|stays)\s+(?:\w+\s+)?(?:low|limited|modest|weak|shaky|middling)\b"
+    r"|(?:\bnot|n't|\bnever)\s+(?:\w+\s+)?(?:rely|count|bet|lean)\s+on\b|\b(?:grain|pinch)\s+of\s+salt\b"
+    r"|\bdon't\s+quote\s+me\b|\b(?:shaky|hazy|fuzzy|foggy|rusty)\s+(?:on|about)\b"
+    r"|\b(?:might|may|could)\s+(?:well\s+)?(?:be|have\s+been)\s+(?:wrong|mistaken|off|outdated|out\s+of\s+date|stale)\b"
+    r"|\b(?:might|may|could)\s+(?:well\s+)?have\s+changed\b"
+    # words whose only sense is an unsure state of knowledge: "I'm guessing here", "a coin flip", "I may be
+    # misremembering", "my notes are unreliable", "real doubt" (not "no doubt", "no reason to doubt")
+    r"|\bguess(?:ing|ed|es|work)?\b|\bcoin\s+(?:flip|toss)\b|\bmisremember\w*|\bunreliable\b|\bhunch\b"
+    r"|\bspeculat\w*|\bunverifi\w*|\btentative\w*|\bprovisional\w*|\biffy\b|\bsketchy\b|\bcaveat\b"
+    r"|\b(?:patchy|spotty)\b"
+    r"|(?:\bcan(?:not|'t)|\bunable\s+to|\bnot\s+able\s+to|n't\s+(?:been\s+)?able\s+to|\bcould(?:\s+not|n't))"
+    r"\s+(?:verify|confirm)\b|\bmix(?:ing|ed)?\s+(?:this|it|that|things|them)\s+up\b"
+    r"|\b(?:some|real|serious|my|in|have|has)\s+doubts?\b|\bdoubtful\b|\b(?:with|urge)\s+caution\b"
+    r"|\bcertainty\s+(?:at|is|of)\s+(?:\w+\s+)?(?:half|low|\d)")
+
+
+# the strong hedges, read anywhere in a reply ("I'm reconstructing, so possibly you moved ..."); beside a value
+# the cue table reads them ("2, but possibly more" is a bound the judge may accept); not "probably" or "might",
+# which reasoning uses of everything it weighs
+_STRONG_HEDGE = re.compile(r"\b(?:maybe|perhaps|possibly)\b")
+
+
+# a confidence under certainty given after the value ('{"answer": "X", "confidence": 0.4}', "confidence: 60%")
+_LOW_CONFIDENCE = re.compile(r"\bconfidence\s*[:=]?\s*(?:0?\.\d+|0\b|[1-9]\d?(?:\.\d+)?\s*(?:%|percent\b))")
+
+# "Lexington; unknown", "Lexington (not mentioned)": the value, then a bare abstention beside it
+_UNKNOWN_AFTER = re.compile(r"[ \t]*[;,/(\n-]?[ \t]*(?:or[ \t]+)?(?:unknown|not[ \t]+(?:mentioned|stated|given|known)|n/a)\b")
+
+
+def doubt_after(text: str, end: int) -> re.Match[str] | None:
+    """A doubt right after a value stated up to ``end``, which hedges it ("Portland. But I'm not sure.",
+    "Lexington; unknown", '{"answer": "X", "confidence": 0.4}')."""
+    return (_DOUBT.search(text, end, end + DOUBT_REACH) or _UNKNOWN_AFTER.match(text, end)
+            or _LOW_CONFIDENCE.search(text, end, end + DOUBT_REACH))
+
+
+def self_doubt(text: str) -> re.Match[str] | None:
+    """A doubt or a strong hedge anywhere in a reply, a long one's reasoning too: whether it speaks of the
+    answer or of something beside it is the judge's call."""
+    return _DOUBT.search(text) or _LOW_CONFIDENCE.search(text) or _STRONG_HEDGE.search(text)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from supersede_env.core.grader.abstention_item import grade_abstention_item
 from supersede_env.core.grader.answer import Answer, read_answer
-from supersede_env.core.grader.decide import candidate_terms, grade_value, grade_yes_no, part_of_gold, verdict
+from supersede_env.core.grader.decide import candidate_terms, grade_value, part_of_gold, verdict
 from supersede_env.core.grader.gold import Gold, parse_gold
 from supersede_env.core.grader.lexicon import META_WORDS, ZERO_WORDS
 from supersede_env.core.grader.place import (
@@ -23,6 +23,7 @@ from supersede_env.core.grader.place import (
 from supersede_env.core.grader.question import question_info
 from supersede_env.core.grader.strict import grade_strict
 from supersede_env.core.grader.tokens import DATE, VALUE_KINDS, WORD
+from supersede_env.core.grader.yes_no import grade_yes_no
 from supersede_env.core.limits import MAX_GOLD_CHARS, MAX_QUESTION_CHARS, MAX_STALE_VALUES, MAX_VALUE_CHARS
 from supersede_env.core.verdict import LABELS, MODES, Verdict  # noqa: F401 - LABELS: re-exported by the package
 
@@ -114,7 +115,9 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
     if form == "contract" and result.label == "current" and not abstention:
         result = _supported(result, place, gold_text, (*stale, *decoys), mode)
     if place.evidence is not None and result.label == "current" and not abstention:
-        from supersede_env.core.contract import evidence_support  # the contract's module reads the grader's place
+        from supersede_env.core.contract import (
+            evidence_support,  # the contract's module reads the grader's place
+        )
 
         label = "unsure" if mode == "official" else "hedged"
         unread = evidence_unread(place.evidence, _plain_words(question, (gold_text, *stale, *decoys)))

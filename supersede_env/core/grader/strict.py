@@ -51,8 +51,8 @@ from supersede_env.core.grader.gold import Gold, Pattern, parse_gold, parse_valu
 from supersede_env.core.grader.lex_quantities import MEASURE_UNITS
 from supersede_env.core.grader.lexicon import (
     ANSWER_WORDS,
-    BREAK_OFF_MARKS,
     AUXILIARIES,
+    BREAK_OFF_MARKS,
     COUNT_QUESTION_WORDS,
     COURTESY,
     FRAME_KINDS,
