@@ -393,7 +393,7 @@ def framing(a: Answer, first: int, last: int, cues: CueReading, gold_token: Toke
     terse = len(a.text) <= TERSE_REPLY
     if terse and (mark := commented_out(a.text)) is not None:
         return mark  # "`# Busan`", "/* Busan */": commented out
-    if terse and (any(t.text == "?" for t in tokens[last + 1:]) and _asks_after(tokens, last)
+    if terse and (_asks_after(tokens, last)
                   or first > 0 and tokens[first - 1].text == "?" and tokens[first - 1].end == tokens[first].start):
         return "?"  # a terse reply that questions its value ("Marcus. Or was it?", "Marcus, right?", "?Marcus")
     sentence = sentence_around(tokens, first, last)
@@ -462,12 +462,10 @@ def _some_of(tokens: list[Token], lo: int, k: int) -> int | None:
     it ("most sessions") or before "of" and a determiner ("some of my notes", "the majority of the chats");
     not "the most recent session"."""
     j = k - 1
-    if j >= lo and tokens[j].text in FUNCTION_WORDS and j - 1 >= lo and tokens[j - 1].text == "of":
+    if j - 1 >= lo and tokens[j - 1].text == "of" and tokens[j].text in FUNCTION_WORDS:
         j -= 2  # "of the", "of my"
     elif j >= lo and tokens[j].text == "of":
         j -= 1
-    elif j >= lo and tokens[j].text not in SOME_OF_SOURCES:
-        return None
     return j if j >= lo and tokens[j].text in SOME_OF_SOURCES else None
 
 
@@ -914,8 +912,11 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
 
 def _asks_after(tokens: list[Token], last: int) -> bool:
     """Is a question mark after tokens[last] one of the reply's own questions, not a courtesy ("Anything else?")?"""
+    marks = [k for k in range(last + 1, len(tokens)) if tokens[k].text == "?"]
+    if not marks:
+        return False
     polite = _courtesy(tokens)
-    return any(tokens[k].text == "?" and k not in polite for k in range(last + 1, len(tokens)))
+    return any(k not in polite for k in marks)
 
 
 def _courtesy(tokens: list[Token]) -> frozenset[int]:

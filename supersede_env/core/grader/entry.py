@@ -115,9 +115,8 @@ def _grade(answer: str, gold_text: str, stale: tuple[str, ...], decoys: tuple[st
     if form == "contract" and result.label == "current" and not abstention:
         result = _supported(result, place, gold_text, (*stale, *decoys), mode)
     if place.evidence is not None and result.label == "current" and not abstention:
-        from supersede_env.core.contract import (
-            evidence_support,  # the contract's module reads the grader's place
-        )
+        # the contract's module reads the grader's place: imported here, not at the top
+        from supersede_env.core.contract import evidence_support
 
         label = "unsure" if mode == "official" else "hedged"
         unread = evidence_unread(place.evidence, _plain_words(question, (gold_text, *stale, *decoys)))

@@ -41,11 +41,12 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 
 class _Statement(NamedTuple):
     """What the conclusion says to a yes/no question: the polarity, the tokens of the statement that says
-    it (none for an explicit word), and the questions the reply asks after it."""
+    it (none for an explicit word), and the questions the reply asks after it (read only when the
+    polarity is the gold's)."""
 
     polarity: str
     tokens: list[Token]
-    questions_after: list[list[Token]]
+    questions_after: list[str]
 
 
 def _polarity(a: Answer, question: str | None) -> _Statement | None:
@@ -59,10 +60,10 @@ def _polarity(a: Answer, question: str | None) -> _Statement | None:
     q_stems = question_info(question).content_stems
     # the question's names ("Nightingale") are its topic: a sentence that only restates them says nothing
     topic = _names_of(question or "")
-    questions: list[list[Token]] = []
+    questions: list[str] = []
     for sentence in reversed([s for s in _SENTENCE_SPLIT.split(concl) if s.strip()]):
         if sentence.rstrip().endswith("?"):
-            questions.append(tokenize(sentence))  # a question (the restated one) answers nothing
+            questions.append(sentence)  # a question (the restated one) answers nothing
             continue
         toks = tokenize(sentence)
         stems = {t.value for t in toks if t.kind == WORD}
@@ -96,7 +97,7 @@ def _statement_frame(a: Answer, said: _Statement) -> str | None:
     if told is not None and (when := _vague_time(said.tokens)) is not None:
         return f"a telling at a vague past time ({told!r}, {when!r})"
     for asked in said.questions_after:
-        if doubt := next((h for h in cues_in(asked) if h.cue.kind in _QUESTION_DOUBTS), None):
+        if doubt := next((h for h in cues_in(tokenize(asked)) if h.cue.kind in _QUESTION_DOUBTS), None):
             return f"a question that doubts it ({' '.join(doubt.cue.words)!r})"
     return None
 
