@@ -423,7 +423,9 @@ def test_yes_no_read_from_a_statement() -> None:
     assert label("It is clear that you do have a spare screwdriver.", "Yes", question=q) == "current"
     assert label("You do not have a spare screwdriver.", "Yes", question=q) == "wrong"
     q2 = "Do I go to the gym more frequently than I did previously?"
-    assert label("You actually go to the gym less frequently than before.", "Yes", question=q2) == "wrong"
+    assert label("You go to the gym less frequently than before.", "Yes", question=q2) == "wrong"
+    # closed-world: a word the statement's reading cannot weigh ("actually" may correct) leaves it unsure
+    assert label("You actually go to the gym less frequently than before.", "Yes", question=q2) == "unsure"
 
 
 def test_a_restated_topic_is_no_yes() -> None:

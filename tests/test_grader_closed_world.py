@@ -308,6 +308,30 @@ def test_a_long_reply_that_doubts_itself_in_its_reasoning_is_not_paid(doubt: str
 
 
 @pytest.mark.parametrize("reply", [
+    "You mentioned wanting a car.", "Your roommate doesn't own a car.", "In this roleplay, you no longer own a car.",
+    "You no longer own a car, to my knowledge.", "You no longer own a car, vielleicht.",
+    "My training data suggests you no longer own a car.", "You cancelled the lease but kept a car.",
+    "You no longer own a car. Actually, you do.", "You don't own a car. Or do you?",
+])
+def test_a_yes_or_no_statement_is_read_closed_world(reply: str) -> None:
+    """A statement answers a yes/no question by its negation only when every word of it is read."""
+    verdict = grade(reply, "No", stale=["Yes"], **CAR)
+    assert verdict.label == "unsure" and "not accounted for" in verdict.reason, reply
+    assert grade(reply, "No", stale=["Yes"], mode="strict", **CAR).r_cur == 0, reply
+
+
+@pytest.mark.parametrize("reply, label", [
+    ("These days you don't own a car.", "current"), ("Good question - you no longer own a car.", "current"),
+    ("You sold your car, so now you no longer own a car.", "current"), ("Earlier you owned a car; not anymore.", "current"),
+    ("You no longer own a car. Anything else?", "current"),
+    ("You didn't sell it, so you still own a car.", "stale"), ("At the moment you still own a car.", "stale"),
+])
+def test_a_plain_yes_or_no_statement_is_read_whole(reply: str, label: str) -> None:
+    """Time words, courtesy and the concluding clause of a reasoned sentence are read."""
+    assert grade(reply, "No", stale=["Yes"], **CAR).label == label, reply
+
+
+@pytest.mark.parametrize("reply", [
     "Most sessions say Valencia.", "Some of my notes have Valencia.", "The majority of the chats say Valencia.",
 ])
 def test_a_value_reported_from_some_of_the_sources_is_unsure(reply: str) -> None:

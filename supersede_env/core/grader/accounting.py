@@ -554,7 +554,7 @@ def _comparable(gold_token: Token | None, t: Token) -> bool:
     return t.kind in kinds.get(gold_token.kind, {gold_token.kind})
 
 
-def _known(t: Token, gold_token: Token | None, question: frozenset[str], q_values: tuple[Token, ...],
+def known_token(t: Token, gold_token: Token | None, question: frozenset[str], q_values: tuple[Token, ...],
            evidence: bool = False) -> bool:
     """Can the official reader account for token ``t`` beside the gold? ``evidence``: it stands in a
     long reply's note, where a value of another kind than the gold's is a detail of the evidence."""
@@ -811,7 +811,7 @@ class _Words:
             return a.snippet(k, k)  # "Busan in 2021.", "In 2019, Busan.": the value as of a year, maybe a past one
         if k < self.first and _named(a, k, question):
             return None
-        if _known(t, gold_token, plain, item.q_values, not self.terse):
+        if known_token(t, gold_token, plain, item.q_values, not self.terse):
             if self.terse and not _terse_plain(tokens, k, plain):
                 return t.text  # known, but not in a terse reply's plain statement: "One of them is Busan."
             return None
@@ -868,7 +868,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     words = _Words(a, first, last, cues, item, terse, counts, _table_words(a), rate_periods(q_values),
                    frozenset(k for s, e in covered for k in range(s, e + 1)),  # covered spans may be many
                    _unmatched_brackets(tokens) if "(" in a.text or ")" in a.text else frozenset(),
-                   _courtesy(tokens) if terse else frozenset(),
+                   courtesy(tokens) if terse else frozenset(),
                    terse and all(first <= x and y <= last for x, y in covered))
     fails = words.fails
     if (frame := framing(a, first, last, cues, gold_token, question, past_question)) is not None:
@@ -915,11 +915,11 @@ def _asks_after(tokens: list[Token], last: int) -> bool:
     marks = [k for k in range(last + 1, len(tokens)) if tokens[k].text == "?"]
     if not marks:
         return False
-    polite = _courtesy(tokens)
+    polite = courtesy(tokens)
     return any(k not in polite for k in marks)
 
 
-def _courtesy(tokens: list[Token]) -> frozenset[int]:
+def courtesy(tokens: list[Token]) -> frozenset[int]:
     """The words of fragments (words between marks) that are courtesy alone (:data:`~.lexicon.POLITE_PHRASES`),
     and the question mark of one asked as a question (:data:`~.lexicon.POLITE_QUESTIONS`)."""
     out: set[int] = set()

@@ -10,14 +10,17 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from supersede_env.core.grader.abstention import abstentions, self_doubt
-from supersede_env.core.grader.answer import Answer
+from supersede_env.core.grader.accounting import courtesy, known_token
+from supersede_env.core.grader.answer import TERSE_REPLY, Answer
 from supersede_env.core.grader.decide import decide, frame_words, verdict
 from supersede_env.core.grader.gold import Alternative, Gold, Pattern
 from supersede_env.core.grader.lexicon import (
     AFTER_A_BARE_NO,
     ANTONYMS,
+    CONCLUDING_WORDS,
     CONTRAST_WORDS,
     FUNCTION_WORDS,
+    NEGATION_TAILS,
     NEGATORS,
     TELLING_VERBS,
     VAGUE_PAST_TIMES,
@@ -41,12 +44,13 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 
 class _Statement(NamedTuple):
     """What the conclusion says to a yes/no question: the polarity, the tokens of the statement that says
-    it (none for an explicit word), and the questions the reply asks after it (read only when the
-    polarity is the gold's)."""
+    it (none for an explicit word), the questions the reply asks after it (read only when the polarity
+    is the gold's) and its other sentences after it."""
 
     polarity: str
     tokens: list[Token]
     questions_after: list[str]
+    sentences_after: tuple[list[Token], ...] = ()
 
 
 def _polarity(a: Answer, question: str | None) -> _Statement | None:
@@ -61,18 +65,61 @@ def _polarity(a: Answer, question: str | None) -> _Statement | None:
     # the question's names ("Nightingale") are its topic: a sentence that only restates them says nothing
     topic = _names_of(question or "")
     questions: list[str] = []
+    after: list[list[Token]] = []
     for sentence in reversed([s for s in _SENTENCE_SPLIT.split(concl) if s.strip()]):
         if sentence.rstrip().endswith("?"):
             questions.append(sentence)  # a question (the restated one) answers nothing
             continue
-        toks = tokenize(sentence)
+        whole = tokenize(sentence)
+        toks = _concluding_clause(whole, q_stems, topic)
         stems = {t.value for t in toks if t.kind == WORD}
         if q_stems and not (stems & q_stems) - topic:
+            after.append(whole)
             continue
         negated = any(t.kind == WORD and (t.text in NEGATORS or t.text.endswith("n't")) for t in toks)
         # "less frequently" answering "more frequently?" says no
         flipped = any(ANTONYMS.get(s) in q_stems and s not in q_stems for s in stems)
-        return _Statement("no" if negated != flipped else "yes", toks, questions)
+        return _Statement("no" if negated != flipped else "yes", toks, questions, tuple(reversed(after)))
+    return None
+
+
+def _concluding_clause(tokens: list[Token], q_stems: frozenset[str], topic: frozenset[str]) -> list[Token]:
+    """The clause a sentence concludes with, when it speaks of the asked thing ("You sold it, so you don't
+    own a car now."): the reasons before it are not the answer's statement; else the whole sentence."""
+    for k in range(len(tokens) - 1, 0, -1):
+        if tokens[k].text in CONCLUDING_WORDS and tokens[k - 1].text == ",":
+            clause = tokens[k + 1:]
+            if ({t.value for t in clause if t.kind == WORD} & q_stems) - topic:
+                return clause
+    return tokens
+
+
+def _unread_word(said: _Statement, question: str | None, gold_text: str, terse: bool) -> str | None:
+    """The first word of the statement the official reader cannot account for, or None: the statement is
+    read closed-world, as a value's is (:func:`~.accounting.unaccounted`). Known are the question's and
+    the gold's words, the reader's known words (:data:`~.lexicon.OFFICIAL_KNOWN`), the words that give
+    the polarity (a negation, the antonym of a question's word: "less" for "more often?"), the words of
+    a time cue ("earlier you owned one", "these days"), courtesy ("Good question - ...") and values (the
+    evidence's details: "four times a week"). "You mentioned wanting a dog.", "Your neighbour has a
+    dog.", "You no longer own a car, to my knowledge." are left to the judge. A terse reply's sentences
+    after the statement are read the same way ("You don't own a car. Actually, you do."), and a question
+    after it must be courtesy ("Anything else?"; not "Or do you?")."""
+    info = question_info(question)
+    known = frame_words(question, gold_text)
+    for tokens in (said.tokens, *(said.sentences_after if terse else ())):
+        timed = {k for hit in cues_in(tokens) if hit.cue.kind in _TIME_CUES for k in range(hit.first, hit.last + 1)}
+        polite = courtesy(tokens)
+        for k, t in enumerate(tokens):
+            if k in timed or k in polite or (t.kind == WORD and (t.text in NEGATORS or t.text in NEGATION_TAILS
+                                                                   or t.text.endswith("n't")
+                                                                   or ANTONYMS.get(t.value) in info.stems)):
+                continue
+            if not known_token(t, None, known, info.values, evidence=True):
+                return t.text
+    for asked in said.questions_after if terse else ():
+        tokens = tokenize(asked)
+        if len(courtesy(tokens)) < len(tokens):
+            return "?"  # a question of its own after it ("Or do you?"), not courtesy ("Anything else?")
     return None
 
 
@@ -140,6 +187,9 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
     if said is None:
         return None
     pol = said.polarity
+    if (word := _unread_word(said, question, gold.text, len(a.text) <= TERSE_REPLY)) is not None:
+        # closed-world: a statement read only by its negation is decided only when every word is read
+        return verdict("unsure", f"answers {pol!r}, but {word!r} in its statement is not accounted for", concl, mode)
     if pol == gold.polarity:
         if (doubt := self_doubt(a.text)) is not None:
             return verdict("unsure", f"answers {pol!r} like the gold, but the reply also doubts ({doubt.group(0)!r})",
@@ -154,6 +204,8 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
 
 # the cue kinds that make a yes/no statement without "yes" or "no" a guess, and a question after it a doubt
 _STATEMENT_HEDGES = frozenset({"hedge", "softhedge"})
+# the cue kinds whose words a statement may hold: when what it says held ("earlier", "these days")
+_TIME_CUES = frozenset({"past", "now"})
 _QUESTION_DOUBTS = frozenset({"hedge", "softhedge", "past", "neg"})
 _YES_NO_VALUE = re.compile(r"^\s*(yes|no)\b", re.I)
 _AFTER_YES_NO = frozenset({",", "-", ":", ".", ";", "!"})
