@@ -363,3 +363,15 @@ def test_a_question_of_the_reply_own_still_questions_the_value(reply: str) -> No
 
 def test_a_value_said_to_have_been_updated_since_is_history() -> None:
     assert grade("Valencia, which has since been updated.", "Valencia", **CITY).r_cur == 0
+
+
+@pytest.mark.parametrize("reply", ["For us, Valencia.", "We've got Valencia at our place.", "Ours: Valencia."])
+def test_a_value_of_the_speakers_group_is_not_the_users(reply: str) -> None:
+    assert grade(reply, "Valencia", **CITY).label == "unsure", reply
+    assert grade(reply, "Valencia", mode="strict", **CITY).r_cur == 0, reply
+
+
+@pytest.mark.parametrize("reply", ["You live in Valencia - you told me in our most recent session.",
+                                   "As we said, Valencia.", "We can conclude that you live in Valencia."])
+def test_the_conversations_we_is_read(reply: str) -> None:
+    assert grade(reply, "Valencia", **CITY).label == "current", reply

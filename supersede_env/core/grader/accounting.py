@@ -18,7 +18,8 @@ terse reply; which stretches are read is :func:`reading` (below). In them:
   question asked of now a past copula ("It was Busan.") or "will" ("You will live in Busan.");
 - a stated confidence that is not certainty ("Busan with moderate confidence");
 - a count or duration "of" a noun the question does not name ("47 of your notes", "59 minutes of audio");
-- a value someone else owns ("Mine is Busan.", "Busan for me.");
+- a value someone else owns ("Mine is Busan.", "Busan for me."), or in a terse reply the speaker's group
+  ("For us, Busan.", "We've got Busan at our place."; not "in our last session", "we can conclude");
 - in a terse reply: an earlier sentence that doubts ("Confidence: low. Busan."), a later fragment or
   sentence that doubts or denies ("Busan. The notes don't say."), a "?" against the value ("?Busan"),
   "only" after it ("Busan on weekdays only");
@@ -82,6 +83,7 @@ from supersede_env.core.grader.lexicon import (
     CLAUSE_BREAK_WORDS,
     CLAUSE_OPENERS,
     CONDITION_SUBJECTS,
+    CONVERSATION_WORDS,
     CORRECTIONS,
     COUNT_QUESTION_WORDS,
     DATED_SOURCES,
@@ -122,7 +124,9 @@ from supersede_env.core.grader.lexicon import (
     SENTENCE_END,
     SOFT,
     SOME_OF_SOURCES,
+    SPEAKERS_GROUP,
     STATEMENT_SUBJECTS,
+    TALK_VERBS,
     TERSE_KNOWN,
     TERSE_KNOWN_STEMS,
     TIME_QUESTION_WORDS,
@@ -671,6 +675,14 @@ def _past_marks(tokens: list[Token], k: int, step: int) -> int:
     return k
 
 
+def _of_the_conversation(tokens: list[Token], k: int) -> bool:
+    """Is the group word at k the conversation's or the reasoning's ("in our last session", "as we
+    discussed", "we can conclude")?"""
+    after = [t.text for t in tokens[k + 1:k + 4]]
+    verbs = after[1:2] if after[:1] in (["can"], ["could"]) else after[:1]
+    return any(w in CONVERSATION_WORDS for w in after) or any(w in TALK_VERBS for w in verbs)
+
+
 def _measures_else(t: Token, item: _Item) -> bool:
     """Does the word after a value make it measure something else: a label ("59 sessions", "Step 59"),
     another unit ("47 km", "47%"), a duration after a plain count the question does not ask in time?"""
@@ -790,6 +802,8 @@ class _Words:
             return t.text  # a doubt beyond any cue's reach still doubts: "Busan. Or maybe something else."
         if (t.text in OTHERS_POSSESSIVES or for_the_speaker(tokens, k)) and t.value not in plain:
             return t.text  # "Mine is Busan.", "Busan for me.": someone else's value
+        if self.terse and t.text in SPEAKERS_GROUP and t.value not in plain and not _of_the_conversation(tokens, k):
+            return t.text  # "We've got Busan at our place.", "For us, Busan.": the speaker's group's value
         if k == self.last + 1 and gold_token is not None and t.kind == WORD:
             if _measures_else(t, item) or _partitive(tokens[self.last], t, gold_token):
                 return t.text  # "47 sessions", "47 km", "59 of your notes" for 59 minutes

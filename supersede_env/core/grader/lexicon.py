@@ -340,9 +340,20 @@ PREMISE_CORRECTIONS = frozenset({"no", "nope", "actually"})
 OTHERS_POSSESSIVES = frozenset("mine ours hers theirs".split())
 
 
+# the speaker with others: in a terse reply the value is the group's ("We've got Busan at our place."),
+# unless the group is the conversation's or the reasoning's ("in our last session", "as we discussed",
+# "we can conclude")
+SPEAKERS_GROUP = frozenset("we our ours us we're we've".split())
+CONVERSATION_WORDS = frozenset("session sessions chat chats conversation conversations talk talks discussion "
+                               "discussions exchange exchanges".split())
+TALK_VERBS = frozenset("""discussed talked spoke chatted covered agreed say said mentioned noted
+    see saw know knew conclude concluded infer inferred find found determine determined deduce""".split())  # "we can see"
+
+
 def for_the_speaker(tokens: list[Token], k: int) -> bool:
-    """Is token k the "me" of "for me" ("Busan for me.", "As for me, Busan.")? The value is the speaker's."""
-    return tokens[k].text == "me" and k >= 1 and tokens[k - 1].text == "for"
+    """Is token k the "me" or "us" of "for me" ("Busan for me.", "As for me, Busan.", "For us, Busan.")?
+    The value is the speaker's (or the speaker's group's)."""
+    return tokens[k].text in ("me", "us") and k >= 1 and tokens[k - 1].text == "for"
 
 # Of OTHER_OWNERS, the third persons: they name someone else only where the question asks about the
 # user as such ("Where do I live?"), not about a third party the user names ("Where do my parents live?").

@@ -231,8 +231,8 @@ def someone_elses(tokens: list[Token], world: World, gold: str) -> str | None:
         if t.kind == WORD and t.text in OTHER_OWNERS and t.text not in voiced and t.text.split("'")[0] not in voiced \
                 and not labels:
             owner = owner or t.text  # the question's or the gold's own "I" or "my": an echo of the user's voice
-        if for_the_speaker(tokens, k) and "me" not in voiced:
-            owner = owner or "for me"  # "Busan for me.", "As for me, Busan.": the speaker's own
+        if for_the_speaker(tokens, k) and t.text not in voiced:
+            owner = owner or f"for {t.text}"  # "Busan for me.", "For us, Busan.": the speaker's own
         names_value = names_value or t.kind in VALUE_KINDS or (t.kind == WORD and (
             t.value in world.candidate_stems or (world.gold.polarity is not None and t.text in YES_NO_WORDS)))
     return None
