@@ -295,7 +295,10 @@ _LONG_REASONING = " ".join(["I went back over the sessions in order, keeping the
                                    "I can't verify any of it.", "There's some doubt on my side.",
                                    "I haven't been able to confirm it.", "Treat it as provisional.",
                                    "I may be mixing this up.", "I'm working from spotty notes.",
-                                   "Perhaps the move came later.", "Big caveat: the notes conflict."])
+                                   "Perhaps the move came later.", "Big caveat: the notes conflict.",
+                                   "My notes on this stretch are a mess.", "I lost part of my memo.",
+                                   "I'm working from scraps of the chats.", "I can't fully vouch for it.",
+                                   "I have no way to check."])
 def test_a_long_reply_that_doubts_itself_in_its_reasoning_is_not_paid(doubt: str) -> None:
     for reply in (f"{doubt}\n\n{_LONG_REASONING}\n\nYou live in Valencia.",
                   f"{_LONG_REASONING}\n\n{doubt}\n\nFinal answer: Valencia.",
@@ -375,3 +378,11 @@ def test_a_value_of_the_speakers_group_is_not_the_users(reply: str) -> None:
                                    "As we said, Valencia.", "We can conclude that you live in Valencia."])
 def test_the_conversations_we_is_read(reply: str) -> None:
     assert grade(reply, "Valencia", **CITY).label == "current", reply
+
+
+@pytest.mark.parametrize("reply", ["Valencia at the start of our chats.", "Valencia didn't last.",
+                                   "Valencia in the old days.", "Valencia for the first few months."])
+def test_every_word_after_a_terse_replys_value_is_read(reply: str) -> None:
+    assert grade(reply, "Valencia", **CITY).label == "unsure", reply
+    for plain in ("Valencia now.", "Valencia these days.", "Valencia, not Lyon.", "Valencia since March."):
+        assert grade(plain, "Valencia", **CITY).label == "current", plain

@@ -158,7 +158,13 @@ _DOUBT = re.compile(
     r"|(?:\bcan(?:not|'t)|\bunable\s+to|\bnot\s+able\s+to|n't\s+(?:been\s+)?able\s+to|\bcould(?:\s+not|n't))"
     r"\s+(?:verify|confirm)\b|\bmix(?:ing|ed)?\s+(?:this|it|that|things|them)\s+up\b"
     r"|\b(?:some|real|serious|my|in|have|has)\s+doubts?\b|\bdoubtful\b|\b(?:with|urge)\s+caution\b"
-    r"|\bcertainty\s+(?:at|is|of)\s+(?:\w+\s+)?(?:half|low|\d)")
+    r"|\bcertainty\s+(?:at|is|of)\s+(?:\w+\s+)?(?:half|low|\d)"
+    r"|\bno\s+way\s+(?:to|of)\s+(?:check|verify|confirm|know|tell)\w*|(?:\bnot|n't)\s+(?:\w+\s+)?vouch\b"
+    # the reply's own record damaged: "my notes are a mess", "I lost part of my memo", "from scraps" (not
+    # "pieced together from what you told me", which is how reasoning over the sessions is described)
+    r"|\b(?:my|our)\s+(?:notes?|memo|memory|records?)\b[^.!?\n]{0,30}?\b(?:mess|messy|incomplete|partial|truncated"
+    r"|garbled|corrupted|damaged|gaps?)\b|\b(?:lost|truncated|dropped)\s+(?:\w+\s+){0,3}?(?:my|our)\s+"
+    r"(?:notes?|memo|memory)\b|\bscraps\b|\bfragment(?:s|ary)\b")
 
 
 # the strong hedges, read anywhere in a reply ("I'm reconstructing, so possibly you moved ..."); beside a value

@@ -631,10 +631,10 @@ def _beside(tokens: list[Token], k: int, first: int, last: int, own: tuple[int, 
             t.text in FUNCTION_WORDS or t.text in SOFT or t.text in CLAUSE_BREAK_WORDS for t in between)
     if item.gold_token is None and not terse:
         return False  # a long reply's words after a name are its wording ("under their bed for storage")
-    if terse and last + 1 <= own[1] and tokens[last + 1].text in PREDICATES:
-        return True  # a predicate of the statement: "Busan is a lie", "Busan has been ruled out"
     if item.gold_token is None and not item.question:
         return False  # no question to say which nouns a name may carry ("... BBQ sauce")
+    if terse and k > last:
+        return True  # a terse reply has no room for wording: "Busan is a lie", "Busan at the start of our chats"
     return k == own[1] or (k == last + 1 and (item.gold_token is not None or t.text not in OFFICIAL_KNOWN))
 
 
@@ -894,19 +894,24 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     for k in _answer_label(a):  # "Fallback answer: Busan", "Working answer: Busan": what kind of answer it announces
         if tokens[k].kind == WORD and tokens[k].text not in ANSWER_LABELS and tokens[k].text not in FUNCTION_WORDS:
             return tokens[k].text  # closed-world: only the plain kinds of answer are read as plain
+    def denies(k: int) -> bool:
+        # a word of a terse reply that doubts or denies after the value, binding no other value, speaks of
+        # the answer ("Busan didn't last.", "Busan. The notes don't say.", "Busan, but I don't actually
+        # know."; not "No, it's Busan.", which corrects the question's premise)
+        return terse and k > last and (k not in cues.bound or tokens[k].text in DOUBT_WORDS) and _doubts(tokens[k]) \
+            and tokens[k].value not in gold_words and not words.agrees(k)
+
     for k in range(own[0], own[1] + 1):
+        if denies(k):
+            return tokens[k].text
         # the words before the value are read whole when the question can account for its predicate
         # ("How much does it cost?": "It costs $420"); without one only those beside it
         if (word := fails(k, (k < first and bool(question)) or _beside(tokens, k, first, last, own, item,
                                                                           terse))) is not None:
             return word
-    # a fragment or later sentence of a terse reply that doubts or denies after the value, binding no
-    # other value, speaks of the answer ("Busan. The notes don't say.", "Busan, but I don't actually
-    # know."; not "No, it's Busan.", which corrects the question's premise)
     for x, y in (*spans, *later):
         for k in range(x, y + 1):
-            if terse and k > last and (k not in cues.bound or tokens[k].text in DOUBT_WORDS) and _doubts(tokens[k]) \
-                    and tokens[k].value not in gold_words and not words.agrees(k):
+            if denies(k):
                 return tokens[k].text  # "Busan. The notes don't say.", "Busan. I can't verify that."
             if (word := fails(k, True)) is not None:
                 return word
