@@ -386,3 +386,12 @@ def test_every_word_after_a_terse_replys_value_is_read(reply: str) -> None:
     assert grade(reply, "Valencia", **CITY).label == "unsure", reply
     for plain in ("Valencia now.", "Valencia these days.", "Valencia, not Lyon.", "Valencia since March."):
         assert grade(plain, "Valencia", **CITY).label == "current", plain
+
+
+@pytest.mark.parametrize("reply, label", [
+    ("See also: Valencia", "unsure"), ("Most relevant note: Valencia.", "unsure"), ("Closest match: Valencia.", "unsure"),
+    ("Answer: Valencia", "current"), ("Your current city: Valencia.", "current"), ("Latest note: Valencia.", "current"),
+    ("Update: Valencia.", "current"), ("Not Lyon anymore: Valencia.", "current"), ("Sure thing: Valencia.", "current"),
+])
+def test_a_terse_replys_heading_label_must_announce_the_answer(reply: str, label: str) -> None:
+    assert grade(reply, "Valencia", **CITY).label == label, reply

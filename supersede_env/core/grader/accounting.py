@@ -92,6 +92,7 @@ from supersede_env.core.grader.lexicon import (
     DURATION_UNITS,
     FRAGMENT_BREAKS,
     FUNCTION_WORDS,
+    HEADING_WORDS,
     IMPERATIVE_VERBS,
     INVERTED_CONDITIONALS,
     JOINERS,
@@ -891,6 +892,13 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         return a.snippet(last, last)  # "12th" for "How many ...?", "fortieth" for 40 minutes: a place in an order
     if counts and tokens[last].kind == DUR and _asks_count(question):
         return a.snippet(first, last)  # "3 hours" for "How many times a week ...?": a duration, not the count
+    if terse and (heading := _heading(tokens, own[0], a.start)) is not None:
+        for k in range(heading[0], heading[1] + 1):
+            t = tokens[k]
+            if t.kind == WORD and t.text not in HEADING_WORDS and t.text not in CORRECTIONS and t.value not in question \
+                    and t.value not in gold_words and k not in words.courtesy and k not in cues.matched \
+                    and k not in words.in_candidates:  # cues and candidates are the roles' ("Not 62 anymore: 47.")
+                return t.text  # "See also: Busan", "Most relevant note: Busan": a label of something else
     for k in _answer_label(a):  # "Fallback answer: Busan", "Working answer: Busan": what kind of answer it announces
         if tokens[k].kind == WORD and tokens[k].text not in ANSWER_LABELS and tokens[k].text not in FUNCTION_WORDS:
             return tokens[k].text  # closed-world: only the plain kinds of answer are read as plain
@@ -954,6 +962,17 @@ def courtesy(tokens: list[Token]) -> frozenset[int]:
             out.update(range(k, j + 1))
         k = j + 1
     return frozenset(out)
+
+
+def _heading(tokens: list[Token], lo: int, start: int) -> tuple[int, int] | None:
+    """The label that heads the statement's own fragment (token ``lo``) across a colon, when it opens its
+    sentence ("See also: Busan", "Your city: Busan"), else None."""
+    if lo - 1 < start or tokens[lo - 1].text != ":":
+        return None
+    before = _fragment_before(tokens, lo - 1, start)
+    if before is None or not (before[0] == start or tokens[before[0] - 1].text in SENTENCE_END):
+        return None
+    return before
 
 
 def _answer_label(a: Answer) -> range:

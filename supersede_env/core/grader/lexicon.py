@@ -545,6 +545,12 @@ ANSWER_LABELS = frozenset("final short direct brief concise simple correct updat
 REPORTING_VERBS = frozenset("say says read reads per according".split())
 DOCUMENTS = frozenset("note notes memo memos session sessions message messages log logs record records entry "
                       "entries text".split())
+# The words a terse reply's heading label may hold ("Answer:", "Your current city:", "Latest note:",
+# "Update:"); any other word says the value is something else than the answer ("See also: Busan", "Most
+# relevant note: Busan"), which the official reader leaves to the judge
+HEADING_WORDS = FUNCTION_WORDS | ANSWER_WORDS | ANSWER_LABELS | NOW_HEADER_WORDS | DOCUMENTS | frozenset(
+    """value name information info total count number amount status result update fact summary question reply
+    response tl dr tldr bottom line conclusion so therefore thus ok okay sure user user's most recent""".split())
 # the age of a document a statement is reported from ("An old note says Busan", "per the first session"), and
 # the verbs that find a value in one without stating it ("Your notes mention Busan", "Busan appears in session 3")
 # ("a previous message", "an earlier conversation" are LongMemEval's words for any past session: not old ones)
