@@ -298,7 +298,7 @@ _LONG_REASONING = " ".join(["I went back over the sessions in order, keeping the
                                    "Perhaps the move came later.", "Big caveat: the notes conflict.",
                                    "My notes on this stretch are a mess.", "I lost part of my memo.",
                                    "I'm working from scraps of the chats.", "I can't fully vouch for it.",
-                                   "I have no way to check."])
+                                   "I have no way to check.", "Disclaimer: this could be badly outdated."])
 def test_a_long_reply_that_doubts_itself_in_its_reasoning_is_not_paid(doubt: str) -> None:
     for reply in (f"{doubt}\n\n{_LONG_REASONING}\n\nYou live in Valencia.",
                   f"{_LONG_REASONING}\n\n{doubt}\n\nFinal answer: Valencia.",
@@ -395,3 +395,12 @@ def test_every_word_after_a_terse_replys_value_is_read(reply: str) -> None:
 ])
 def test_a_terse_replys_heading_label_must_announce_the_answer(reply: str, label: str) -> None:
     assert grade(reply, "Valencia", **CITY).label == label, reply
+
+
+def test_a_quantity_headed_by_a_change_is_the_change() -> None:
+    plants = {"stale": ["9"], "question": "How many houseplants do I have now?"}
+    for reply in ("A change of 14.", "The difference is 14.", "An increase of 14."):
+        assert grade(reply, "14", **plants).label == "unsure", reply
+    assert grade("You have 14 now.", "14", **plants).label == "current"
+    span = {"question": "How many days passed between the workshop and the planting?"}
+    assert grade("The difference is 6 days.", "6 days", **span).label == "current"

@@ -148,7 +148,7 @@ _DOUBT = re.compile(
     r"|\bconfidence\b[^.!?\n]{0,40}?\b(?:is|feels|remains|stays)\s+(?:\w+\s+)?(?:low|limited|modest|weak|shaky|middling)\b"
     r"|(?:\bnot|n't|\bnever)\s+(?:\w+\s+)?(?:rely|count|bet|lean)\s+on\b|\b(?:grain|pinch)\s+of\s+salt\b"
     r"|\bdon't\s+quote\s+me\b|\b(?:shaky|hazy|fuzzy|foggy|rusty)\s+(?:on|about)\b"
-    r"|\b(?:might|may|could)\s+(?:well\s+)?(?:be|have\s+been)\s+(?:wrong|mistaken|off|outdated|out\s+of\s+date|stale)\b"
+    r"|\b(?:might|may|could)\s+(?:well\s+)?(?:be|have\s+been)\s+(?:\w+ly\s+)?(?:wrong|mistaken|off|outdated|out\s+of\s+date|stale)\b"
     r"|\b(?:might|may|could)\s+(?:well\s+)?have\s+changed\b"
     # words whose only sense is an unsure state of knowledge: "I'm guessing here", "a coin flip", "I may be
     # misremembering", "my notes are unreliable", "real doubt" (not "no doubt", "no reason to doubt")

@@ -87,6 +87,7 @@ from supersede_env.core.grader.lexicon import (
     CORRECTIONS,
     COUNT_QUESTION_WORDS,
     DATED_SOURCES,
+    DELTA_NOUNS,
     DOCUMENTS,
     DOUBT_WORDS,
     DURATION_UNITS,
@@ -125,6 +126,7 @@ from supersede_env.core.grader.lexicon import (
     SENTENCE_END,
     SOFT,
     SOME_OF_SOURCES,
+    SPAN_QUESTION_WORDS,
     SPEAKERS_GROUP,
     STATEMENT_SUBJECTS,
     TALK_VERBS,
@@ -801,6 +803,9 @@ class _Words:
             return None  # "First Chevy Malibu, then ...": the order of a value it names
         if t.text in DOUBT_WORDS:
             return t.text  # a doubt beyond any cue's reach still doubts: "Busan. Or maybe something else."
+        if k < self.first and t.text in DELTA_NOUNS and gold_token is not None and gold_token.kind in (NUM, DUR) \
+                and t.value not in plain and not question & SPAN_QUESTION_WORDS:
+            return t.text  # "A change of 14.", "The difference is 35 minutes.": the quantity of a change
         if (t.text in OTHERS_POSSESSIVES or for_the_speaker(tokens, k)) and t.value not in plain:
             return t.text  # "Mine is Busan.", "Busan for me.": someone else's value
         if self.terse and t.text in SPEAKERS_GROUP and t.value not in plain and not _of_the_conversation(tokens, k):

@@ -545,6 +545,12 @@ ANSWER_LABELS = frozenset("final short direct brief concise simple correct updat
 REPORTING_VERBS = frozenset("say says read reads per according".split())
 DOCUMENTS = frozenset("note notes memo memos session sessions message messages log logs record records entry "
                       "entries text".split())
+# Nouns of a change or comparison: a quantity they head measures the change, not the value ("A change of
+# 14.", "The difference is 35 minutes.", "an increase of 5")
+DELTA_NOUNS = frozenset("change difference delta increase decrease rise drop gain loss jump reduction".split())
+# ... unless the question asks for a span or a comparison ("How many days passed between ...?", "How many
+# days ago ...?", "How much more ... than ...?"): then the change is what is asked
+SPAN_QUESTION_WORDS = frozenset("between since ago passed elapsed apart than more less".split())
 # The words a terse reply's heading label may hold ("Answer:", "Your current city:", "Latest note:",
 # "Update:"); any other word says the value is something else than the answer ("See also: Busan", "Most
 # relevant note: Busan"), which the official reader leaves to the judge
