@@ -298,7 +298,10 @@ _LONG_REASONING = " ".join(["I went back over the sessions in order, keeping the
                                    "Perhaps the move came later.", "Big caveat: the notes conflict.",
                                    "My notes on this stretch are a mess.", "I lost part of my memo.",
                                    "I'm working from scraps of the chats.", "I can't fully vouch for it.",
-                                   "I have no way to check.", "Disclaimer: this could be badly outdated."])
+                                   "I have no way to check.", "Disclaimer: this could be badly outdated.",
+                                   "I'm stitching this together from bits and pieces.",
+                                   "A chunk of the memo was cut off around there.", "The sequence is shaky.",
+                                   "Honestly, I can't tell which of those sessions came last."])
 def test_a_long_reply_that_doubts_itself_in_its_reasoning_is_not_paid(doubt: str) -> None:
     for reply in (f"{doubt}\n\n{_LONG_REASONING}\n\nYou live in Valencia.",
                   f"{_LONG_REASONING}\n\n{doubt}\n\nFinal answer: Valencia.",
@@ -404,3 +407,7 @@ def test_a_quantity_headed_by_a_change_is_the_change() -> None:
     assert grade("You have 14 now.", "14", **plants).label == "current"
     span = {"question": "How many days passed between the workshop and the planting?"}
     assert grade("The difference is 6 days.", "6 days", **span).label == "current"
+
+
+def test_a_change_one_was_about_to_make_is_a_plan() -> None:
+    assert grade("You were about to move to Valencia.", "Valencia", **CITY).r_cur == 0

@@ -164,7 +164,9 @@ _DOUBT = re.compile(
     # "pieced together from what you told me", which is how reasoning over the sessions is described)
     r"|\b(?:my|our)\s+(?:notes?|memo|memory|records?)\b[^.!?\n]{0,30}?\b(?:mess|messy|incomplete|partial|truncated"
     r"|garbled|corrupted|damaged|gaps?)\b|\b(?:lost|truncated|dropped)\s+(?:\w+\s+){0,3}?(?:my|our)\s+"
-    r"(?:notes?|memo|memory)\b|\bscraps\b|\bfragment(?:s|ary)\b")
+    r"(?:notes?|memo|memory)\b|\bscraps\b|\bfragment(?:s|ary)\b|\bbits\s+and\s+pieces\b"
+    r"|\b(?:memo|memory|notes?|records?)\b[^.!?\n]{0,30}?\b(?:cut\s+off|shuffled|scrambled|overwritten|wiped|erased)\b"
+    r"|\bshaky\b|\bcan(?:not|'t)\s+(?:really\s+)?tell\s+(?:which|whether|if|for\s+sure)\b")
 
 
 # the strong hedges, read anywhere in a reply ("I'm reconstructing, so possibly you moved ..."); beside a value

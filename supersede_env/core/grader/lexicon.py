@@ -207,8 +207,8 @@ CUES: tuple[Cue, ...] = tuple(
                            "provided that, provided my, provided the, provided your, provided nothing, provided no, "
                            "providing that, as long as, so long as")
     + _cues("hypo", "fwd", "thinking about, thinking of, considering, consider, plan to, planning to, want to, "
-                           "wanted to, would be, will be, going to, gonna, is going to, someday, one day, would like, "
-                           "you'd like, i'd like, we'd like, hope to, hoping to, dream of, dreaming of, eyeing, "
+                           "wanted to, would be, will be, going to, gonna, is going to, about to, someday, one day, "
+                           "would like, you'd like, i'd like, we'd like, hope to, hoping to, dream of, dreaming of, eyeing, "
                            # an obligation, a plan or an inference ("It has to be Busan", "It's to be Busan"): the
                            # infinitive "to be" is governed, it states no fact
                            "has to be, have to be, had to be, got to be, is to be, are to be, was to be, it's to be, "
