@@ -26,6 +26,17 @@ def test_a_found_answer_without_supporting_evidence_is_not_paid(mode, evidence):
 
 
 @pytest.mark.parametrize("mode", ["official", "strict"])
+@pytest.mark.parametrize("evidence", ['session 4: "thinking about Portland"', 'session 4: "my sister moved to Portland"',
+                                      'session 4: "planning to move to Portland"'])
+def test_evidence_that_quotes_a_plan_or_someone_elses_value_is_no_support(mode, evidence):
+    result = grade(contract(evidence), "Portland", stale=["Denver"], mode=mode, form="contract")
+    assert result.r_cur == 0 and result.reason.startswith(UNSUPPORTED), result.reason
+    plain = grade(contract(f'{evidence}; session 6: "I moved to Portland"'), "Portland", stale=["Denver"], mode=mode,
+                  form="contract")
+    assert plain.label == "current", plain.reason
+
+
+@pytest.mark.parametrize("mode", ["official", "strict"])
 @pytest.mark.parametrize("evidence", ['"city: Portland"', "home city: portland (moved from Denver)",
                                       "session 2: the user moved to Portland", "Portland"])
 def test_evidence_that_holds_the_value_supports_the_answer(mode, evidence):

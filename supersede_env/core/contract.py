@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from supersede_env.core.conditions import Condition
 from supersede_env.core.grader.place import contract_fields
+from supersede_env.core.grader.roles import cues_in
+from supersede_env.core.grader.tokens import normalise_text, tokenize
 
 FIELDS = ("status", "evidence", "answer", "missing", "limits", "next")
 UNSUPPORTED = "unsupported success claim"  # how a verdict's reason begins when the rule refused the answer
@@ -53,9 +55,33 @@ def evidence_support(evidence: str, values: tuple[str, ...], rivals: tuple[str, 
         return "its EVIDENCE is empty" if not text else f"its EVIDENCE is {text[:20]!r}"
     if not any(value and memo_contains(text, value) for value in values):
         return "its EVIDENCE does not hold the value it answers"
+    if (frame := _framed(text, values)) is not None:
+        return f"its EVIDENCE gives the value as a plan or someone else's ({frame!r})"
     if (rival := evidence_latest_rival(text, values, rivals)) is not None:
         return f"its EVIDENCE's latest entry holds {rival!r}"
     return None
+
+
+# the cue kinds that make a quoted value other than the user's fact: a plan or a what-if, someone else's
+_NOT_A_FACT = frozenset({"hypo", "other"})
+
+
+def _framed(evidence: str, values: tuple[str, ...]) -> str | None:
+    """The cue of a plan or of someone else in every quoted entry of ``evidence`` that holds the value
+    ('session 4: "thinking about Porto"', '"my sister moved to Porto"'), or None: such a quote states no
+    fact of the user's. Unquoted evidence is the reply's own words, read as a whole."""
+    from supersede_env.core.memo_state import memo_contains
+
+    quotes = [q.group(1) if q.group(1) is not None else q.group(2) for q in _QUOTED.finditer(evidence)] or [evidence]
+    frames = []
+    for quoted in quotes:
+        if not any(value and memo_contains(quoted, value) for value in values):
+            continue
+        hit = next((h for h in cues_in(tokenize(normalise_text(quoted))) if h.cue.kind in _NOT_A_FACT), None)
+        if hit is None:
+            return None  # one entry states it plainly
+        frames.append(" ".join(hit.cue.words))
+    return frames[0] if frames else None
 
 
 # a quoted entry of an EVIDENCE field, the session it names, and words that make an entry the latest
