@@ -272,6 +272,7 @@ CAR = dict(question="Do I still own a car?")
     "It stands to reason that you no longer own a car.", "You no longer own a car, I'd imagine.",
     "One would think you no longer own a car.", "Presumably you don't own a car now.",
     "It seems you no longer own a car.", "You no longer own a car, in all likelihood.",
+    "You don't own a car, most of the time.",
 ])
 def test_a_yes_or_no_statement_framed_as_a_guess_is_not_an_answer(framed: str) -> None:
     assert grade(framed, "No", **CAR).label == "unsure", framed
@@ -318,6 +319,7 @@ def test_a_long_reply_that_doubts_itself_in_its_reasoning_is_not_paid(doubt: str
     "You no longer own a car, to my knowledge.", "You no longer own a car, vielleicht.",
     "My training data suggests you no longer own a car.", "You cancelled the lease but kept a car.",
     "You no longer own a car. Actually, you do.", "You don't own a car. Or do you?",
+    "You don't own a car. Not.",
 ])
 def test_a_yes_or_no_statement_is_read_closed_world(reply: str) -> None:
     """A statement answers a yes/no question by its negation only when every word of it is read."""

@@ -110,10 +110,12 @@ def _unread_word(said: _Statement, question: str | None, gold_text: str, terse: 
         timed = {k for hit in cues_in(tokens) if hit.cue.kind in _TIME_CUES for k in range(hit.first, hit.last + 1)}
         polite = courtesy(tokens)
         for k, t in enumerate(tokens):
-            if k in timed or k in polite or (t.kind == WORD and (t.text in NEGATORS or t.text in NEGATION_TAILS
-                                                                   or t.text.endswith("n't")
-                                                                   or ANTONYMS.get(t.value) in info.stems)):
+            if k in timed or k in polite:
                 continue
+            if tokens is said.tokens and t.kind == WORD and (t.text in NEGATORS or t.text in NEGATION_TAILS
+                                                             or t.text.endswith("n't")
+                                                             or ANTONYMS.get(t.value) in info.stems):
+                continue  # the statement's polarity; after it a negation denies it ("You have a dog. Not.")
             if not known_token(t, None, known, info.values, evidence=True):
                 return t.text
     for asked in said.questions_after if terse else ():
@@ -203,7 +205,7 @@ def grade_yes_no(a: Answer, gold: Gold, question: str | None, mode: str, stale: 
 
 
 # the cue kinds that make a yes/no statement without "yes" or "no" a guess, and a question after it a doubt
-_STATEMENT_HEDGES = frozenset({"hedge", "softhedge"})
+_STATEMENT_HEDGES = frozenset({"hedge", "softhedge", "bound"})
 # the cue kinds whose words a statement may hold: when what it says held ("earlier", "these days")
 _TIME_CUES = frozenset({"past", "now"})
 _QUESTION_DOUBTS = frozenset({"hedge", "softhedge", "past", "neg"})
