@@ -907,6 +907,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
     for k in _answer_label(a):  # "Fallback answer: Busan", "Working answer: Busan": what kind of answer it announces
         if tokens[k].kind == WORD and tokens[k].text not in ANSWER_LABELS and tokens[k].text not in FUNCTION_WORDS:
             return tokens[k].text  # closed-world: only the plain kinds of answer are read as plain
+
     def denies(k: int) -> bool:
         # a word of a terse reply that doubts or denies after the value, binding no other value, speaks of
         # the answer ("Busan didn't last.", "Busan. The notes don't say.", "Busan, but I don't actually

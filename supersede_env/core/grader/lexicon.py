@@ -82,10 +82,10 @@ META_WORDS = frozenset(
     analysis above this that these those say said""".split()
 )
 # Discourse words that open or link sentences without naming anything ("Therefore, ...", "Sadly, ...")
-# words that open the clause a sentence concludes with ("You sold it, so you don't own a car now.")
-CONCLUDING_WORDS = frozenset("so therefore thus hence".split())
 DISCOURSE = frozenset("therefore thus hence so sadly alas oops apologies honestly frankly however anyway again also "
                       "overall basically regrettably admittedly".split())
+# ... of them, those that open the clause a sentence concludes with ("You sold it, so you don't own a car now.")
+CONCLUDING_WORDS = frozenset("so therefore thus hence".split())
 
 # -- the cue table -------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
