@@ -234,6 +234,15 @@ def _sentence_after(tokens: list[Token], k: int) -> tuple[int, int] | None:
     return j, _sentence_end(tokens, j)
 
 
+def _opening_fragment_before(tokens: list[Token], k: int, start: int) -> tuple[int, int] | None:
+    """The fragment before break k (:func:`_fragment_before`) when it opens its sentence, else None."""
+    before = _fragment_before(tokens, k, start)
+    if before is None or not (before[0] == start or (tokens[before[0] - 1].kind == PUNCT
+                                                     and tokens[before[0] - 1].text in SENTENCE_END)):
+        return None
+    return before
+
+
 def _fragment_before(tokens: list[Token], k: int, start: int) -> tuple[int, int] | None:
     """The fragment that ends before break k, back to the previous break."""
     j = k - 1
@@ -282,11 +291,9 @@ def _frame(a: Answer, first: int, last: int, counts: bool) -> tuple[tuple[int, i
         if after is not None and _content_words(tokens, *after) <= limit and not (counts and _is_list(tokens, *after)):
             attached.append(after)
     if lo - 1 >= start and tokens[lo - 1].kind == PUNCT and tokens[lo - 1].text not in SENTENCE_END:
-        before = _fragment_before(tokens, lo - 1, start)
         # only a fragment that opens the sentence qualifies what follows ("Hypothetically, Busan")
-        opens_sentence = before is not None and (before[0] == start or (
-            tokens[before[0] - 1].kind == PUNCT and tokens[before[0] - 1].text in SENTENCE_END))
-        if opens_sentence and _content_words(tokens, *before) <= SHORT_FRAGMENT:
+        before = _opening_fragment_before(tokens, lo - 1, start)
+        if before is not None and _content_words(tokens, *before) <= SHORT_FRAGMENT:
             attached.append(before)
     elif (abbreviation := _abbreviation_before(tokens, lo, start)) is not None:
         attached.append(abbreviation)
@@ -785,6 +792,14 @@ class _Words:
         return self.a.tokens[self.first].text == "no" and self.first == self.last and (
             t.text in NEGATORS or t.text.endswith("n't") or t.text in NEGATION_TAILS)
 
+    def denies(self, k: int) -> bool:
+        """Does the word at k, in a terse reply after the value, doubt or deny it, binding no other value
+        ("Busan didn't last.", "Busan. The notes don't say.", "Busan, but I don't actually know."; not
+        "No, it's Busan.", which corrects the question's premise)?"""
+        t, cues = self.a.tokens[k], self.cues
+        return self.terse and k > self.last and (k not in cues.bound or t.text in DOUBT_WORDS) and _doubts(t) \
+            and t.value not in self.item.gold_words and not self.agrees(k)
+
     def fails(self, k: int, whole: bool) -> str | None:
         """The word at k when the accounting cannot account for it, else None. ``whole``: the word is read
         for itself (not only as a role cue beside the statement)."""
@@ -897,26 +912,10 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
         return a.snippet(last, last)  # "12th" for "How many ...?", "fortieth" for 40 minutes: a place in an order
     if counts and tokens[last].kind == DUR and _asks_count(question):
         return a.snippet(first, last)  # "3 hours" for "How many times a week ...?": a duration, not the count
-    if terse and (heading := _heading(tokens, own[0], a.start)) is not None:
-        for k in range(heading[0], heading[1] + 1):
-            t = tokens[k]
-            if t.kind == WORD and t.text not in HEADING_WORDS and t.text not in CORRECTIONS and t.value not in question \
-                    and t.value not in gold_words and k not in words.courtesy and k not in cues.matched \
-                    and k not in words.in_candidates:  # cues and candidates are the roles' ("Not 62 anymore: 47.")
-                return t.text  # "See also: Busan", "Most relevant note: Busan": a label of something else
-    for k in _answer_label(a):  # "Fallback answer: Busan", "Working answer: Busan": what kind of answer it announces
-        if tokens[k].kind == WORD and tokens[k].text not in ANSWER_LABELS and tokens[k].text not in FUNCTION_WORDS:
-            return tokens[k].text  # closed-world: only the plain kinds of answer are read as plain
-
-    def denies(k: int) -> bool:
-        # a word of a terse reply that doubts or denies after the value, binding no other value, speaks of
-        # the answer ("Busan didn't last.", "Busan. The notes don't say.", "Busan, but I don't actually
-        # know."; not "No, it's Busan.", which corrects the question's premise)
-        return terse and k > last and (k not in cues.bound or tokens[k].text in DOUBT_WORDS) and _doubts(tokens[k]) \
-            and tokens[k].value not in gold_words and not words.agrees(k)
-
+    if (word := _label_word(a, own[0], words)) is not None:
+        return word
     for k in range(own[0], own[1] + 1):
-        if denies(k):
+        if words.denies(k):  # it speaks of the answer
             return tokens[k].text
         # the words before the value are read whole when the question can account for its predicate
         # ("How much does it cost?": "It costs $420"); without one only those beside it
@@ -925,7 +924,7 @@ def unaccounted(a: Answer, first: int, last: int, covered: list[tuple[int, int]]
             return word
     for x, y in (*spans, *later):
         for k in range(x, y + 1):
-            if denies(k):
+            if words.denies(k):
                 return tokens[k].text  # "Busan. The notes don't say.", "Busan. I can't verify that."
             if (word := fails(k, True)) is not None:
                 return word
@@ -970,15 +969,26 @@ def courtesy(tokens: list[Token]) -> frozenset[int]:
     return frozenset(out)
 
 
-def _heading(tokens: list[Token], lo: int, start: int) -> tuple[int, int] | None:
-    """The label that heads the statement's own fragment (token ``lo``) across a colon, when it opens its
-    sentence ("See also: Busan", "Your city: Busan"), else None."""
-    if lo - 1 < start or tokens[lo - 1].text != ":":
-        return None
-    before = _fragment_before(tokens, lo - 1, start)
-    if before is None or not (before[0] == start or tokens[before[0] - 1].text in SENTENCE_END):
-        return None
-    return before
+def _label_word(a: Answer, lo: int, words: _Words) -> str | None:
+    """The first word of a label before the answer that announces something other than a plain answer,
+    or None. The conclusion's "answer:" label may be qualified only by the plain kinds of answer ("Final
+    answer: Busan"; not "Fallback answer: Busan", "Working answer: Busan"); in a terse reply, the label
+    heading the statement's own fragment (token ``lo``) across a colon must announce the answer
+    (:data:`~.lexicon.HEADING_WORDS`: "Your current city: Busan"; not "See also: Busan", "Most relevant
+    note: Busan"), its cues, corrections, courtesy and candidates being read elsewhere ("Not 62 anymore: 47.")."""
+    tokens, question, gold_words = a.tokens, words.item.question, words.item.gold_words
+    if words.terse and lo - 1 >= a.start and tokens[lo - 1].text == ":" \
+            and (heading := _opening_fragment_before(tokens, lo - 1, a.start)) is not None:
+        for k in range(heading[0], heading[1] + 1):
+            t = tokens[k]
+            if t.kind == WORD and t.text not in HEADING_WORDS and t.text not in CORRECTIONS and t.value not in question \
+                    and t.value not in gold_words and k not in words.courtesy and k not in words.cues.matched \
+                    and k not in words.in_candidates:
+                return t.text
+    for k in _answer_label(a):
+        if tokens[k].kind == WORD and tokens[k].text not in ANSWER_LABELS and tokens[k].text not in FUNCTION_WORDS:
+            return tokens[k].text
+    return None
 
 
 def _answer_label(a: Answer) -> range:
